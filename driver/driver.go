@@ -1,0 +1,68 @@
+// Package driver defines the contract between the runner and a database
+// binding: a small core interface with YCSB's five operations, optional
+// capabilities found by type assertion, and error classes that let every
+// binding report failures the same way.
+//
+// Drivers never time themselves: the runner measures every call through one
+// code path, so latency means the same thing for every database.
+package driver
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/dbarena/dbarena/record"
+)
+
+// Params is what a driver is opened with.
+type Params struct {
+	// Props holds every property of the run (YCSB style). A driver reads the
+	// keys under its own prefix ("postgres.url") and may read core ones such
+	// as "table" or "fieldcount".
+	Props map[string]string
+	// Workers is the number of sessions the runner will open; drivers size
+	// their connection pools from it by default.
+	Workers int
+	// Logger receives the driver's own diagnostics; nothing is logged per
+	// operation.
+	Logger *slog.Logger
+}
+
+// Opener opens a database handle shared by all workers.
+type Opener func(ctx context.Context, p Params) (DB, error)
+
+// DB is an opened database binding, safe for concurrent use.
+type DB interface {
+	// Session returns the handle one worker uses for all its operations. A
+	// session is used by one goroutine at a time.
+	Session(ctx context.Context, worker int) (Session, error)
+	// Close releases everything the DB holds. Sessions are closed first.
+	Close() error
+}
+
+// Session performs YCSB operations for one worker.
+//
+// Keys, field names and values passed in are valid only for the duration of
+// the call; a driver that keeps them must copy them. Results are appended to
+// the caller's dst slices so that steady-state operation does not allocate.
+type Session interface {
+	// Read fetches the given fields of one record (all fields when fields is
+	// nil) and appends them to dst[:0]. A missing record is ErrNotFound.
+	Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error)
+	// Scan reads up to count records in key order starting at startKey.
+	Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error)
+	// Update overwrites the given fields of an existing record.
+	Update(ctx context.Context, table, key string, values record.Record) error
+	// Insert writes a new record.
+	Insert(ctx context.Context, table, key string, values record.Record) error
+	// Delete removes a record.
+	Delete(ctx context.Context, table, key string) error
+	// Close releases the session.
+	Close() error
+}
+
+// BatchInserter is implemented by sessions that can insert many records in
+// one round trip; the load phase uses it when batchsize > 1.
+type BatchInserter interface {
+	InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error
+}

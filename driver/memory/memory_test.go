@@ -1,0 +1,137 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/memory"
+	"github.com/dbarena/dbarena/record"
+)
+
+func rec(kv ...string) record.Record {
+	var r record.Record
+	for i := 0; i < len(kv); i += 2 {
+		r = append(r, record.Field{Name: kv[i], Value: []byte(kv[i+1])})
+	}
+	return r
+}
+
+func TestSemantics(t *testing.T) {
+	ctx := context.Background()
+	db := memory.New()
+	s, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+
+	_, err = s.Read(ctx, "t", "k1", nil, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound)
+	require.ErrorIs(t, s.Update(ctx, "t", "k1", rec("f0", "x")), driver.ErrNotFound)
+	require.ErrorIs(t, s.Delete(ctx, "t", "k1"), driver.ErrNotFound)
+
+	require.NoError(t, s.Insert(ctx, "t", "k1", rec("f0", "a", "f1", "b")))
+	err = s.Insert(ctx, "t", "k1", rec("f0", "a"))
+	require.Equal(t, driver.ClassConflict, driver.Classify(err), "duplicate insert must conflict")
+
+	got, err := s.Read(ctx, "t", "k1", nil, nil)
+	require.NoError(t, err)
+	require.True(t, record.Equal(rec("f0", "a", "f1", "b"), got))
+
+	got, err = s.Read(ctx, "t", "k1", []string{"f1", "missing"}, got)
+	require.NoError(t, err)
+	require.True(t, record.Equal(rec("f1", "b"), got))
+
+	require.NoError(t, s.Update(ctx, "t", "k1", rec("f1", "B", "f2", "c")))
+	got, err = s.Read(ctx, "t", "k1", nil, got)
+	require.NoError(t, err)
+	require.True(t, record.Equal(rec("f0", "a", "f1", "B", "f2", "c"), got))
+
+	require.NoError(t, s.Delete(ctx, "t", "k1"))
+	_, err = s.Read(ctx, "t", "k1", nil, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound)
+	require.Equal(t, 0, db.Len("t"))
+}
+
+func TestValuesAreCopied(t *testing.T) {
+	ctx := context.Background()
+	s, _ := memory.New().Session(ctx, 0)
+	key := []byte("k1")
+	val := rec("f0", "before")
+	require.NoError(t, s.Insert(ctx, "t", string(key), val))
+	val[0].Value[0] = 'X' // the caller reuses its buffers
+	got, err := s.Read(ctx, "t", "k1", nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, "before", string(got[0].Value))
+}
+
+func TestScanInKeyOrder(t *testing.T) {
+	ctx := context.Background()
+	s, _ := memory.New().Session(ctx, 0)
+	for _, i := range []int{5, 1, 9, 3, 7} {
+		require.NoError(t, s.Insert(ctx, "t", fmt.Sprintf("user%d", i), rec("f0", fmt.Sprint(i))))
+	}
+	got, err := s.Scan(ctx, "t", "user3", 3, nil, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	for i, want := range []string{"3", "5", "7"} {
+		require.Equal(t, want, string(got[i][0].Value))
+	}
+	got, err = s.Scan(ctx, "t", "user8", 10, nil, got)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "9", string(got[0][0].Value))
+}
+
+func TestBatchInsertAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	db := memory.New()
+	s, _ := db.Session(ctx, 0)
+	bi := s.(driver.BatchInserter)
+	require.NoError(t, bi.InsertBatch(ctx, "t", []string{"a", "b"}, []record.Record{rec("f", "1"), rec("f", "2")}))
+	err := bi.InsertBatch(ctx, "t", []string{"c", "a"}, []record.Record{rec("f", "3"), rec("f", "4")})
+	require.Equal(t, driver.ClassConflict, driver.Classify(err))
+	require.Equal(t, 2, db.Len("t"), "a failed batch inserts nothing")
+}
+
+func TestConcurrentSessions(t *testing.T) {
+	ctx := context.Background()
+	db := memory.New()
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s, _ := db.Session(ctx, w)
+			for i := 0; i < 500; i++ {
+				k := fmt.Sprintf("w%d-%d", w, i)
+				if err := s.Insert(ctx, "t", k, rec("f", k)); err != nil {
+					t.Error(err)
+					return
+				}
+				got, err := s.Read(ctx, "t", k, nil, nil)
+				if err != nil || string(got[0].Value) != k {
+					t.Errorf("read back %s: %v %v", k, got, err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	require.Equal(t, 8*500, db.Len("t"))
+}
+
+func BenchmarkRead(b *testing.B) {
+	ctx := context.Background()
+	s, _ := memory.New().Session(ctx, 0)
+	for i := 0; i < 1000; i++ {
+		_ = s.Insert(ctx, "t", fmt.Sprintf("user%d", i), rec("f0", "0123456789"))
+	}
+	var dst record.Record
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = s.Read(ctx, "t", "user500", nil, dst)
+	}
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Summary is the JSON summary of a ycsb command. Its field names are a
+// stable interface for scripts.
+type Summary struct {
+	Tool        string            `json:"tool"`
+	Build       BuildInfo         `json:"build"`
+	Phase       string            `json:"phase"`
+	Driver      string            `json:"driver"`
+	Threads     int               `json:"threads"`
+	Target      float64           `json:"target_ops_sec,omitempty"`
+	Seed        uint64            `json:"seed"`
+	Start       time.Time         `json:"start"`
+	End         time.Time         `json:"end"`
+	Interrupted bool              `json:"interrupted"`
+	StopReason  string            `json:"stop_reason"`
+	LateUs      float64           `json:"late_threshold_us,omitempty"`
+	Properties  map[string]string `json:"properties"`
+	Warmup      *measure.Phase    `json:"warmup,omitempty"`
+	Measured    measure.Phase     `json:"measured"`
+	Loader      *LoaderUsage      `json:"loader,omitempty"`
+}
+
+func newSummary(driverName string, rs runSettings, props *properties.Set, res *runner.Result) Summary {
+	s := Summary{
+		Tool: "dbarena", Build: ReadBuildInfo(), Phase: res.Phase.String(), Driver: driverName,
+		Threads: res.Config.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
+		Start: res.Start, End: res.End, Interrupted: res.Interrupted, StopReason: res.StopReason,
+		Properties: props.Map(), Warmup: res.Warmup, Measured: res.Measured,
+	}
+	if res.Config.Target > 0 {
+		s.LateUs = float64(res.Config.LateThreshold) / 1e3
+	}
+	if u, err := readLoaderUsage(); err == nil {
+		s.Loader = &u
+	}
+	return s
+}
+
+// execute runs the phase and writes every output. Outputs are written even
+// when the run was interrupted: nothing measured is lost.
+func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB) error {
+	var observers []runner.Observer
+	if f.status {
+		observers = append(observers, newStatusLine(st.Stderr, rs.statusInterval))
+	}
+	var prog *progress
+	if st.StderrIsTerminal && !f.quiet && !f.status {
+		prog = newProgress(st.Stderr)
+		observers = append(observers, prog)
+	}
+	var hl *hlogObserver
+	if rs.hdrLog != "" {
+		var err error
+		if hl, err = newHlogObserver(rs.hdrLog, time.Now()); err != nil {
+			return usageError(err)
+		}
+		observers = append(observers, hl)
+	}
+	if !rs.seedGiven {
+		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.run.Seed)
+	}
+	res, runErr := runner.Run(ctx, rs.run, wl, db, observers...)
+	if prog != nil {
+		prog.Finish()
+	}
+	var errs []error
+	if hl != nil {
+		errs = append(errs, hl.Close())
+	}
+	if runErr != nil {
+		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
+	}
+	errs = append(errs, writeOutputs(st, driverName, rs, props, res))
+	if err := errors.Join(errs...); err != nil {
+		return &exitError{code: ExitFailure, err: err}
+	}
+	if res.Interrupted {
+		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
+	}
+	return nil
+}
+
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result) error {
+	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
+	if err != nil {
+		return err
+	}
+	textErr := measure.WriteYCSBText(w, res.Measured, res.Interrupted)
+	textErr = errors.Join(textErr, closeText())
+	if rs.jsonOut == "" {
+		return textErr
+	}
+	b, err := json.MarshalIndent(newSummary(driverName, rs, props, res), "", "  ")
+	if err != nil {
+		return errors.Join(textErr, fmt.Errorf("encode JSON summary: %w", err))
+	}
+	if err := os.WriteFile(rs.jsonOut, append(b, '\n'), 0o644); err != nil {
+		return errors.Join(textErr, fmt.Errorf("write JSON summary: %w", err))
+	}
+	return textErr
+}

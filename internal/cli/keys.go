@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/internal/keystats"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/workload"
+)
+
+type keysFlags struct {
+	dist    string
+	records int64
+	draws   int64
+	top     []int64
+	csv     string
+	seed    uint64
+	props   []string
+	files   []string
+}
+
+func newKeysCommand(st *State) *cobra.Command {
+	f := &keysFlags{}
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Show how a request distribution spreads operations over records",
+		Long: `Draw keys exactly as a run's reads and updates would and print how skewed
+the distribution is: the share of draws that hit the k most popular records
+and the share that hit the most popular fractions of the records.
+
+Other workload properties (hotspotdatafraction, exponential.percentile...)
+can be given with -p or -P.`,
+		Example: `  dbarena keys --distribution zipfian --records 1000000 --draws 10000000
+  dbarena keys --distribution hotspot -p hotspotdatafraction=0.1 -p hotspotopnfraction=0.9 --csv ranks.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runKeys(st, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.dist, "distribution", "zipfian", "request distribution: uniform, zipfian, hotspot, latest, sequential, exponential")
+	fl.Int64Var(&f.records, "records", 1_000_000, "number of records (recordcount)")
+	fl.Int64Var(&f.draws, "draws", 10_000_000, "number of keys to draw")
+	fl.Int64SliceVar(&f.top, "top", []int64{1, 10, 100, 1000, 10000}, "top-k record counts to report")
+	fl.StringVar(&f.csv, "csv", "", "also write rank,frequency for every drawn record to this CSV file")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fl.StringArrayVarP(&f.files, "workload-file", "P", nil, "YCSB property file")
+	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value")
+	return cmd
+}
+
+func runKeys(st *State, f *keysFlags) error {
+	if f.draws < 1 || f.records < 1 {
+		return usageError(fmt.Errorf("keys: --records and --draws must be at least 1 (got %d and %d)", f.records, f.draws))
+	}
+	p, err := properties.Load(f.files, f.props)
+	if err != nil {
+		return usageError(err)
+	}
+	src := properties.Source{File: "--distribution"}
+	p.Set("requestdistribution", f.dist, src)
+	p.Set("recordcount", strconv.FormatInt(f.records, 10), properties.Source{File: "--records"})
+	p.Set("operationcount", strconv.FormatInt(f.draws, 10), properties.Source{File: "--draws"})
+	// Reads only: with inserts in the mix the zipfian key space grows.
+	p.Set("readproportion", "1", src)
+	for _, k := range []string{"updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion", "deleteproportion"} {
+		p.Set(k, "0", src)
+	}
+	cfg, warnings, err := workload.ParseConfig(p, drivers.Prefixes())
+	if err != nil {
+		return usageError(err)
+	}
+	for _, w := range warnings {
+		st.Logger.Warn(w.String())
+	}
+	wl, err := workload.New(cfg)
+	if err != nil {
+		return usageError(err)
+	}
+	wk, err := wl.NewWorker(0, f.seed)
+	if err != nil {
+		return usageError(err)
+	}
+	counts := keystats.New(f.records)
+	base := cfg.InsertStart
+	for i := int64(0); i < f.draws; i++ {
+		counts.Add(wk.NextKeyNum() - base)
+	}
+	ranked := counts.Ranked()
+	fmt.Fprintf(st.Stdout, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
+	if err := keystats.Summarize(ranked, counts.Draws(), f.top).Write(st.Stdout); err != nil {
+		return err
+	}
+	if f.csv == "" {
+		return nil
+	}
+	out, err := os.Create(f.csv)
+	if err != nil {
+		return usageError(fmt.Errorf("keys: --csv: %w", err))
+	}
+	if err := keystats.WriteCSV(out, ranked); err != nil {
+		out.Close()
+		return fmt.Errorf("keys: write %s: %w", f.csv, err)
+	}
+	return out.Close()
+}

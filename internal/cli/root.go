@@ -1,0 +1,84 @@
+// Package cli implements the dbarena command line. Every command reads and
+// writes through a State, so the whole CLI runs in-process in tests.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs the command line args and returns the process exit code.
+func Main(ctx context.Context, st *State, args []string) int {
+	root := newRootCommand(st)
+	root.SetArgs(normalizeArgs(args))
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code != ExitInterrupted {
+			fmt.Fprintf(st.Stderr, "dbarena: %v\n", err)
+		}
+		return ee.code
+	}
+	// Errors cobra raises itself (unknown command or flag) are usage errors.
+	fmt.Fprintf(st.Stderr, "dbarena: %v\nRun 'dbarena --help' for usage.\n", err)
+	return ExitUsage
+}
+
+func newRootCommand(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbarena",
+		Short: "Fair, reproducible database benchmarks with latency you can trust",
+		Long: `dbarena runs YCSB-compatible workloads against databases and measures
+latency without coordinated omission.
+
+Start with:
+  dbarena ycsb load memory -P workloads/workloada
+  dbarena ycsb run memory -P workloads/workloada -p operationcount=100000 -threads 4 -s
+
+Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
+130 interrupted (results written and marked interrupted).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newYCSBCommand(st), newKeysCommand(st), newVersionCommand(st), newDriversCommand(st))
+	return root
+}
+
+// isYCSBLongFlag reports whether name is one of YCSB's single-dash long
+// options. pflag reads "-threads" as the shorthands -t -h -r ..., so these
+// are rewritten to "--threads" before parsing; both spellings work.
+func isYCSBLongFlag(name string) bool {
+	switch name {
+	case "threads", "target", "db", "seed", "load":
+		return true
+	}
+	return false
+}
+
+// normalizeArgs rewrites YCSB-style single-dash long flags to the double-dash
+// form. Only exact flag names are touched, never values, and nothing after
+// "--".
+func normalizeArgs(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+			continue
+		}
+		if name, _, _ := strings.Cut(a[1:], "="); isYCSBLongFlag(name) {
+			out[i] = "-" + a
+		}
+	}
+	return out
+}

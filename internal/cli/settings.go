@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// runSettings are the client-side settings of one ycsb command, parsed once
+// from the properties.
+type runSettings struct {
+	run            runner.Config
+	statusInterval time.Duration
+	jsonOut        string
+	hdrLog         string
+	exportFile     string
+	seedGiven      bool
+}
+
+// defaultStatusInterval is YCSB's status.interval default.
+const defaultStatusInterval = 10 * time.Second
+
+func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) (runSettings, error) {
+	rs := runSettings{statusInterval: defaultStatusInterval}
+	c := &rs.run
+	c.Phase = phase
+	c.Interval = time.Second
+	var err error
+	if c.Threads, err = p.Int("threadcount", 1); err != nil {
+		return rs, err
+	}
+	if c.Target, err = p.Float("target", 0); err != nil {
+		return rs, err
+	}
+	if phase == runner.Transactions {
+		c.OperationCount = wcfg.OperationCount
+	}
+	durations := []struct {
+		key string
+		dst *time.Duration
+	}{
+		{"maxexecutiontime", &c.MaxExecutionTime},
+		{"warmup.time", &c.WarmupTime},
+		{"status.interval", &rs.statusInterval},
+		{"late.threshold", &c.LateThreshold},
+	}
+	for _, d := range durations {
+		if err := durationProp(p, d.key, d.dst); err != nil {
+			return rs, err
+		}
+	}
+	if c.WarmupOperations, err = p.Int64("warmup.operations", 0); err != nil {
+		return rs, err
+	}
+	if err := seedProp(p, &rs); err != nil {
+		return rs, err
+	}
+	c.InsertRetryLimit = wcfg.InsertionRetryLimit
+	c.InsertRetryInterval = wcfg.InsertionRetryInterval
+	rs.jsonOut = p.String("json.output", "")
+	rs.hdrLog = p.String("hdr.log", "")
+	rs.exportFile = p.String("exportfile", "")
+	if rs.statusInterval <= 0 {
+		return rs, fmt.Errorf("status.interval: want a positive duration")
+	}
+	if err := c.Validate(); err != nil {
+		return rs, err
+	}
+	return rs, nil
+}
+
+// durationProp reads a duration given either as a Go duration ("90s",
+// "1m30s") or, as YCSB does, a plain number of seconds.
+func durationProp(p *properties.Set, key string, dst *time.Duration) error {
+	v, src, ok := p.Lookup(key)
+	if !ok {
+		return nil
+	}
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		*dst = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%s: property %q=%q: want seconds (e.g. 30) or a duration (e.g. 90s, 1m30s)", src, key, v)
+	}
+	*dst = d
+	return nil
+}
+
+// seedProp reads the seed, or draws one from the operating system so that
+// every run has a seed to report and reproduce.
+func seedProp(p *properties.Set, rs *runSettings) error {
+	v, src, ok := p.Lookup("seed")
+	if ok {
+		s, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: property \"seed\"=%q: want an unsigned integer", src, v)
+		}
+		rs.run.Seed, rs.seedGiven = s, true
+		return nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("draw a random seed: %w", err)
+	}
+	// Keep seeds short enough to retype.
+	rs.run.Seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000_000
+	return nil
+}

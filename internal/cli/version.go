@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the release version; builds from a checkout say "dev".
+const Version = "0.1.0-dev"
+
+// BuildInfo describes the running binary.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"go"`
+}
+
+// ReadBuildInfo returns the version and the VCS commit the binary was built
+// from, when the build recorded it.
+func ReadBuildInfo() BuildInfo {
+	b := BuildInfo{Version: Version, GoVersion: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Commit = s.Value
+			case "vcs.modified":
+				b.Modified = s.Value == "true"
+			}
+		}
+	}
+	return b
+}
+
+func newVersionCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			b := ReadBuildInfo()
+			commit := b.Commit
+			if commit == "" {
+				commit = "unknown"
+			}
+			if b.Modified {
+				commit += " (modified)"
+			}
+			_, err := fmt.Fprintf(st.Stdout, "dbarena %s\ncommit %s\n%s\n", b.Version, commit, b.GoVersion)
+			return err
+		},
+	}
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// ycsbFlags are the options of `ycsb load` and `ycsb run`.
+type ycsbFlags struct {
+	files      []string
+	props      []string
+	threads    int
+	target     float64
+	seed       uint64
+	status     bool
+	preload    bool
+	jsonOut    string
+	hdrLog     string
+	exportFile string
+	quiet      bool
+}
+
+func newYCSBCommand(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ycsb",
+		Short: "Run YCSB workloads: load the data, then run the operation mix",
+		Long: `Run YCSB workloads with YCSB's command-line shape. Existing workload files
+and -p properties work unchanged; YCSB's single-dash long flags (-threads,
+-target) are accepted as well as --threads and --target.
+
+Property precedence, lowest first: built-in defaults, -P files in the order
+given (later files win), -p properties (always win over files, whatever
+their position), then flags such as -threads and -target.`,
+	}
+	cmd.AddCommand(newYCSBPhaseCommand(st, runner.Load), newYCSBPhaseCommand(st, runner.Transactions))
+	return cmd
+}
+
+func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
+	f := &ycsbFlags{}
+	use, short := "run DRIVER", "Run the operation mix against DRIVER"
+	if phase == runner.Load {
+		use, short = "load DRIVER", "Insert the records [insertstart, insertstart+insertcount) into DRIVER"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Example: `  dbarena ycsb load memory -P workloads/workloada -p recordcount=100000 -threads 4
+  dbarena ycsb run memory -P workloads/workloadb --preload -target 5000 -threads 8 -s
+  dbarena ycsb run basic -P workloads/workloada -p operationcount=10000000 --json out.json --hdr-log out.hlog`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("ycsb %s: want exactly one DRIVER argument (one of %s), got %d", phase, strings.Join(drivers.Names(), ", "), len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runYCSB(cmd, st, phase, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.files, "workload-file", "P", nil, "YCSB property file; repeatable, later files override earlier ones")
+	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value; repeatable, overrides every -P file")
+	fl.IntVar(&f.threads, "threads", 1, "number of workers, each with its own driver session (property threadcount)")
+	fl.Float64Var(&f.target, "target", 0, "total target rate in operations per second; 0 = as fast as possible (property target)")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed; the same seed and threads draw the same operations (property seed; default: random, printed)")
+	fl.BoolVarP(&f.status, "status", "s", false, "print a YCSB status line to stderr every status.interval seconds (default 10)")
+	fl.StringVar(&f.jsonOut, "json", "", "write the JSON summary to this file (property json.output)")
+	fl.StringVar(&f.hdrLog, "hdr-log", "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
+	fl.StringVar(&f.exportFile, "export", "", "write the YCSB text summary to this file instead of stdout (property exportfile)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on a terminal")
+	if phase == runner.Transactions {
+		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
+	}
+	return cmd
+}
+
+// resolveProperties applies the documented precedence: defaults < -P files
+// in order < -p overrides < flags. It is the only place that decides it.
+func resolveProperties(cmd *cobra.Command, f *ycsbFlags) (*properties.Set, error) {
+	p, err := properties.Load(f.files, f.props)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	set := func(flag, key, value string) {
+		if cmd.Flags().Changed(flag) {
+			p.Set(key, value, properties.Source{File: "--" + flag})
+		}
+	}
+	set("threads", "threadcount", strconv.Itoa(f.threads))
+	set("target", "target", strconv.FormatFloat(f.target, 'f', -1, 64))
+	set("seed", "seed", strconv.FormatUint(f.seed, 10))
+	set("json", "json.output", f.jsonOut)
+	set("hdr-log", "hdr.log", f.hdrLog)
+	set("export", "exportfile", f.exportFile)
+	return p, nil
+}
+
+func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName string, f *ycsbFlags) error {
+	info, err := drivers.Lookup(driverName)
+	if err != nil {
+		return usageError(err)
+	}
+	props, err := resolveProperties(cmd, f)
+	if err != nil {
+		return err
+	}
+	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
+	if err != nil {
+		return usageError(err)
+	}
+	for _, w := range warnings {
+		st.Logger.Warn(w.String())
+	}
+	rs, err := parseRunSettings(props, phase, wcfg)
+	if err != nil {
+		return usageError(err)
+	}
+	wl, err := workload.New(wcfg)
+	if err != nil {
+		return usageError(err)
+	}
+	ctx := cmd.Context()
+	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: rs.run.Threads, Logger: st.Logger})
+	if err != nil {
+		return &exitError{code: ExitFailure, err: fmt.Errorf("open driver %s: %w", driverName, err)}
+	}
+	defer db.Close()
+	if f.preload {
+		if err := preload(ctx, st, rs, wcfg, db); err != nil {
+			return err
+		}
+	}
+	return execute(ctx, st, f, info.Name, rs, props, wl, db)
+}
+
+// preload runs the load phase with its own workload state before the run
+// phase, printing a one-line summary to stderr.
+func preload(ctx context.Context, st *State, rs runSettings, wcfg workload.Config, db driver.DB) error {
+	lwl, err := workload.New(wcfg)
+	if err != nil {
+		return usageError(err)
+	}
+	cfg := rs.run
+	cfg.Phase = runner.Load
+	cfg.Target, cfg.OperationCount, cfg.MaxExecutionTime = 0, 0, 0
+	cfg.WarmupTime, cfg.WarmupOperations, cfg.Interval = 0, 0, 0
+	res, err := runner.Run(ctx, cfg, lwl, db)
+	if err != nil {
+		return &exitError{code: ExitFailure, err: fmt.Errorf("preload: %w", err)}
+	}
+	fmt.Fprintf(st.Stderr, "preload: %d records in %.2fs (%.0f inserts/s, %d errors)\n",
+		res.Measured.Operations, res.Measured.Duration.Seconds(), res.Measured.Throughput, res.Measured.Errors)
+	if res.Interrupted {
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted during preload")}
+	}
+	return nil
+}
+
+// openOutput opens path for writing, or returns def when path is empty.
+func openOutput(path string, def io.Writer) (io.Writer, func() error, error) {
+	if path == "" {
+		return def, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usageError(fmt.Errorf("create output file: %w", err))
+	}
+	return f, f.Close, nil
+}

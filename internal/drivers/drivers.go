@@ -1,0 +1,67 @@
+// Package drivers is the one table of built-in database drivers. Adding a
+// database means adding a package under driver/ and one line here.
+package drivers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/basic"
+	"github.com/dbarena/dbarena/driver/memory"
+)
+
+// Info describes a registered driver.
+type Info struct {
+	Name string
+	// Prefix is the property prefix the driver reads ("basic." ...).
+	Prefix string
+	// Summary is one line for --help and errors.
+	Summary string
+	Open    driver.Opener
+}
+
+// table lists every built-in driver.
+func table() []Info {
+	return []Info{
+		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open},
+		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open},
+	}
+}
+
+// All returns the registered drivers sorted by name.
+func All() []Info {
+	t := table()
+	sort.Slice(t, func(i, j int) bool { return t[i].Name < t[j].Name })
+	return t
+}
+
+// Names returns the sorted driver names.
+func Names() []string {
+	var out []string
+	for _, d := range All() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+// Prefixes returns the property prefixes of every driver.
+func Prefixes() []string {
+	var out []string
+	for _, d := range All() {
+		out = append(out, d.Prefix)
+	}
+	return out
+}
+
+// Lookup finds a driver by name; an unknown name is an error listing the
+// valid ones.
+func Lookup(name string) (Info, error) {
+	for _, d := range table() {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return Info{}, fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(Names(), ", "))
+}

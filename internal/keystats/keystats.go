@@ -1,0 +1,129 @@
+// Package keystats measures how a request distribution spreads draws over
+// records: the frequency of each record, the share of draws that hit the
+// most popular records and the frequency-rank curve. The ScyllaDB vs
+// DynamoDB study had to patch YCSB to see these figures; dbarena prints them
+// with `dbarena keys`.
+package keystats
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// Counts holds how often each record was drawn.
+type Counts struct {
+	freq  []uint32
+	draws int64
+}
+
+// New returns counts for records numbered 0..records-1.
+func New(records int64) *Counts { return &Counts{freq: make([]uint32, records)} }
+
+// Add counts one draw of record k; draws outside the range are ignored and
+// reported by Add's result.
+func (c *Counts) Add(k int64) bool {
+	if k < 0 || k >= int64(len(c.freq)) {
+		return false
+	}
+	c.freq[k]++
+	c.draws++
+	return true
+}
+
+// Draws returns the number of counted draws.
+func (c *Counts) Draws() int64 { return c.draws }
+
+// Ranked returns the frequencies sorted from the most drawn record down.
+func (c *Counts) Ranked() []uint32 {
+	r := slices.Clone(c.freq)
+	slices.SortFunc(r, func(a, b uint32) int { return int(b) - int(a) })
+	return r
+}
+
+// Report is the summary of a key distribution.
+type Report struct {
+	Records, Draws, Distinct int64
+	// Top holds, for each k asked for, the share of draws that hit the k
+	// most drawn records.
+	Top []Share
+	// Quantiles holds the same for fractions of the record count.
+	Quantiles []Share
+}
+
+// Share is the share of draws hitting the Items most drawn records.
+type Share struct {
+	Label string
+	Items int64
+	Share float64
+}
+
+// Summarize builds a report for the given top-k list.
+func Summarize(ranked []uint32, draws int64, top []int64) Report {
+	rep := Report{Records: int64(len(ranked)), Draws: draws}
+	cum := make([]int64, len(ranked)+1)
+	for i, f := range ranked {
+		cum[i+1] = cum[i] + int64(f)
+		if f > 0 {
+			rep.Distinct++
+		}
+	}
+	share := func(items int64) float64 {
+		if draws == 0 {
+			return 0
+		}
+		items = min(items, int64(len(ranked)))
+		return float64(cum[items]) / float64(draws)
+	}
+	for _, k := range top {
+		rep.Top = append(rep.Top, Share{Label: fmt.Sprint(k), Items: k, Share: share(k)})
+	}
+	for _, q := range []float64{0.001, 0.01, 0.1, 0.2, 0.5, 1} {
+		items := int64(q * float64(len(ranked)))
+		if items < 1 {
+			items = 1
+		}
+		rep.Quantiles = append(rep.Quantiles, Share{Label: fmt.Sprintf("%g%%", q*100), Items: items, Share: share(items)})
+	}
+	return rep
+}
+
+// Write prints the report as two aligned tables.
+func (r Report) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "records\t%d\ndraws\t%d\ndistinct records drawn\t%d (%.2f%%)\n\n", r.Records, r.Draws, r.Distinct, pct(r.Distinct, r.Records))
+	fmt.Fprintln(tw, "top k records\tshare of draws")
+	for _, s := range r.Top {
+		fmt.Fprintf(tw, "%s\t%.3f%%\n", s.Label, s.Share*100)
+	}
+	fmt.Fprintln(tw, "\nmost drawn fraction of records\trecords\tshare of draws")
+	for _, s := range r.Quantiles {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f%%\n", s.Label, s.Items, s.Share*100)
+	}
+	return tw.Flush()
+}
+
+func pct(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b) * 100
+}
+
+// WriteCSV writes "rank,frequency" for every record drawn at least once,
+// rank 1 being the most drawn.
+func WriteCSV(w io.Writer, ranked []uint32) error {
+	if _, err := io.WriteString(w, "rank,frequency\n"); err != nil {
+		return err
+	}
+	for i, f := range ranked {
+		if f == 0 {
+			break
+		}
+		if _, err := fmt.Fprintf(w, "%d,%d\n", i+1, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}

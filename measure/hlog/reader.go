@@ -1,0 +1,204 @@
+package hlog
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Interval is one interval line of a log.
+type Interval struct {
+	// Tag is the line's tag, "" for an untagged line.
+	Tag string
+	// Start is absolute: the log's base time plus the line's timestamp.
+	Start time.Time
+	// Length is the Interval_Length column.
+	Length time.Duration
+	// Max is the Interval_Max column as written: milliseconds for
+	// nanosecond values. Histogram.Max() is the exact maximum.
+	Max float64
+	// Histogram holds the interval's values; its tag and start and end
+	// times (in milliseconds) are set from the line.
+	Histogram *hdrhistogram.Histogram
+}
+
+// maxLineBytes bounds one line. An interval of a wide histogram (1 ns to an
+// hour at 3 digits) with every bucket used encodes to well under 1 MiB.
+const maxLineBytes = 64 << 20
+
+// relativeCutoff is the Java reader's rule for logs without a BaseTime: a
+// first timestamp more than a year before the StartTime is taken as relative
+// to the StartTime, any other as seconds since the epoch.
+const relativeCutoff = 365 * 24 * 3600.0
+
+// Reader reads the intervals of a log written by Writer or by the Java
+// HistogramLogWriter. It reads the StartTime and BaseTime headers and skips
+// other comments, the legend and empty lines. Like Writer, it is meant for
+// one goroutine.
+type Reader struct {
+	sc   *bufio.Scanner
+	line int
+	err  error // sticky: Next returns it once reading has failed
+
+	start, base         float64 // seconds since the epoch
+	haveStart, haveBase bool
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	return &Reader{sc: sc}
+}
+
+// StartTime returns the log's StartTime, or the first interval's start if
+// the log has none, and whether either has been read yet.
+func (r *Reader) StartTime() (time.Time, bool) {
+	return secondsToTime(r.start), r.haveStart
+}
+
+// Next returns the next interval, or io.EOF after the last one. Errors name
+// the line number; after an error, Next returns the same error again.
+func (r *Reader) Next() (Interval, error) {
+	if r.err != nil {
+		return Interval{}, r.err
+	}
+	iv, err := r.next()
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.err = err
+	}
+	return iv, err
+}
+
+func (r *Reader) next() (Interval, error) {
+	for r.sc.Scan() {
+		r.line++
+		text := strings.TrimSpace(r.sc.Text())
+		var err error
+		switch {
+		case text == "":
+			continue
+		case strings.HasPrefix(text, "#[StartTime:"):
+			r.start, err = headerSeconds(text, "#[StartTime:")
+			r.haveStart = true
+		case strings.HasPrefix(text, "#[BaseTime:"):
+			r.base, err = headerSeconds(text, "#[BaseTime:")
+			r.haveBase = true
+		case text[0] == '#', strings.HasPrefix(text, `"StartTimestamp"`):
+			continue
+		default:
+			iv, err := r.parseInterval(text)
+			if err != nil {
+				return Interval{}, fmt.Errorf("hlog: line %d: %w", r.line, err)
+			}
+			return iv, nil
+		}
+		if err != nil {
+			return Interval{}, fmt.Errorf("hlog: line %d: %w", r.line, err)
+		}
+	}
+	if err := r.sc.Err(); err != nil {
+		return Interval{}, fmt.Errorf("hlog: line %d: %w", r.line+1, err)
+	}
+	return Interval{}, io.EOF
+}
+
+// headerSeconds parses the number after prefix in a StartTime or BaseTime
+// line; what follows it (a date, "(seconds since epoch)") is ignored.
+func headerSeconds(text, prefix string) (float64, error) {
+	field, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, prefix)), " ")
+	field = strings.TrimSuffix(field, "]")
+	v, err := parseNumber(field)
+	if err != nil {
+		return 0, fmt.Errorf("%s header: %w", strings.Trim(prefix, "#[:"), err)
+	}
+	return v, nil
+}
+
+// parseInterval parses "[Tag=T,]start,length,max,payload".
+func (r *Reader) parseInterval(text string) (Interval, error) {
+	var iv Interval
+	if rest, ok := strings.CutPrefix(text, "Tag="); ok {
+		tag, fields, ok := strings.Cut(rest, ",")
+		switch {
+		case !ok:
+			return iv, errors.New("tag without interval fields")
+		case tag == "":
+			return iv, errors.New(`empty tag after "Tag="`)
+		}
+		iv.Tag, text = tag, fields
+	}
+	fields := strings.Split(text, ",")
+	if len(fields) != 4 {
+		return iv, fmt.Errorf("want 4 comma-separated fields (start, length, max, histogram), got %d", len(fields))
+	}
+	names := [3]string{"start timestamp", "interval length", "interval max"}
+	var nums [3]float64
+	for i := range nums {
+		v, err := parseNumber(fields[i])
+		if err != nil {
+			return iv, fmt.Errorf("%s: %w", names[i], err)
+		}
+		nums[i] = v
+	}
+	if nums[1] < 0 {
+		return iv, fmt.Errorf("interval length: negative %s", fields[1])
+	}
+	h, err := hdrhistogram.Decode([]byte(fields[3]))
+	if err != nil {
+		return iv, fmt.Errorf("decode histogram: %w", err)
+	}
+
+	r.settleTimes(nums[0])
+	iv.Start = secondsToTime(r.base).Add(secondsToDuration(nums[0]))
+	iv.Length = secondsToDuration(nums[1])
+	iv.Max = nums[2]
+	iv.Histogram = h
+	h.SetTag(iv.Tag)
+	h.SetStartTimeMs(iv.Start.UnixMilli())
+	h.SetEndTimeMs(iv.Start.Add(iv.Length).UnixMilli())
+	return iv, nil
+}
+
+// settleTimes fills in a missing StartTime or BaseTime from the first
+// interval's timestamp, as the Java reader does, so that both read a log
+// the same way.
+func (r *Reader) settleTimes(ts float64) {
+	if !r.haveStart {
+		r.start, r.haveStart = ts, true
+	}
+	if !r.haveBase {
+		r.base, r.haveBase = 0, true
+		if ts < r.start-relativeCutoff {
+			r.base = r.start
+		}
+	}
+}
+
+// parseNumber parses a decimal number, refusing the NaN, infinities and
+// hexadecimal forms strconv accepts but no log writer produces.
+func parseNumber(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(s, "xXnN_") {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return v, nil
+}
+
+// secondsToDuration converts seconds to a duration, rounded to the
+// microsecond: logs carry milliseconds, and a float64 of seconds since the
+// epoch is exact to well under a microsecond.
+func secondsToDuration(s float64) time.Duration {
+	return time.Duration(math.Round(s*1e6)) * time.Microsecond
+}
+
+func secondsToTime(s float64) time.Time {
+	return time.Unix(0, 0).Add(secondsToDuration(s))
+}

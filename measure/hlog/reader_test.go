@@ -1,0 +1,108 @@
+package hlog
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/require"
+)
+
+func encoded(t *testing.T, h *hdrhistogram.Histogram) string {
+	t.Helper()
+	p, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	require.NoError(t, err)
+	return string(p)
+}
+
+func TestReaderErrors(t *testing.T) {
+	payload := encoded(t, latencyHistogram(t, 1000, 2000))
+	header := "#[Histogram log format version 1.3]\n" +
+		"#[StartTime: 1709294400.250 (seconds since epoch), Fri Mar 01 12:00:00 UTC 2024]\n" +
+		Legend + "\n"
+	tests := map[string]struct {
+		log  string
+		want string
+	}{
+		"malformed line":          {header + "this is not an interval\n", "line 4: want 4 comma-separated fields"},
+		"too few fields":          {header + "0.000,1.000," + payload + "\n", "line 4: want 4"},
+		"too many fields":         {header + "0.000,1.000,0.002,0.002," + payload + "\n", "line 4: want 4"},
+		"bad base64":              {header + "0.000,1.000,0.002,HISTF!!notbase64\n", "line 4: decode histogram"},
+		"truncated payload":       {header + "0.000,1.000,0.002," + payload[:12] + "\n", "line 4: decode histogram"},
+		"non-numeric timestamp":   {header + "Tag=READ,soon,1.000,0.002," + payload + "\n", `line 4: start timestamp: "soon" is not a decimal number`},
+		"non-numeric length":      {header + "0.000,1s,0.002," + payload + "\n", "line 4: interval length"},
+		"NaN max":                 {header + "0.000,1.000,NaN," + payload + "\n", "line 4: interval max"},
+		"negative length":         {header + "0.000,-1.000,0.002," + payload + "\n", "line 4: interval length: negative"},
+		"empty tag":               {header + "Tag=,0.000,1.000,0.002," + payload + "\n", `line 4: empty tag`},
+		"tag alone":               {header + "Tag=READ\n", "line 4: tag without interval fields"},
+		"bad start time":          {"#[StartTime: yesterday (seconds since epoch)]\n", "line 1: StartTime header"},
+		"bad base time":           {header + "#[BaseTime: x]\n0.000,1.000,0.002," + payload + "\n", "line 4: BaseTime header"},
+		"error after good line":   {header + "0.000,1.000,0.002," + payload + "\n\n# note\n1.000,1.000,x," + payload + "\n", "line 7: interval max"},
+		"line longer than buffer": {header + strings.Repeat("1", maxLineBytes+1) + "\n", "line 4: bufio.Scanner: token too long"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.log))
+			var err error
+			for err == nil {
+				_, err = r.Next()
+			}
+			require.ErrorContains(t, err, tc.want)
+			_, again := r.Next()
+			require.Equal(t, err, again, "errors are sticky")
+		})
+	}
+}
+
+// TestReaderTimestamps checks the Java reader's rules for logs without a
+// BaseTime line (jHiccup writes relative, YCSB absolute timestamps) and for
+// logs without any time header.
+func TestReaderTimestamps(t *testing.T) {
+	payload := encoded(t, latencyHistogram(t, 1000))
+	const start = "#[StartTime: 1709294400.250 (seconds since epoch), Fri Mar 01 12:00:00 UTC 2024]\n"
+	tests := map[string]struct {
+		log       string
+		wantStart []time.Time
+		wantLog   time.Time
+	}{
+		"relative without BaseTime": {
+			log:       start + "0.127,1.007,0.001," + payload + "\r\n1.134,0.999,0.001," + payload + "\r\n",
+			wantStart: []time.Time{testStart.Add(127 * time.Millisecond), testStart.Add(1134 * time.Millisecond)},
+			wantLog:   testStart,
+		},
+		"absolute without BaseTime": {
+			log:       start + "1709294400.300,1.000,0.001," + payload + "\n",
+			wantStart: []time.Time{testStart.Add(50 * time.Millisecond)},
+			wantLog:   testStart,
+		},
+		"BaseTime zero": {
+			log:       start + "#[BaseTime: 0.000 (seconds since epoch)]\n1709294401.250,1.000,0.001," + payload + "\n",
+			wantStart: []time.Time{testStart.Add(time.Second)},
+			wantLog:   testStart,
+		},
+		"no headers: first timestamp is the start": {
+			log:       "1709294400.250,1.000,0.001," + payload + "\n1709294402.250,1.000,0.001," + payload + "\n",
+			wantStart: []time.Time{testStart, testStart.Add(2 * time.Second)},
+			wantLog:   testStart,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.log))
+			for i, want := range tc.wantStart {
+				iv, err := r.Next()
+				require.NoError(t, err, "interval %d", i)
+				require.True(t, want.Equal(iv.Start), fmt.Sprintf("interval %d: want %s, got %s", i, want, iv.Start))
+				require.Equal(t, int64(1), iv.Histogram.TotalCount())
+			}
+			_, err := r.Next()
+			require.ErrorIs(t, err, io.EOF)
+			got, ok := r.StartTime()
+			require.True(t, ok)
+			require.True(t, tc.wantLog.Equal(got), "log start %s", got)
+		})
+	}
+}

@@ -1,0 +1,319 @@
+package measure
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Options configures a Recorder.
+type Options struct {
+	// Series names the measured operation types ("READ", "UPDATE", ...). A
+	// series is addressed by its index in this slice.
+	Series []string
+	// Workers is the number of goroutines that will record.
+	Workers int
+	// Stripes bounds the number of independent recording slots. Zero means
+	// four per processor: contention comes from goroutines that run at the
+	// same moment, which the processor count bounds, not the worker count.
+	Stripes int
+	// Intended records response time (from the intended start) apart from
+	// service time. Only meaningful under a target rate.
+	Intended bool
+}
+
+// Recorder collects latencies from many workers.
+type Recorder struct {
+	series   []string
+	intended bool
+	stripes  []stripe
+}
+
+// seriesSet is one stripe's histograms and counters for every series.
+type seriesSet struct {
+	service  []*hdrhistogram.Histogram
+	response []*hdrhistogram.Histogram
+	errLat   []*hdrhistogram.Histogram
+	late     []int64
+	top      []int64
+	errors   []map[string]int64
+}
+
+func newSeriesSet(n int) *seriesSet {
+	return &seriesSet{
+		service:  make([]*hdrhistogram.Histogram, n),
+		response: make([]*hdrhistogram.Histogram, n),
+		errLat:   make([]*hdrhistogram.Histogram, n),
+		late:     make([]int64, n),
+		top:      make([]int64, n),
+		errors:   make([]map[string]int64, n),
+	}
+}
+
+// reset clears the set for reuse, keeping allocated histograms.
+func (s *seriesSet) reset() {
+	for i := range s.service {
+		for _, h := range []*hdrhistogram.Histogram{s.service[i], s.response[i], s.errLat[i]} {
+			if h != nil {
+				h.Reset()
+			}
+		}
+		s.late[i] = 0
+		s.top[i] = 0
+		clear(s.errors[i])
+	}
+}
+
+type stripe struct {
+	mu     sync.Mutex
+	active *seriesSet
+	spare  *seriesSet
+	// pad keeps neighbouring stripes' mutexes off one cache line.
+	_ [40]byte
+}
+
+// NewRecorder returns a recorder for the given series.
+func NewRecorder(o Options) (*Recorder, error) {
+	if len(o.Series) == 0 {
+		return nil, fmt.Errorf("measure: no series to record")
+	}
+	n := o.Stripes
+	if n <= 0 {
+		n = 4 * runtime.GOMAXPROCS(0)
+	}
+	if o.Workers > 0 && o.Workers < n {
+		n = o.Workers
+	}
+	r := &Recorder{series: append([]string(nil), o.Series...), intended: o.Intended, stripes: make([]stripe, n)}
+	for i := range r.stripes {
+		r.stripes[i].active = newSeriesSet(len(o.Series))
+		r.stripes[i].spare = newSeriesSet(len(o.Series))
+	}
+	return r, nil
+}
+
+// Series returns the series names.
+func (r *Recorder) Series() []string { return r.series }
+
+// Intended reports whether response time is recorded apart from service time.
+func (r *Recorder) Intended() bool { return r.intended }
+
+// Handle returns the recording handle of a worker.
+func (r *Recorder) Handle(worker int) Handle {
+	if worker < 0 {
+		worker = -worker
+	}
+	return Handle{s: &r.stripes[worker%len(r.stripes)], intended: r.intended}
+}
+
+// Handle records for one worker. It is a small value; copy it freely.
+type Handle struct {
+	s        *stripe
+	intended bool
+}
+
+// Flags qualify a recorded operation.
+type Flags uint8
+
+const (
+	// Late marks an operation issued behind its intended start by more
+	// than the late threshold.
+	Late Flags = 1 << iota
+	// Sub marks a part of a composite operation (the READ inside a
+	// READ-MODIFY-WRITE, a verification): it is measured in its series but
+	// not counted again in the throughput.
+	Sub
+)
+
+// Record records a successful operation of the given series. serviceNs runs
+// from the actual start, responseNs from the intended start (equal in a
+// closed loop).
+func (h Handle) Record(series int, serviceNs, responseNs int64, f Flags) {
+	s := h.s
+	s.mu.Lock()
+	a := s.active
+	if f&Sub == 0 {
+		a.top[series]++
+	}
+	hs := a.service[series]
+	if hs == nil {
+		hs = NewHistogram()
+		a.service[series] = hs
+	}
+	_ = hs.RecordValue(clampNs(serviceNs)) // in range by clampNs
+	if h.intended {
+		hr := a.response[series]
+		if hr == nil {
+			hr = NewHistogram()
+			a.response[series] = hr
+		}
+		_ = hr.RecordValue(clampNs(responseNs))
+		if f&Late != 0 {
+			a.late[series]++
+		}
+	}
+	s.mu.Unlock()
+}
+
+// RecordError counts a failed operation by class and keeps its latency apart
+// from successful ones, so that fast failures cannot flatter the results.
+func (h Handle) RecordError(series int, class string, responseNs int64, f Flags) {
+	s := h.s
+	s.mu.Lock()
+	a := s.active
+	if f&Sub == 0 {
+		a.top[series]++
+	}
+	if a.errors[series] == nil {
+		a.errors[series] = make(map[string]int64)
+	}
+	a.errors[series][class]++
+	he := a.errLat[series]
+	if he == nil {
+		he = NewHistogram()
+		a.errLat[series] = he
+	}
+	_ = he.RecordValue(clampNs(responseNs))
+	s.mu.Unlock()
+}
+
+// SeriesResult is what one series measured over some span of time.
+type SeriesResult struct {
+	Name string
+	// Service holds latencies from the actual start of each operation.
+	Service *hdrhistogram.Histogram
+	// Response holds latencies from the intended start; nil in a closed loop.
+	Response *hdrhistogram.Histogram
+	// ErrorLatency holds the latencies of failed operations.
+	ErrorLatency *hdrhistogram.Histogram
+	// Late counts operations issued behind schedule.
+	Late int64
+	// Counted is the number of operations of this series that count
+	// towards throughput (those not recorded as a Sub part).
+	Counted int64
+	// Errors counts failed operations by class.
+	Errors map[string]int64
+}
+
+// OK returns the number of successful operations.
+func (s *SeriesResult) OK() int64 { return s.Service.TotalCount() }
+
+// ErrorCount returns the number of failed operations.
+func (s *SeriesResult) ErrorCount() int64 {
+	var n int64
+	for _, c := range s.Errors {
+		n += c
+	}
+	return n
+}
+
+// Latency returns the histogram that answers "how long did users wait": the
+// response time when it was recorded, service time otherwise.
+func (s *SeriesResult) Latency() *hdrhistogram.Histogram {
+	if s.Response != nil {
+		return s.Response
+	}
+	return s.Service
+}
+
+// TotalCounted returns the number of operations in r that count towards
+// throughput.
+func (r Results) TotalCounted() int64 {
+	var n int64
+	for i := range r {
+		n += r[i].Counted
+	}
+	return n
+}
+
+// ErrorClasses returns the error classes in sorted order.
+func (s *SeriesResult) ErrorClasses() []string {
+	out := make([]string, 0, len(s.Errors))
+	for c := range s.Errors {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Results holds one SeriesResult per series, in series order.
+type Results []SeriesResult
+
+// NewResults returns empty results for the given series.
+func NewResults(series []string, intended bool) Results {
+	out := make(Results, len(series))
+	for i, name := range series {
+		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), Errors: map[string]int64{}}
+		if intended {
+			out[i].Response = NewHistogram()
+		}
+	}
+	return out
+}
+
+// Merge adds o into r. Both must have the same series.
+func (r Results) Merge(o Results) {
+	for i := range r {
+		mergeInto(r[i].Service, o[i].Service)
+		mergeInto(r[i].ErrorLatency, o[i].ErrorLatency)
+		if r[i].Response != nil {
+			mergeInto(r[i].Response, o[i].Response)
+		}
+		r[i].Late += o[i].Late
+		r[i].Counted += o[i].Counted
+		for c, n := range o[i].Errors {
+			r[i].Errors[c] += n
+		}
+	}
+}
+
+// Reset empties r for reuse.
+func (r Results) Reset() {
+	for i := range r {
+		r[i].Service.Reset()
+		r[i].ErrorLatency.Reset()
+		if r[i].Response != nil {
+			r[i].Response.Reset()
+		}
+		r[i].Late = 0
+		r[i].Counted = 0
+		clear(r[i].Errors)
+	}
+}
+
+func mergeInto(dst, src *hdrhistogram.Histogram) {
+	if src != nil && src.TotalCount() > 0 {
+		dst.Merge(src)
+	}
+}
+
+// Collect moves everything recorded since the previous call into dst, which
+// must come from NewResults with this recorder's series and mode. Workers
+// keep recording while it runs: each stripe is locked only to swap its
+// histograms.
+func (r *Recorder) Collect(dst Results) {
+	for i := range r.stripes {
+		st := &r.stripes[i]
+		st.mu.Lock()
+		st.active, st.spare = st.spare, st.active
+		st.mu.Unlock()
+		// spare is now owned by the collector alone.
+		sp := st.spare
+		for j := range dst {
+			mergeInto(dst[j].Service, sp.service[j])
+			mergeInto(dst[j].ErrorLatency, sp.errLat[j])
+			if dst[j].Response != nil {
+				mergeInto(dst[j].Response, sp.response[j])
+			}
+			dst[j].Late += sp.late[j]
+			dst[j].Counted += sp.top[j]
+			for c, n := range sp.errors[j] {
+				dst[j].Errors[c] += n
+			}
+		}
+		sp.reset()
+	}
+}

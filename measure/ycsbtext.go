@@ -1,0 +1,61 @@
+package measure
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// WriteYCSBText writes a phase in YCSB's text exporter format
+// ("[OVERALL], RunTime(ms), 1234" ...), so that scripts written for YCSB's
+// output keep working. Latency percentiles are in microseconds; dbarena
+// prints fractions where YCSB prints whole microseconds, which every parser
+// that reads the values as numbers accepts. Under a target rate, response
+// times appear as "[Intended-OP]" blocks as YCSB's measurement.interval=both
+// names them, and failed operations' latencies as "[OP-FAILED]".
+func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
+	bw := bufio.NewWriter(w)
+	line := func(section, metric, value string) {
+		fmt.Fprintf(bw, "[%s], %s, %s\n", section, metric, value)
+	}
+	line("OVERALL", "RunTime(ms)", strconv.FormatInt(p.RuntimeMs, 10))
+	line("OVERALL", "Throughput(ops/sec)", num(p.Throughput))
+	if interrupted {
+		line("OVERALL", "Interrupted", "true")
+	}
+	for _, o := range p.Ops {
+		writeStats(line, o.Name, o.Service)
+		line(o.Name, "Return=OK", strconv.FormatInt(o.OK, 10))
+		for _, c := range sortedKeys(o.Errors) {
+			line(o.Name, "Return="+c, strconv.FormatInt(o.Errors[c], 10))
+		}
+		if o.Response != nil {
+			writeStats(line, "Intended-"+o.Name, *o.Response)
+			line("Intended-"+o.Name, "LateOperations", strconv.FormatInt(o.Late, 10))
+		}
+		if o.ErrorLatency != nil {
+			writeStats(line, o.Name+"-FAILED", *o.ErrorLatency)
+		}
+	}
+	return bw.Flush()
+}
+
+func writeStats(line func(section, metric, value string), name string, s Stats) {
+	line(name, "Operations", strconv.FormatInt(s.Count, 10))
+	line(name, "AverageLatency(us)", num(s.Mean))
+	line(name, "MinLatency(us)", num(s.Min))
+	line(name, "MaxLatency(us)", num(s.Max))
+	for _, pv := range []struct {
+		label string
+		v     float64
+	}{
+		{"50th", s.P50}, {"90th", s.P90}, {"95th", s.P95}, {"99th", s.P99},
+		{"99.9", s.P999}, {"99.99", s.P9999},
+	} {
+		line(name, pv.label+"PercentileLatency(us)", num(pv.v))
+	}
+}
+
+// num formats a float the shortest way that reads back exactly.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/dbarena/dbarena/measure"
+)
+
+// collector turns the recorders' contents into intervals and cumulative
+// results. Only one goroutine uses it at a time: the interval loop while
+// the run lasts, then the final collection.
+type collector struct {
+	s                *run
+	warmIv, mainIv   measure.Results
+	warmCum, mainCum measure.Results
+	index            int
+	lastMono         int64
+	totalOps         int64
+}
+
+func newCollector(s *run) *collector {
+	intended := s.cfg.Target > 0
+	c := &collector{
+		s:        s,
+		mainIv:   measure.NewResults(s.series, intended),
+		mainCum:  measure.NewResults(s.series, intended),
+		lastMono: s.startMono,
+	}
+	if s.warmRec != nil {
+		c.warmIv = measure.NewResults(s.series, intended)
+		c.warmCum = measure.NewResults(s.series, intended)
+	}
+	return c
+}
+
+// loop collects every interval until the run stops. It runs on the wall
+// clock: it is only started with the real clock.
+func (c *collector) loop() {
+	t := time.NewTicker(c.s.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.s.done:
+			return
+		case <-t.C:
+			c.collect(c.s.cfg.Clock.Now())
+		}
+	}
+}
+
+// collect gathers everything recorded up to now and hands it to the
+// observers.
+func (c *collector) collect(now int64) {
+	if c.s.warmRec != nil {
+		c.s.warmRec.Collect(c.warmIv)
+		c.emit(c.warmIv, true, now)
+		c.warmCum.Merge(c.warmIv)
+		c.warmIv.Reset()
+	}
+	c.s.mainRec.Collect(c.mainIv)
+	c.emit(c.mainIv, false, now)
+	c.mainCum.Merge(c.mainIv)
+	c.mainIv.Reset()
+	c.lastMono = now
+}
+
+func (c *collector) emit(r measure.Results, warm bool, now int64) {
+	ops := r.TotalCounted()
+	if ops == 0 && warm {
+		return
+	}
+	c.totalOps += ops
+	iv := &Interval{
+		Index:   c.index,
+		Warmup:  warm,
+		Start:   c.s.wallAt(c.lastMono),
+		End:     c.s.wallAt(now),
+		Elapsed: time.Duration(now - c.s.startMono),
+		Results: r, Ops: ops, TotalOps: c.totalOps,
+		ExpectedOps: c.s.cfg.OperationCount,
+		Limit:       c.s.cfg.MaxExecutionTime,
+	}
+	if c.s.cfg.Phase == Load {
+		iv.ExpectedOps = c.s.wl.Config().EffectiveInsertCount()
+	}
+	c.index++
+	for _, o := range c.s.observers {
+		o.Interval(iv)
+	}
+}

@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/clock"
+)
+
+// Phase is the YCSB phase a run performs.
+type Phase int
+
+// Phases.
+const (
+	// Load inserts the records [insertstart, insertstart+insertcount).
+	Load Phase = iota
+	// Transactions runs the operation mix.
+	Transactions
+)
+
+// String returns "load" or "run".
+func (p Phase) String() string {
+	if p == Load {
+		return "load"
+	}
+	return "run"
+}
+
+// Config controls one run.
+type Config struct {
+	Phase Phase
+	// Threads is the number of workers, each with its own driver session.
+	Threads int
+	// Target is the total rate in operations per second; 0 runs a closed
+	// loop as fast as the database answers.
+	Target float64
+	// OperationCount bounds the measured operations (0: no bound). As in
+	// YCSB it is split evenly over the workers.
+	OperationCount int64
+	// MaxExecutionTime bounds the run's duration, warm-up included (0: no
+	// bound).
+	MaxExecutionTime time.Duration
+	// WarmupTime and WarmupOperations end the warm-up, whichever comes
+	// last; its measurements are kept apart from the measured phase.
+	WarmupTime       time.Duration
+	WarmupOperations int64
+	// Interval is how often results are collected and observers called;
+	// 0 collects only at the end.
+	Interval time.Duration
+	// LateThreshold is how far behind its intended start an operation may
+	// be issued before it counts as late.
+	LateThreshold time.Duration
+	// Seed makes the workers' random streams reproducible.
+	Seed uint64
+	// InsertRetryLimit and InsertRetryInterval retry failed load inserts
+	// (YCSB's core_workload_insertion_retry_limit/interval).
+	InsertRetryLimit    int
+	InsertRetryInterval time.Duration
+	// Clock is the time source; nil means the real monotonic clock.
+	Clock clock.Clock
+}
+
+// DefaultLateThreshold counts an operation late when it starts more than a
+// millisecond behind schedule: below that, scheduler and timer jitter on an
+// idle Linux machine would make every run look late.
+const DefaultLateThreshold = time.Millisecond
+
+// Validate checks the configuration; errors name the YCSB property.
+func (c *Config) Validate() error {
+	switch {
+	case c.Threads < 1:
+		return fmt.Errorf("threadcount=%d: want at least 1", c.Threads)
+	case c.Target < 0:
+		return fmt.Errorf("target=%g: want a rate >= 0 operations per second (0 = unthrottled)", c.Target)
+	case c.OperationCount < 0:
+		return fmt.Errorf("operationcount=%d: want >= 0", c.OperationCount)
+	case c.MaxExecutionTime < 0:
+		return fmt.Errorf("maxexecutiontime=%s: want >= 0", c.MaxExecutionTime)
+	case c.WarmupTime < 0:
+		return fmt.Errorf("warmup.time=%s: want >= 0", c.WarmupTime)
+	case c.WarmupOperations < 0:
+		return fmt.Errorf("warmup.operations=%d: want >= 0", c.WarmupOperations)
+	case c.InsertRetryLimit < 0:
+		return fmt.Errorf("core_workload_insertion_retry_limit=%d: want >= 0", c.InsertRetryLimit)
+	case c.Phase == Transactions && c.OperationCount == 0 && c.MaxExecutionTime == 0:
+		return fmt.Errorf("operationcount=0 and maxexecutiontime=0: the run would never end; set one of them")
+	}
+	return nil
+}
+
+func (c *Config) applyDefaults() {
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.LateThreshold == 0 {
+		c.LateThreshold = DefaultLateThreshold
+	}
+}

@@ -1,0 +1,246 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver/basic"
+	"github.com/dbarena/dbarena/driver/memory"
+	"github.com/dbarena/dbarena/internal/clock"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+func runnerLoad(wl *workload.Workload, db *memory.DB) (*runner.Result, error) {
+	return runner.Run(context.Background(), runner.Config{Phase: runner.Load, Threads: 4, Seed: 1}, wl, db)
+}
+
+func opSummary(t *testing.T, p measure.Phase, name string) measure.OpSummary {
+	t.Helper()
+	for _, o := range p.Ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s in %+v", name, p.Ops)
+	return measure.OpSummary{}
+}
+
+// TestCoordinatedOmission checks response time against the analytic answer.
+// At 1000 ops/s, every 1000th operation stalls for 100 ms and all others
+// take no time. The 99 operations scheduled during a stall start late by
+// 99, 98, ... 1 ms and finish at once, so per 1000 operations the true
+// response times are 100, 99, ..., 1 ms once each and 0 for the other 900:
+// p95 = 50 ms, p99 = 90 ms, p99.9 = 99 ms, max 100 ms, mean 5.05 ms. Service
+// time sees one 100 ms operation per 1000: p99 = p99.9 = 0, as a tool that
+// ignores coordinated omission would report.
+func TestCoordinatedOmission(t *testing.T) {
+	clk := clock.NewVirtual(1_000_000_000)
+	db := &stallDB{clk: clk, stall: int64(100 * time.Millisecond), stallEvery: 1000}
+	wl := newWorkload(t, "recordcount", "1000", "operationcount", "100000", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 1, Target: 1000, OperationCount: 100000, Seed: 7, Clock: clk,
+	}, wl, db)
+	require.NoError(t, err)
+	read := opSummary(t, res.Measured, "READ")
+	require.Equal(t, int64(100000), read.OK)
+	require.NotNil(t, read.Response)
+
+	ms := func(v float64) float64 { return v * 1000 } // ms -> µs
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"p95", read.Response.P95, ms(50)},
+		{"p99", read.Response.P99, ms(90)},
+		{"p99.9", read.Response.P999, ms(99)},
+		{"max", read.Response.Max, ms(100)},
+		{"mean", read.Response.Mean, ms(5.05)},
+	} {
+		require.InEpsilon(t, c.want, c.got, 0.01, "response %s", c.name)
+	}
+	require.Zero(t, read.Response.P90)
+	require.Zero(t, read.Service.P99, "service time hides the stalls")
+	require.Zero(t, read.Service.P999)
+	require.InEpsilon(t, ms(100), read.Service.Max, 0.01)
+	// Starts 2..99 ms behind schedule are late; 1 ms is not (> 1 ms). The
+	// 100th stall is the run's last operation, so 99 stalls make late ones.
+	require.Equal(t, int64(98*99), read.Late)
+	// 100,000 operations at 1000/s take 100 s of (virtual) time.
+	require.InEpsilon(t, 1000.0, res.Measured.Throughput, 0.01)
+}
+
+func TestClosedLoopWorkloadA(t *testing.T) {
+	props := []string{"recordcount", "2000", "operationcount", "20000", "readproportion", "0.5", "updateproportion", "0.5", "requestdistribution", "zipfian"}
+	db := loaded(t, props...)
+	require.Equal(t, 2000, db.Len("usertable"))
+	wl := newWorkload(t, props...)
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 4, OperationCount: 20000, Seed: 3}, wl, db)
+	require.NoError(t, err)
+	require.Equal(t, int64(20000), res.Measured.Operations)
+	require.Equal(t, int64(0), res.Measured.Errors)
+	r, u := opSummary(t, res.Measured, "READ"), opSummary(t, res.Measured, "UPDATE")
+	require.Equal(t, int64(20000), r.OK+u.OK)
+	require.InDelta(t, 0.5, float64(r.OK)/20000, 0.03)
+	require.Nil(t, r.Response, "closed loop has no intended start")
+	require.False(t, res.Interrupted)
+}
+
+// TestReproducible checks that one worker with one seed issues the same
+// operations, and another seed different ones.
+func TestReproducible(t *testing.T) {
+	run := func(seed uint64) []string {
+		db := &stallDB{}
+		wl := newWorkload(t, "recordcount", "1000", "operationcount", "500", "readproportion", "0.5", "updateproportion", "0.5", "requestdistribution", "zipfian")
+		_, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 1, OperationCount: 500, Seed: seed}, wl, db)
+		require.NoError(t, err)
+		return db.keys
+	}
+	a, b, c := run(42), run(42), run(43)
+	require.Len(t, a, 500)
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, c)
+}
+
+func TestMaxExecutionTime(t *testing.T) {
+	db, err := basic.Open(context.Background(), basicParams("basic.delay", "1ms"))
+	require.NoError(t, err)
+	wl := newWorkload(t, "recordcount", "100")
+	start := time.Now()
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 2, OperationCount: 1 << 40, MaxExecutionTime: 300 * time.Millisecond, Seed: 1,
+	}, wl, db)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.Equal(t, "maxexecutiontime reached", res.StopReason)
+	require.False(t, res.Interrupted)
+	require.Greater(t, res.Measured.Operations, int64(10))
+}
+
+func TestInterruptKeepsMeasurements(t *testing.T) {
+	db, err := basic.Open(context.Background(), basicParams("basic.delay", "1ms"))
+	require.NoError(t, err)
+	wl := newWorkload(t, "recordcount", "100")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	res, err := runner.Run(ctx, runner.Config{Phase: runner.Transactions, Threads: 2, OperationCount: 1 << 40, Seed: 1, Interval: 50 * time.Millisecond}, wl, db)
+	require.NoError(t, err)
+	require.True(t, res.Interrupted)
+	require.Equal(t, "interrupted", res.StopReason)
+	require.Greater(t, res.Measured.Operations, int64(10))
+}
+
+func TestWarmupKeptApart(t *testing.T) {
+	clk := clock.NewVirtual(0)
+	db := &stallDB{clk: clk, cost: int64(time.Millisecond)}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 1, OperationCount: 5000, WarmupOperations: 1000, Seed: 1, Clock: clk,
+	}, wl, db)
+	require.NoError(t, err)
+	require.NotNil(t, res.Warmup)
+	require.Equal(t, int64(1000), res.Warmup.Operations)
+	require.Equal(t, int64(5000), res.Measured.Operations)
+	require.InEpsilon(t, 5.0, res.Measured.Duration.Seconds(), 0.01)
+	require.InEpsilon(t, 1.0, res.Warmup.Duration.Seconds(), 0.01)
+}
+
+func TestWarmupByTime(t *testing.T) {
+	clk := clock.NewVirtual(0)
+	db := &stallDB{clk: clk, cost: int64(time.Millisecond)}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 1, OperationCount: 3000, WarmupTime: 2 * time.Second, Seed: 1, Clock: clk,
+	}, wl, db)
+	require.NoError(t, err)
+	require.Equal(t, int64(2000), res.Warmup.Operations)
+	require.Equal(t, int64(3000), res.Measured.Operations)
+}
+
+func TestErrorsCountedByClass(t *testing.T) {
+	db := &stallDB{failEvery: 10}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 1, OperationCount: 1000, Seed: 1}, wl, db)
+	require.NoError(t, err)
+	read := opSummary(t, res.Measured, "READ")
+	require.Equal(t, int64(900), read.OK)
+	require.Equal(t, map[string]int64{"TIMEOUT": 100}, read.Errors)
+	require.Equal(t, int64(1000), res.Measured.Operations, "failed operations count in throughput, as in YCSB")
+}
+
+// TestLoadPartitionsAndRunInserts loads two key ranges as two loaders
+// would, then runs workload D whose inserts must not collide with them.
+func TestLoadPartitionsAndRunInserts(t *testing.T) {
+	db := memory.New()
+	for _, part := range [][2]string{{"0", "600"}, {"600", "400"}} {
+		wl := newWorkload(t, "recordcount", "1000", "insertstart", part[0], "insertcount", part[1])
+		res, err := runnerLoad(wl, db)
+		require.NoError(t, err)
+		require.Equal(t, int64(0), res.Measured.Errors)
+	}
+	require.Equal(t, 1000, db.Len("usertable"))
+	props := []string{"recordcount", "1000", "operationcount", "4000", "readproportion", "0.5", "updateproportion", "0", "insertproportion", "0.5", "requestdistribution", "latest"}
+	wl := newWorkload(t, props...)
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 4, OperationCount: 4000, Seed: 9}, wl, db)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), res.Measured.Errors, "no insert collides, every read finds its record")
+	ins := opSummary(t, res.Measured, "INSERT")
+	require.Equal(t, 1000+int(ins.OK), db.Len("usertable"))
+}
+
+func TestDataIntegrityVerify(t *testing.T) {
+	props := []string{"recordcount", "500", "operationcount", "2000", "readproportion", "0.5", "updateproportion", "0",
+		"readmodifywriteproportion", "0.5", "dataintegrity", "true", "writeallfields", "true"}
+	db := loaded(t, props...)
+	wl := newWorkload(t, props...)
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 2, OperationCount: 2000, Seed: 5}, wl, db)
+	require.NoError(t, err)
+	v := opSummary(t, res.Measured, runner.VerifySeries)
+	r := opSummary(t, res.Measured, "READ")
+	require.Equal(t, r.OK, v.OK, "every read verified")
+	require.Empty(t, v.Errors)
+	require.Equal(t, int64(2000), res.Measured.Operations, "reads inside read-modify-write count once")
+
+	// Corrupt one record: its reads must fail verification.
+	s, _ := db.Session(context.Background(), 0)
+	key := workload.KeyName(0, true, 1)
+	require.NoError(t, s.Update(context.Background(), "usertable", key, recordOf("field0", "garbage")))
+	wl = newWorkload(t, append(props, "requestdistribution", "sequential", "recordcount", "1")...)
+	res, err = runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 1, OperationCount: 10, Seed: 5}, wl, db)
+	require.NoError(t, err)
+	v = opSummary(t, res.Measured, runner.VerifySeries)
+	require.Positive(t, v.Errors["UNEXPECTED_STATE"], fmt.Sprintf("%+v", v))
+}
+
+// TestFewerOperationsThanWorkers guards against a worker whose share of
+// operationcount is zero running forever.
+func TestFewerOperationsThanWorkers(t *testing.T) {
+	db := &stallDB{}
+	wl := newWorkload(t, "recordcount", "10")
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 4, OperationCount: 1, Seed: 1}, wl, db)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), res.Measured.Operations)
+}
+
+func TestValidate(t *testing.T) {
+	wl := newWorkload(t, "recordcount", "10")
+	for name, c := range map[string]struct {
+		cfg  runner.Config
+		want string
+	}{
+		"threads":  {runner.Config{Threads: 0, OperationCount: 1}, "threadcount"},
+		"target":   {runner.Config{Threads: 1, Target: -1, OperationCount: 1}, "target"},
+		"forever":  {runner.Config{Phase: runner.Transactions, Threads: 1}, "never end"},
+		"negative": {runner.Config{Threads: 1, OperationCount: -1}, "operationcount"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := runner.Run(context.Background(), c.cfg, wl, &stallDB{})
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}

@@ -1,0 +1,206 @@
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/record"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// workerState is one worker's loop state.
+type workerState struct {
+	s       *run
+	id      int
+	sess    driver.Session
+	wk      *workload.Worker
+	main    measure.Handle
+	warm    measure.Handle
+	integ   bool
+	readBuf record.Record
+	scanBuf []record.Record
+	// retryRand jitters insert retry waits, as YCSB does, so retrying
+	// workers do not hit the database in lockstep.
+	retryRand *rand.Rand
+}
+
+// quota returns how many measured operations worker id performs: YCSB
+// splits operationcount evenly, the first workers taking the remainder.
+func quota(total int64, threads, id int) int64 {
+	if total <= 0 {
+		return 0
+	}
+	q := total / int64(threads)
+	if int64(id) < total%int64(threads) {
+		q++
+	}
+	return q
+}
+
+func (s *run) worker(ctx context.Context, id int) {
+	w := &workerState{
+		s: s, id: id, sess: s.sessions[id], wk: s.workers[id],
+		main:      s.mainRec.Handle(id),
+		integ:     s.wl.Config().DataIntegrity,
+		retryRand: rand.New(rand.NewPCG(s.cfg.Seed, uint64(id)+1<<32)),
+	}
+	if s.warmRec != nil {
+		w.warm = s.warmRec.Handle(id)
+	}
+	clk := s.cfg.Clock
+	// limit < 0: no operation bound. A worker whose share of a small
+	// operationcount is zero does nothing.
+	limit := int64(-1)
+	if s.cfg.Phase == Transactions && s.cfg.OperationCount > 0 {
+		if limit = quota(s.cfg.OperationCount, s.cfg.Threads, id); limit == 0 {
+			return
+		}
+	}
+	var interval, next float64
+	if s.cfg.Target > 0 {
+		// Each worker takes an equal share of the rate; their schedules are
+		// staggered so that the aggregate arrivals are evenly spaced.
+		interval = float64(s.cfg.Threads) * 1e9 / s.cfg.Target
+		next = float64(s.startMono) + float64(id)*interval/float64(s.cfg.Threads)
+	}
+	var measured int64
+	for !s.stop.Load() {
+		var op *workload.Operation
+		if s.cfg.Phase == Load {
+			if op = w.wk.NextInsert(); op == nil {
+				return
+			}
+		} else {
+			op = w.wk.NextTransaction()
+		}
+		var intended int64
+		if interval > 0 {
+			intended = int64(next)
+			next += interval
+			if clk.Now() < intended && clk.SleepUntil(intended, s.done) {
+				w.wk.Done(op)
+				return
+			}
+		}
+		start := clk.Now()
+		if s.deadline > 0 && start >= s.deadline {
+			w.wk.Done(op)
+			s.halt("maxexecutiontime reached")
+			return
+		}
+		if intended == 0 {
+			intended = start
+		}
+		warm := s.inWarmup(start)
+		h := w.main
+		if warm {
+			h = w.warm
+		}
+		w.exec(ctx, op, h, intended, start)
+		if warm {
+			s.warmOps.Add(1)
+			continue
+		}
+		measured++
+		if limit >= 0 && measured >= limit {
+			return
+		}
+	}
+}
+
+// record measures one finished call.
+func (w *workerState) record(h measure.Handle, series int, err error, intended, start, end int64, f measure.Flags) {
+	response := end - intended
+	if err != nil {
+		h.RecordError(series, string(driver.Classify(err)), response, f)
+		return
+	}
+	if start-intended > int64(w.s.cfg.LateThreshold) {
+		f |= measure.Late
+	}
+	h.Record(series, end-start, response, f)
+}
+
+func (w *workerState) exec(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
+	clk := w.s.cfg.Clock
+	var err error
+	switch op.Kind {
+	case workload.Read:
+		w.readBuf, err = w.sess.Read(ctx, op.Table, op.Key, op.Fields, w.readBuf)
+		end := clk.Now()
+		w.record(h, int(workload.Read), err, intended, start, end, 0)
+		if err == nil && w.integ {
+			w.verify(h, op.Key, w.readBuf, end)
+		}
+	case workload.Update:
+		err = w.sess.Update(ctx, op.Table, op.Key, op.Values)
+		w.record(h, int(workload.Update), err, intended, start, clk.Now(), 0)
+	case workload.Insert:
+		w.insert(ctx, op, h, intended, start)
+	case workload.Scan:
+		w.scanBuf, err = w.sess.Scan(ctx, op.Table, op.Key, op.ScanCount, op.Fields, w.scanBuf)
+		w.record(h, int(workload.Scan), err, intended, start, clk.Now(), 0)
+	case workload.Delete:
+		err = w.sess.Delete(ctx, op.Table, op.Key)
+		w.record(h, int(workload.Delete), err, intended, start, clk.Now(), 0)
+	case workload.ReadModifyWrite:
+		w.readModifyWrite(ctx, op, h, intended, start)
+	}
+}
+
+// readModifyWrite reads then updates one record. As in YCSB the READ and
+// UPDATE are also recorded on their own; the READ's response time runs
+// from the intended start, the UPDATE's from the end of the read.
+func (w *workerState) readModifyWrite(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
+	clk := w.s.cfg.Clock
+	var err error
+	w.readBuf, err = w.sess.Read(ctx, op.Table, op.Key, op.Fields, w.readBuf)
+	readEnd := clk.Now()
+	w.record(h, int(workload.Read), err, intended, start, readEnd, measure.Sub)
+	if err == nil && w.integ {
+		w.verify(h, op.Key, w.readBuf, readEnd)
+	}
+	if err == nil {
+		updStart := clk.Now()
+		err = w.sess.Update(ctx, op.Table, op.Key, op.Values)
+		w.record(h, int(workload.Update), err, updStart, updStart, clk.Now(), measure.Sub)
+	}
+	w.record(h, int(workload.ReadModifyWrite), err, intended, start, clk.Now(), 0)
+}
+
+// insert performs an insert, retrying a failed load insert up to the
+// configured limit. Every attempt is measured.
+func (w *workerState) insert(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
+	clk := w.s.cfg.Clock
+	defer w.wk.Done(op)
+	var f measure.Flags
+	for attempt := 0; ; attempt++ {
+		err := w.sess.Insert(ctx, op.Table, op.Key, op.Values)
+		w.record(h, int(workload.Insert), err, intended, start, clk.Now(), f)
+		// Retries are measured but the insert counts once.
+		f = measure.Sub
+		if err == nil || w.s.cfg.Phase != Load || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load() {
+			return
+		}
+		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
+		if clk.SleepUntil(clk.Now()+int64(wait), w.s.done) {
+			return
+		}
+		start = clk.Now()
+		intended = start
+	}
+}
+
+// verify checks a read record against its dataintegrity values and counts
+// the outcome in the VERIFY series, as YCSB does.
+func (w *workerState) verify(h measure.Handle, key string, rec record.Record, start int64) {
+	_, ok := w.wk.Verify(key, rec)
+	end := w.s.cfg.Clock.Now()
+	if !ok {
+		h.RecordError(seriesVerify, "UNEXPECTED_STATE", end-start, measure.Sub)
+		return
+	}
+	h.Record(seriesVerify, end-start, end-start, measure.Sub)
+}

@@ -1,0 +1,121 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dbarena/dbarena/properties"
+)
+
+// knownProperties lists every property dbarena reads or deliberately
+// accepts from YCSB: CoreWorkload's, the client's and the measurement
+// ones (accepted so YCSB files do not warn, though dbarena always measures
+// with HdrHistograms).
+func knownProperties() []string {
+	return []string{
+		// CoreWorkload
+		"table", "recordcount", "operationcount", "insertstart", "insertcount", "fieldcount",
+		"fieldnameprefix", "fieldlength", "minfieldlength", "fieldlengthdistribution", "readallfields",
+		"writeallfields", "readproportion", "updateproportion", "insertproportion", "scanproportion",
+		"readmodifywriteproportion", "deleteproportion", "requestdistribution", "zipfianconstant",
+		"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
+		"minscanlength", "maxscanlength", "scanlengthdistribution", "insertorder", "zeropadding",
+		"dataintegrity", "core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
+		"fieldlengthhistogram",
+		// YCSB client and measurement
+		"workload", "db", "exporter", "exportfile", "threadcount", "target", "maxexecutiontime",
+		"status.interval", "measurementtype", "measurement.interval", "measurement.trackjvm",
+		"measurement.raw.output_file", "measurement.raw.no_summary", "measurement.histogram.verbose",
+		"hdrhistogram.percentiles", "hdrhistogram.fileoutput", "hdrhistogram.output.path",
+		"histogram.buckets", "timeseries.granularity", "reportlatencyforeacherror",
+		"latencytrackederrors", "dotransactions", "batchsize",
+		// dbarena
+		"seed", "warmup.time", "warmup.operations", "json.output", "hdr.log", "late.threshold",
+	}
+}
+
+// KnownProperty reports whether dbarena knows key.
+func KnownProperty(key string) bool {
+	for _, k := range knownProperties() {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Warning is a property dbarena does not know.
+type Warning struct {
+	Key    string
+	Source properties.Source
+	// Suggestion is the closest known property, if one is close.
+	Suggestion string
+}
+
+// String renders the warning for a log line.
+func (w Warning) String() string {
+	s := fmt.Sprintf("%s: unknown property %q is ignored", w.Source, w.Key)
+	if w.Suggestion != "" {
+		s += fmt.Sprintf(" (did you mean %q?)", w.Suggestion)
+	}
+	return s
+}
+
+func unknownWarnings(p *properties.Set, driverPrefixes []string) []Warning {
+	var out []Warning
+	for _, k := range p.Keys() {
+		if KnownProperty(k) {
+			continue
+		}
+		if prefix, _, ok := strings.Cut(k, "."); ok && contains(driverPrefixes, prefix) {
+			continue
+		}
+		_, src, _ := p.Lookup(k)
+		out = append(out, Warning{Key: k, Source: src, Suggestion: closest(k)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the known property nearest to key by edit distance, if
+// it is at most 3 edits away.
+func closest(key string) string {
+	best, bestD := "", 4
+	for _, k := range knownProperties() {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
