@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
@@ -13,15 +14,17 @@ const valueAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 // RandomByteIterator also produces printable ASCII; the exact bytes differ
 // (they are random in both tools) but the size and character class match.
 func appendRandomValue(dst []byte, r *rand.Rand, n int) []byte {
-	for n > 0 {
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	for i := 0; i < len(out); i += 10 {
 		bits := r.Uint64()
-		for i := 0; i < 10 && n > 0; i++ {
-			dst = append(dst, valueAlphabet[bits&63])
+		chunk := out[i:min(i+10, len(out))]
+		for j := range chunk {
+			chunk[j] = valueAlphabet[bits&63]
 			bits >>= 6
-			n--
 		}
 	}
-	return dst
+	return dst[:len(dst)+n]
 }
 
 // appendDeterministicValue appends the value YCSB writes for a field when
