@@ -71,8 +71,9 @@ type stripe struct {
 	mu     sync.Mutex
 	active *seriesSet
 	spare  *seriesSet
-	// pad keeps neighbouring stripes' mutexes off one cache line.
-	_ [40]byte
+	// pad gives each stripe two cache lines of its own (adjacent-line
+	// prefetch pairs them), so workers on different stripes never share one.
+	_ [104]byte
 }
 
 // NewRecorder returns a recorder for the given series.
