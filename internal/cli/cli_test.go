@@ -163,3 +163,25 @@ func TestNormalizeArgs(t *testing.T) {
 	got := normalizeArgs([]string{"ycsb", "run", "-threads", "4", "-target=100", "-P", "f", "-p", "x=-threads", "--", "-seed"})
 	require.Equal(t, []string{"ycsb", "run", "--threads", "4", "--target=100", "-P", "f", "-p", "x=-threads", "--", "-seed"}, got)
 }
+
+func TestHumanUnits(t *testing.T) {
+	require.Equal(t, "0.14µs", humanMicros(0.141))
+	require.Equal(t, "45µs", humanMicros(45.2))
+	require.Equal(t, "8.48ms", humanMicros(8478.7))
+	require.Equal(t, "1.50s", humanMicros(1.5e6))
+	require.Equal(t, "5.11M", humanRate(5.11e6))
+	require.Equal(t, "12.3k", humanRate(12345))
+}
+
+func TestStatusLine(t *testing.T) {
+	var errb bytes.Buffer
+	st := &State{Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }}
+	st.Logger = newLogger(&errb)
+	code := Main(context.Background(), st, []string{"ycsb", "run", "basic", "-P", workloadA, "-p", "operationcount=1000000000",
+		"-p", "maxexecutiontime=2.2", "-p", "status.interval=1", "-s", "-seed", "1", "-p", "basic.delay=100us"})
+	require.Equal(t, ExitOK, code, errb.String())
+	lines := strings.Count(errb.String(), " current ops/sec;")
+	require.GreaterOrEqual(t, lines, 2, errb.String())
+	require.Contains(t, errb.String(), "[READ: Count=")
+	require.Contains(t, errb.String(), "est completion in")
+}

@@ -160,6 +160,9 @@ func humanMicros(us float64) string {
 		return fmt.Sprintf("%.2fs", us/1e6)
 	case us >= 1e3:
 		return fmt.Sprintf("%.2fms", us/1e3)
+	case us >= 10:
+		return fmt.Sprintf("%.0fµs", us)
 	}
-	return fmt.Sprintf("%.0fµs", us)
+	// In-process drivers answer in well under a microsecond.
+	return fmt.Sprintf("%.2fµs", us)
 }
