@@ -43,28 +43,28 @@ func (c *collector) loop() {
 		case <-c.s.done:
 			return
 		case <-t.C:
-			c.collect(c.s.cfg.Clock.Now())
+			c.collect(c.s.cfg.Clock.Now(), false)
 		}
 	}
 }
 
 // collect gathers everything recorded up to now and hands it to the
-// observers.
-func (c *collector) collect(now int64) {
+// observers; final marks the last collection of the run.
+func (c *collector) collect(now int64, final bool) {
 	if c.s.warmRec != nil {
 		c.s.warmRec.Collect(c.warmIv)
-		c.emit(c.warmIv, true, now)
+		c.emit(c.warmIv, true, false, now)
 		c.warmCum.Merge(c.warmIv)
 		c.warmIv.Reset()
 	}
 	c.s.mainRec.Collect(c.mainIv)
-	c.emit(c.mainIv, false, now)
+	c.emit(c.mainIv, false, final, now)
 	c.mainCum.Merge(c.mainIv)
 	c.mainIv.Reset()
 	c.lastMono = now
 }
 
-func (c *collector) emit(r measure.Results, warm bool, now int64) {
+func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
 	ops := r.TotalCounted()
 	if ops == 0 && warm {
 		return
@@ -73,6 +73,7 @@ func (c *collector) emit(r measure.Results, warm bool, now int64) {
 	iv := &Interval{
 		Index:   c.index,
 		Warmup:  warm,
+		Final:   final,
 		Start:   c.s.wallAt(c.lastMono),
 		End:     c.s.wallAt(now),
 		Elapsed: time.Duration(now - c.s.startMono),

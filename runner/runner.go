@@ -29,6 +29,9 @@ type Interval struct {
 	Index int
 	// Warmup marks results measured during the warm-up.
 	Warmup bool
+	// Final marks the run's last interval, collected after every worker
+	// stopped; it may be shorter than the others.
+	Final bool
 	// Start and End bound the interval in wall-clock time.
 	Start, End time.Time
 	// Elapsed is the time since the run started.
@@ -197,7 +200,7 @@ func (s *run) execute(ctx context.Context) *Result {
 	endMono := clk.Now()
 	s.halt(s.naturalStopReason())
 	cwg.Wait()
-	col.collect(endMono)
+	col.collect(endMono, true)
 	return s.result(col, endMono)
 }
 

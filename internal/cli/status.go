@@ -36,14 +36,16 @@ func (s *statusLine) Interval(iv *runner.Interval) {
 	}
 	s.acc.Merge(iv.Results)
 	s.accOps += iv.Ops
-	if iv.Elapsed-s.lastTime < s.every {
+	if iv.Elapsed-s.lastTime < s.every && !iv.Final {
 		return
 	}
-	span := iv.Elapsed - s.lastTime
+	rate := 0.0
+	if span := iv.Elapsed - s.lastTime; span > 0 {
+		rate = float64(s.accOps) / span.Seconds()
+	}
 	s.sb.Reset()
 	fmt.Fprintf(&s.sb, "%s %d sec: %d operations; %s current ops/sec;",
-		iv.End.Format("2006-01-02 15:04:05:000"), int64(iv.Elapsed.Seconds()), iv.TotalOps,
-		num1(float64(s.accOps)/span.Seconds()))
+		iv.End.Format("2006-01-02 15:04:05:000"), int64(iv.Elapsed.Seconds()), iv.TotalOps, num1(rate))
 	if eta, ok := estimate(iv); ok {
 		fmt.Fprintf(&s.sb, " est completion in %s", eta)
 	}
