@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -247,6 +246,3 @@ func (s *run) inWarmup(now int64) bool {
 	}
 	return true
 }
-
-// errStopped marks an operation abandoned because the run is stopping.
-var errStopped = errors.New("run stopping")
