@@ -78,7 +78,7 @@ func TestDeterministicInitialData(t *testing.T) {
 }
 
 const (
-	fingerprintRandom    = "7c2d94d5ba430905"
+	fingerprintRandom    = "6f3f550807d8acf0"
 	fingerprintIntegrity = "51ad59c63f250d44"
 )
 
