@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 )
 
 // Class is the kind of a failed operation. The names follow YCSB's Status
@@ -89,4 +90,11 @@ func Retryable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// Unreachable is the error a driver returns when it cannot connect: it
+// names the database, the address tried and the connect timeout, so that a
+// typo in a host or port is obvious from the message alone.
+func Unreachable(database, addr string, timeout time.Duration, err error) error {
+	return &Error{Class: ClassUnavailable, Err: fmt.Errorf("cannot connect to %s at %s within %s: %w", database, addr, timeout, err)}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/dbarena/dbarena/measure"
@@ -87,5 +88,26 @@ func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
 	c.index++
 	for _, o := range c.s.observers {
 		o.Interval(iv)
+	}
+	c.checkErrorRate(r, ops)
+}
+
+// checkErrorRate halts the run when the interval's share of failed
+// operations is above the configured limit. Data-integrity mismatches are
+// not database errors and do not count.
+func (c *collector) checkErrorRate(r measure.Results, ops int64) {
+	limit := c.s.cfg.StopOnErrorRate
+	if limit <= 0 || ops == 0 {
+		return
+	}
+	var errs int64
+	for i := range r {
+		if i != seriesVerify {
+			errs += r[i].ErrorCount()
+		}
+	}
+	if rate := float64(errs) / float64(ops); errs >= MinErrorsToStop && rate > limit {
+		c.s.errorStopped.Store(true)
+		c.s.halt(fmt.Sprintf("error rate %.1f%% in one interval (%d of %d operations) above stop-on-error-rate=%g", 100*rate, errs, ops, limit))
 	}
 }

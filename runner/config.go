@@ -16,12 +16,19 @@ const (
 	Load Phase = iota
 	// Transactions runs the operation mix.
 	Transactions
+	// Verify reads back every record a load of the same workload wrote and
+	// checks its fields: missing records count as READ NOT_FOUND, wrong or
+	// missing fields as VERIFY UNEXPECTED_STATE.
+	Verify
 )
 
-// String returns "load" or "run".
+// String returns "load", "run" or "verify".
 func (p Phase) String() string {
-	if p == Load {
+	switch p {
+	case Load:
 		return "load"
+	case Verify:
+		return "verify"
 	}
 	return "run"
 }
@@ -56,9 +63,24 @@ type Config struct {
 	// (YCSB's core_workload_insertion_retry_limit/interval).
 	InsertRetryLimit    int
 	InsertRetryInterval time.Duration
+	// StopOnErrorRate stops the run when, in one collection interval, more
+	// than this fraction of operations failed (and at least
+	// MinErrorsToStop did): a dead server then ends the run early with
+	// everything measured so far. 0 never stops on errors.
+	StopOnErrorRate float64
+	// BatchSize > 1 makes the load phase insert that many records per call
+	// when the driver's session implements driver.BatchInserter (YCSB's
+	// batchsize). Each record of a batch is measured with the batch's
+	// latency, so counts and throughput stay per record.
+	BatchSize int
 	// Clock is the time source; nil means the real monotonic clock.
 	Clock clock.Clock
 }
+
+// MinErrorsToStop is the fewest failed operations in one interval that can
+// stop a run under StopOnErrorRate, so that one unlucky timeout in a quiet
+// interval does not end a long run.
+const MinErrorsToStop = 3
 
 // DefaultLateThreshold counts an operation late when it starts more than a
 // millisecond behind schedule: below that, scheduler and timer jitter on an
@@ -80,6 +102,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("warmup.time=%s: want >= 0", c.WarmupTime)
 	case c.WarmupOperations < 0:
 		return fmt.Errorf("warmup.operations=%d: want >= 0", c.WarmupOperations)
+	case c.StopOnErrorRate < 0 || c.StopOnErrorRate > 1:
+		return fmt.Errorf("stop-on-error-rate=%g: want a fraction between 0 (never stop) and 1", c.StopOnErrorRate)
+	case c.StopOnErrorRate > 0 && c.Interval <= 0:
+		return fmt.Errorf("stop-on-error-rate needs a collection interval: set status.interval")
+	case c.BatchSize < 0:
+		return fmt.Errorf("batchsize=%d: want >= 0", c.BatchSize)
 	case c.InsertRetryLimit < 0:
 		return fmt.Errorf("core_workload_insertion_retry_limit=%d: want >= 0", c.InsertRetryLimit)
 	case c.Phase == Transactions && c.OperationCount == 0 && c.MaxExecutionTime == 0:

@@ -69,6 +69,9 @@ type Result struct {
 	Interrupted bool
 	// StopReason says why the run ended.
 	StopReason string
+	// ErrorStopped is true when the run stopped because its error rate
+	// went above Config.StopOnErrorRate.
+	ErrorStopped bool
 }
 
 // Run executes the phase against db with the given workload. Measurements
@@ -108,6 +111,7 @@ type run struct {
 	stopOnce      sync.Once
 	stopReason    atomic.Value
 	interrupted   atomic.Bool
+	errorStopped  atomic.Bool
 	warming       atomic.Bool
 	warmOps       atomic.Int64
 	measuredStart atomic.Int64
@@ -204,8 +208,11 @@ func (s *run) execute(ctx context.Context) *Result {
 }
 
 func (s *run) naturalStopReason() string {
-	if s.cfg.Phase == Load {
+	switch s.cfg.Phase {
+	case Load:
 		return "all records inserted"
+	case Verify:
+		return "all records read back"
 	}
 	return "operationcount reached"
 }
@@ -216,6 +223,7 @@ func (s *run) result(col *collector, endMono int64) *Result {
 		Start: s.startWall, End: s.wallAt(endMono),
 		MeasuredResults: col.mainCum,
 		Interrupted:     s.interrupted.Load(),
+		ErrorStopped:    s.errorStopped.Load(),
 	}
 	r.StopReason, _ = s.stopReason.Load().(string)
 	ms := s.measuredStart.Load()

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/record"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// batch holds copies of the load inserts not yet sent. The workload reuses
+// its operation buffers, so every key and value is copied in; the copies'
+// buffers are reused from one batch to the next.
+type batch struct {
+	ins   driver.BatchInserter
+	size  int
+	keys  []string
+	recs  []record.Record
+	bufs  [][]byte
+	table string
+}
+
+func newBatch(ins driver.BatchInserter, size int) *batch {
+	return &batch{ins: ins, size: size, recs: make([]record.Record, size), bufs: make([][]byte, size)}
+}
+
+func (b *batch) add(op *workload.Operation) {
+	i := len(b.keys)
+	buf := b.bufs[i][:0]
+	rec := b.recs[i][:0]
+	buf = append(buf, op.Key...)
+	key := string(buf) // one allocation per key: drivers may keep keys
+	for _, f := range op.Values {
+		start := len(buf)
+		buf = append(buf, f.Value...)
+		rec = append(rec, record.Field{Name: f.Name, Value: buf[start:len(buf):len(buf)]})
+	}
+	b.bufs[i], b.recs[i] = buf, rec
+	b.keys = append(b.keys, key)
+	b.table = op.Table
+}
+
+// addToBatch queues a load insert and sends the batch when it is full.
+func (w *workerState) addToBatch(ctx context.Context, op *workload.Operation, h measure.Handle) {
+	w.batch.add(op)
+	w.wk.Done(op)
+	if len(w.batch.keys) >= w.batch.size {
+		w.flushBatch(ctx, h)
+	}
+}
+
+// flushBatch sends the queued inserts in one call, retrying a failed batch
+// as a failed single insert would be retried, and records every record of
+// the batch with the batch's latency.
+func (w *workerState) flushBatch(ctx context.Context, h measure.Handle) {
+	b := w.batch
+	n := len(b.keys)
+	if n == 0 {
+		return
+	}
+	clk := w.s.cfg.Clock
+	var f measure.Flags
+	for attempt := 0; ; attempt++ {
+		start := clk.Now()
+		err := b.ins.InsertBatch(ctx, b.table, b.keys, b.recs[:n])
+		end := clk.Now()
+		for i := 0; i < n; i++ {
+			w.record(h, int(workload.Insert), err, start, start, end, f)
+		}
+		f = measure.Sub
+		if err == nil || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load() {
+			break
+		}
+		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
+		if clk.SleepUntil(clk.Now()+int64(wait), w.s.done) {
+			break
+		}
+	}
+	b.keys = b.keys[:0]
+}
