@@ -32,6 +32,9 @@ func knownProperties() []string {
 		"latencytrackederrors", "dotransactions", "batchsize",
 		// dbarena
 		"seed", "warmup.time", "warmup.operations", "json.output", "hdr.log", "late.threshold",
+		"stop-on-error-rate", "schema.create", "drop", "verify",
+		// YCSB's JDBC binding, read by the postgres and mysql drivers
+		"db.url", "db.user", "db.passwd", "db.driver",
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
@@ -34,6 +35,11 @@ type Summary struct {
 	Warmup      *measure.Phase    `json:"warmup,omitempty"`
 	Measured    measure.Phase     `json:"measured"`
 	Loader      *LoaderUsage      `json:"loader,omitempty"`
+	// Verify is the read-back check of a load (load --verify, ycsb verify).
+	Verify *VerifyReport `json:"verify,omitempty"`
+	// DriverCounters are events the driver counted itself: client library
+	// retries, consumed capacity units.
+	DriverCounters []driver.Counter `json:"driver_counters,omitempty"`
 }
 
 func newSummary(driverName string, rs runSettings, props *properties.Set, res *runner.Result) Summary {
@@ -54,7 +60,10 @@ func newSummary(driverName string, rs runSettings, props *properties.Set, res *r
 
 // execute runs the phase and writes every output. Outputs are written even
 // when the run was interrupted: nothing measured is lost.
-func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB) error {
+//
+// after, when not nil, runs once the phase ended uninterrupted (the verify
+// pass of load --verify); its report goes into the outputs.
+func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB, after func() (*VerifyReport, error)) error {
 	var observers []runner.Observer
 	if f.status {
 		observers = append(observers, newStatusLine(st.Stderr, rs.statusInterval))
@@ -86,28 +95,55 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if runErr != nil {
 		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
 	}
-	errs = append(errs, writeOutputs(st, driverName, rs, props, res))
+	var rep *VerifyReport
+	if res.Phase == runner.Verify {
+		rep = newVerifyReport(res, wl.Config().DataIntegrity)
+		fmt.Fprintln(st.Stderr, rep)
+	} else if after != nil && !res.Interrupted && !res.ErrorStopped {
+		var err error
+		if rep, err = after(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var counters []driver.Counter
+	if cs, ok := db.(driver.CounterSource); ok {
+		counters = cs.Counters()
+	}
+	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
-	if res.Interrupted {
+	switch {
+	case res.Interrupted:
 		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
+	case res.ErrorStopped:
+		return &exitError{code: ExitFailure, err: fmt.Errorf("stopped early: %s; results so far were written", res.StopReason)}
+	case rep != nil && rep.Failed():
+		return &exitError{code: ExitFailure, err: fmt.Errorf("verify failed: %d missing, %d mismatched, %d errors of %d records", rep.Missing, rep.Mismatched, rep.Errors, rep.Records)}
 	}
 	return nil
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result) error {
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter) error {
 	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
 	if err != nil {
 		return err
 	}
 	textErr := measure.WriteYCSBText(w, res.Measured, res.Interrupted)
+	for _, c := range counters {
+		if _, err := fmt.Fprintf(w, "[DRIVER], %s, %s\n", c.Name, strconv.FormatFloat(c.Value, 'f', -1, 64)); err != nil {
+			textErr = errors.Join(textErr, err)
+			break
+		}
+	}
 	textErr = errors.Join(textErr, closeText())
 	if rs.jsonOut == "" {
 		return textErr
 	}
-	b, err := json.MarshalIndent(newSummary(driverName, rs, props, res), "", "  ")
+	sum := newSummary(driverName, rs, props, res)
+	sum.Verify, sum.DriverCounters = rep, counters
+	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return errors.Join(textErr, fmt.Errorf("encode JSON summary: %w", err))
 	}

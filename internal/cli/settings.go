@@ -22,13 +22,19 @@ type runSettings struct {
 	hdrLog         string
 	exportFile     string
 	seedGiven      bool
+	// createSchema and drop shape the load: create the table when missing
+	// (default), after dropping it first when asked.
+	createSchema bool
+	drop         bool
+	// verify reads every loaded record back after a load.
+	verify bool
 }
 
 // defaultStatusInterval is YCSB's status.interval default.
 const defaultStatusInterval = 10 * time.Second
 
 func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) (runSettings, error) {
-	rs := runSettings{statusInterval: defaultStatusInterval}
+	rs := runSettings{statusInterval: defaultStatusInterval, createSchema: true}
 	c := &rs.run
 	c.Phase = phase
 	c.Interval = time.Second
@@ -61,6 +67,21 @@ func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Confi
 	}
 	if err := seedProp(p, &rs); err != nil {
 		return rs, err
+	}
+	if c.StopOnErrorRate, err = p.Float("stop-on-error-rate", 0); err != nil {
+		return rs, err
+	}
+	if c.BatchSize, err = p.Int("batchsize", 1); err != nil {
+		return rs, err
+	}
+	bools := []struct {
+		key string
+		dst *bool
+	}{{"schema.create", &rs.createSchema}, {"drop", &rs.drop}, {"verify", &rs.verify}}
+	for _, b := range bools {
+		if *b.dst, err = p.Bool(b.key, *b.dst); err != nil {
+			return rs, err
+		}
 	}
 	c.InsertRetryLimit = wcfg.InsertionRetryLimit
 	c.InsertRetryInterval = wcfg.InsertionRetryInterval

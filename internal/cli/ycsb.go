@@ -31,6 +31,10 @@ type ycsbFlags struct {
 	hdrLog     string
 	exportFile string
 	quiet      bool
+	drop       bool
+	noCreate   bool
+	verify     bool
+	stopRate   float64
 }
 
 func newYCSBCommand(st *State) *cobra.Command {
@@ -45,15 +49,19 @@ Property precedence, lowest first: built-in defaults, -P files in the order
 given (later files win), -p properties (always win over files, whatever
 their position), then flags such as -threads and -target.`,
 	}
-	cmd.AddCommand(newYCSBPhaseCommand(st, runner.Load), newYCSBPhaseCommand(st, runner.Transactions))
+	cmd.AddCommand(newYCSBPhaseCommand(st, runner.Load), newYCSBPhaseCommand(st, runner.Transactions),
+		newYCSBPhaseCommand(st, runner.Verify))
 	return cmd
 }
 
 func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	f := &ycsbFlags{}
 	use, short := "run DRIVER", "Run the operation mix against DRIVER"
-	if phase == runner.Load {
-		use, short = "load DRIVER", "Insert the records [insertstart, insertstart+insertcount) into DRIVER"
+	switch phase {
+	case runner.Load:
+		use, short = "load DRIVER", "Create the table if missing, then insert the records [insertstart, insertstart+insertcount) into DRIVER"
+	case runner.Verify:
+		use, short = "verify DRIVER", "Read back every record a load wrote and check its fields (counts missing and mismatched records)"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -82,6 +90,12 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
 	fl.StringVar(&f.exportFile, "export", "", "write the YCSB text summary to this file instead of stdout (property exportfile)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on a terminal")
+	fl.Float64Var(&f.stopRate, "stop-on-error-rate", 0, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
+	if phase == runner.Load || phase == runner.Transactions {
+		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
+		fl.BoolVar(&f.noCreate, "no-create", false, "do not create the database/keyspace and table (property schema.create=false)")
+		fl.BoolVar(&f.verify, "verify", false, "after the load, read every record back and check its values (property verify; exact with dataintegrity=true)")
+	}
 	if phase == runner.Transactions {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
@@ -106,6 +120,10 @@ func resolveProperties(cmd *cobra.Command, f *ycsbFlags) (*properties.Set, error
 	set("json", "json.output", f.jsonOut)
 	set("hdr-log", "hdr.log", f.hdrLog)
 	set("export", "exportfile", f.exportFile)
+	set("stop-on-error-rate", "stop-on-error-rate", strconv.FormatFloat(f.stopRate, 'f', -1, 64))
+	set("drop", "drop", strconv.FormatBool(f.drop))
+	set("no-create", "schema.create", strconv.FormatBool(!f.noCreate))
+	set("verify", "verify", strconv.FormatBool(f.verify))
 	return p, nil
 }
 
@@ -139,12 +157,59 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		return &exitError{code: ExitFailure, err: fmt.Errorf("open driver %s: %w", driverName, err)}
 	}
 	defer db.Close()
+	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
+	if phase == runner.Load || f.preload {
+		if err := prepareSchema(ctx, st, rs, db, schema, info.Name); err != nil {
+			return err
+		}
+	} else if sm, ok := db.(driver.SchemaManager); ok {
+		if err := sm.CheckSchema(ctx, schema); err != nil {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: %w", info.Name, err)}
+		}
+	}
 	if f.preload {
 		if err := preload(ctx, st, rs, wcfg, db); err != nil {
 			return err
 		}
 	}
-	return execute(ctx, st, f, info.Name, rs, props, wl, db)
+	var after func() (*VerifyReport, error)
+	if phase == runner.Load && rs.verify {
+		after = func() (*VerifyReport, error) { return verifyPass(ctx, st, rs, wcfg, db) }
+	}
+	return execute(ctx, st, f, info.Name, rs, props, wl, db, after)
+}
+
+// prepareSchema drops (when asked) and creates the table before a load,
+// and warns when batching was asked of a driver that cannot batch.
+func prepareSchema(ctx context.Context, st *State, rs runSettings, db driver.DB, schema driver.Schema, name string) error {
+	if rs.run.BatchSize > 1 {
+		if sess, err := db.Session(ctx, 0); err == nil {
+			if _, ok := sess.(driver.BatchInserter); !ok {
+				st.Logger.Warn("driver does not batch inserts; batchsize is ignored", "driver", name, "batchsize", rs.run.BatchSize)
+			}
+			_ = sess.Close() // a probe session; nothing was done with it
+		}
+	}
+	sm, ok := db.(driver.SchemaManager)
+	if !ok {
+		return nil
+	}
+	if rs.drop {
+		if err := sm.DropSchema(ctx, schema); err != nil {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: drop=true: %w", name, err)}
+		}
+		st.Logger.Info("dropped table if it existed", "driver", name, "table", schema.Table)
+	}
+	if !rs.createSchema {
+		if err := sm.CheckSchema(ctx, schema); err != nil {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: schema.create=false and %w", name, err)}
+		}
+		return nil
+	}
+	if err := sm.CreateSchema(ctx, schema); err != nil {
+		return &exitError{code: ExitFailure, err: fmt.Errorf("%s: %w", name, err)}
+	}
+	return nil
 }
 
 // preload runs the load phase with its own workload state before the run

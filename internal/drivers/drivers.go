@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/driver/memory"
+	"github.com/dbarena/dbarena/driver/postgres"
 )
 
 // Info describes a registered driver.
@@ -27,6 +28,7 @@ func table() []Info {
 	return []Info{
 		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open},
 		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open},
+		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open},
 	}
 }
 

@@ -1,0 +1,273 @@
+// Package postgres is the dbarena driver for PostgreSQL and the databases
+// that speak its wire protocol: CockroachDB and YugabyteDB YSQL.
+//
+// It uses a pgx connection pool sized to the number of workers, so every
+// worker has a connection of its own (YCSB's JDBC binding shares one
+// connection per thread but serialises on it in practice), prepared
+// statements cached per connection, raw result bytes without decoding, and
+// COPY or multi-row INSERT for the load phase. Tables and columns are named
+// as YCSB's bindings name them (usertable, YCSB_KEY, FIELD0... or
+// YCSB_VALUE JSONB), so data loaded by either tool reads in the other.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/dbarena/dbarena/driver"
+)
+
+// Prefix is the property prefix of this driver.
+const Prefix = "postgres"
+
+// DefaultURL is the connection URL used when postgres.url is not given.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/ycsb?sslmode=disable"
+
+// Config is the driver's typed configuration, read from its properties.
+type Config struct {
+	URL            string
+	Dialect        Dialect
+	Layout         Layout
+	PoolMax        int
+	ConnectTimeout time.Duration
+	// Load is "copy" or "insert": how batched load inserts are sent.
+	Load string
+	// MaxRetries bounds the retries of a statement that failed with a
+	// serialization failure (SQLSTATE 40001), which CockroachDB and
+	// YugabyteDB return under contention. Retries are counted.
+	MaxRetries int
+	// CreateDatabase creates the URL's database when it is missing.
+	CreateDatabase bool
+	sql            sqlBuilder
+}
+
+// ParseConfig reads the driver's properties. workers sizes the pool by
+// default.
+func ParseConfig(props map[string]string, workers int) (Config, error) {
+	p := driver.NewProps(Prefix, props)
+	c := Config{URL: p.String("url", "")}
+	if c.URL == "" {
+		c.URL = jdbcURL(props)
+	}
+	if c.URL == "" {
+		c.URL = DefaultURL
+	}
+	var err error
+	errs := []error{}
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	d, e := p.Enum("dialect", string(DialectPostgres), string(DialectPostgres), string(DialectCockroach), string(DialectYugabyte))
+	add(e)
+	c.Dialect = Dialect(d)
+	l, e := p.Enum("layout", string(LayoutColumns), string(LayoutColumns), string(LayoutJSONB))
+	add(e)
+	c.Layout = Layout(l)
+	c.PoolMax, e = p.Int("pool.max", max(workers, 1), 1)
+	add(e)
+	c.ConnectTimeout, e = p.Duration("connect.timeout", 5*time.Second)
+	add(e)
+	defLoad := "copy"
+	if c.Dialect == DialectCockroach {
+		// CockroachDB documents multi-row INSERT as its fast bulk path.
+		defLoad = "insert"
+	}
+	c.Load, e = p.Enum("load", defLoad, "copy", "insert")
+	add(e)
+	defRetries := 0
+	if c.Dialect != DialectPostgres {
+		defRetries = 10
+	}
+	c.MaxRetries, e = p.Int("retries", defRetries, 0)
+	add(e)
+	c.CreateDatabase, e = p.Bool("create.database", true)
+	add(e)
+	c.sql = sqlBuilder{dialect: c.Dialect, layout: c.Layout}
+	c.sql.upsert, e = p.Bool("upsert", false)
+	add(e)
+	if c.sql.upsert && c.Dialect != DialectCockroach {
+		add(fmt.Errorf("%s=true: UPSERT is CockroachDB syntax; set %s=cockroachdb", p.Key("upsert"), p.Key("dialect")))
+	}
+	pk, e := p.Enum("primarykey", "hash", "hash", "range")
+	add(e)
+	c.sql.hashKey = pk == "hash"
+	c.sql.splits, e = p.Int("splits", 0, 0)
+	add(e)
+	if err = errors.Join(errs...); err != nil {
+		return c, err
+	}
+	if _, err := pgx.ParseConfig(c.URL); err != nil {
+		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact(c.URL), err)
+	}
+	return c, nil
+}
+
+// jdbcURL turns YCSB's JDBC properties (db.url=jdbc:postgresql://host:port/db,
+// db.user, db.passwd) into a pgx URL, so YCSB property files work unchanged.
+func jdbcURL(props map[string]string) string {
+	u, ok := props["db.url"]
+	if !ok || !strings.HasPrefix(u, "jdbc:postgresql://") {
+		return ""
+	}
+	// YCSB allows several URLs separated by commas; one pool takes the first.
+	u = strings.SplitN(strings.TrimPrefix(u, "jdbc:"), ",", 2)[0]
+	pu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	if user := props["db.user"]; user != "" {
+		pu.User = url.UserPassword(user, props["db.passwd"])
+	}
+	return pu.String()
+}
+
+// redact hides a password in a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// DB is an opened PostgreSQL-protocol database.
+type DB struct {
+	cfg    Config
+	log    *slog.Logger
+	pool   *pgxpool.Pool
+	addr   string
+	dbName string
+	// sticky gives every session a connection of its own for its whole
+	// life; it is only safe when the pool has a connection per worker.
+	sticky bool
+	// missingDB is set when the URL's database does not exist yet:
+	// CreateSchema creates it, other calls report it.
+	missingDB bool
+
+	retries    atomic.Int64
+	reconnects atomic.Int64
+}
+
+var (
+	_ driver.DB            = (*DB)(nil)
+	_ driver.SchemaManager = (*DB)(nil)
+	_ driver.CounterSource = (*DB)(nil)
+)
+
+// Open is the driver.Opener.
+func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
+	cfg, err := ParseConfig(p.Props, p.Workers)
+	if err != nil {
+		return nil, err
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	db := &DB{cfg: cfg, log: log, sticky: cfg.PoolMax >= p.Workers}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres.url: %w", err)
+	}
+	db.addr = net.JoinHostPort(pc.ConnConfig.Host, strconv.Itoa(int(pc.ConnConfig.Port)))
+	db.dbName = pc.ConnConfig.Database
+	if err := db.connect(ctx); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "3D000" {
+			// invalid_catalog_name: the load creates the database.
+			db.missingDB = true
+			return db, nil
+		}
+		return nil, err
+	}
+	return db, nil
+}
+
+// connect opens the pool and checks that the server answers.
+func (db *DB) connect(ctx context.Context) error {
+	pc, err := pgxpool.ParseConfig(db.cfg.URL)
+	if err != nil {
+		return fmt.Errorf("postgres.url: %w", err)
+	}
+	pc.MaxConns = int32(db.cfg.PoolMax)
+	pc.ConnConfig.ConnectTimeout = db.cfg.ConnectTimeout
+	// Statements are prepared once per connection and described once, so
+	// a point read is one round trip with no parse or plan on the server.
+	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return fmt.Errorf("postgres.url: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, db.cfg.ConnectTimeout)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return db.connectError(err)
+	}
+	db.pool = pool
+	return nil
+}
+
+// connectError turns a failed first contact into a message that says what
+// to fix.
+func (db *DB) connectError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			return fmt.Errorf("postgres at %s refused the login in %s (check the user and password in postgres.url): %w", db.addr, redact(db.cfg.URL), err)
+		case "3D000":
+			return err
+		}
+		return fmt.Errorf("postgres at %s: %w", db.addr, err)
+	}
+	return driver.Unreachable("postgres", db.addr, db.cfg.ConnectTimeout, err)
+}
+
+// Session implements driver.DB.
+func (db *DB) Session(ctx context.Context, worker int) (driver.Session, error) {
+	if err := db.ready(); err != nil {
+		return nil, err
+	}
+	return newSession(db), nil
+}
+
+func (db *DB) ready() error {
+	if db.missingDB || db.pool == nil {
+		return fmt.Errorf("database %q does not exist at %s: run `dbarena ycsb load` (it creates the database and table) or create it", db.dbName, db.addr)
+	}
+	return nil
+}
+
+// Close implements driver.DB.
+func (db *DB) Close() error {
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	return nil
+}
+
+// Counters implements driver.CounterSource.
+func (db *DB) Counters() []driver.Counter {
+	return []driver.Counter{
+		{Name: "postgres.retries", Value: float64(db.retries.Load()), Help: "statements retried after a serialization failure (SQLSTATE 40001)"},
+		{Name: "postgres.reconnects", Value: float64(db.reconnects.Load()), Help: "connections replaced after a connection-level error"},
+	}
+}

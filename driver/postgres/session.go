@@ -1,0 +1,421 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/record"
+)
+
+// op names a statement kind in the session's statement cache.
+type op uint8
+
+const (
+	opReadAll op = iota
+	opReadFields
+	opScan
+	opInsert
+	opUpdate
+	opDelete
+	opInsertRows
+	opCopy
+)
+
+// stmtKey identifies one statement text: the operation, the table and the
+// fields it names (joined with commas; empty for every field).
+type stmtKey struct {
+	op     op
+	table  string
+	fields string
+	rows   int
+}
+
+// session is one worker's handle. It keeps its connection between
+// operations when the pool has one per worker, and caches statement texts
+// so that no SQL is built on the hot path.
+type session struct {
+	db    *DB
+	conn  *pgxpool.Conn
+	stmts map[stmtKey]string
+	args  []any
+	buf   []byte
+	names []string
+	vals  [][]byte
+}
+
+var (
+	_ driver.Session       = (*session)(nil)
+	_ driver.BatchInserter = (*session)(nil)
+)
+
+func newSession(db *DB) *session {
+	return &session{db: db, stmts: make(map[stmtKey]string)}
+}
+
+// fieldsKey names a field list for the statement cache without allocating
+// in the common cases: every field, or one.
+func fieldsKey(fields []string) string {
+	switch len(fields) {
+	case 0:
+		return ""
+	case 1:
+		return fields[0]
+	}
+	return strings.Join(fields, ",")
+}
+
+func valueNames(values record.Record) []string {
+	names := make([]string, len(values))
+	for i, f := range values {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// statement returns the cached SQL for an operation.
+func (s *session) statement(o op, table string, fields []string, values record.Record, rows int) string {
+	var fk string
+	if values != nil {
+		if len(values) == 1 {
+			fk = values[0].Name
+		} else {
+			fk = fieldsKey(valueNames(values))
+		}
+	} else {
+		fk = fieldsKey(fields)
+	}
+	k := stmtKey{op: o, table: table, fields: fk, rows: rows}
+	if q, ok := s.stmts[k]; ok {
+		return q
+	}
+	b := s.db.cfg.sql
+	var q string
+	switch o {
+	case opReadAll:
+		q = b.readAll(table)
+	case opReadFields:
+		q = b.readFields(table, fields)
+	case opScan:
+		q = b.scan(table, fields)
+	case opInsert:
+		q = b.insert(table, valueNames(values))
+	case opUpdate:
+		q = b.update(table, valueNames(values))
+	case opDelete:
+		q = b.delete(table)
+	case opInsertRows:
+		q = b.insertRows(table, valueNames(values), rows)
+	case opCopy:
+		q = b.copyFrom(table, valueNames(values))
+	}
+	s.stmts[k] = q
+	return q
+}
+
+// acquire returns the connection for one operation.
+func (s *session) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	if s.conn != nil {
+		return s.conn, nil
+	}
+	c, err := s.db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.db.sticky {
+		s.conn = c
+	}
+	return c, nil
+}
+
+// release gives the connection back after an operation; a connection that
+// broke is dropped so that the next operation gets a fresh one.
+func (s *session) release(c *pgxpool.Conn) {
+	broken := c.Conn().IsClosed()
+	if broken {
+		s.db.reconnects.Add(1)
+	}
+	if s.conn == nil || broken {
+		if s.conn == c {
+			s.conn = nil
+		}
+		c.Release()
+	}
+}
+
+// do runs fn on a connection, retrying serialization failures up to the
+// configured limit, and returns a classified error.
+func (s *session) do(ctx context.Context, fn func(c *pgx.Conn) error) error {
+	for attempt := 0; ; attempt++ {
+		c, err := s.acquire(ctx)
+		if err != nil {
+			return classify(err)
+		}
+		err = fn(c.Conn())
+		s.release(c)
+		if err != nil && attempt < s.db.cfg.MaxRetries && sqlState(err) == "40001" {
+			s.db.retries.Add(1)
+			continue
+		}
+		return classify(err)
+	}
+}
+
+// Read implements driver.Session.
+func (s *session) Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
+	dst = dst[:0]
+	o := opReadFields
+	if fields == nil {
+		o = opReadAll
+	}
+	q := s.statement(o, table, fields, nil, 0)
+	err := s.do(ctx, func(c *pgx.Conn) error {
+		dst = dst[:0]
+		rows, err := c.Query(ctx, q, key)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return driver.ErrNotFound
+		}
+		dst, err = s.appendRow(dst, rows, fields)
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		return rows.Err()
+	})
+	return dst, err
+}
+
+// appendRow appends the fields of the current row to dst. Raw values are
+// used as they arrive: a TEXT value's wire bytes are the value, so nothing
+// is decoded or allocated once dst's buffers have grown.
+func (s *session) appendRow(dst record.Record, rows pgx.Rows, fields []string) (record.Record, error) {
+	raw := rows.RawValues()
+	fds := rows.FieldDescriptions()
+	if s.db.cfg.Layout == LayoutJSONB && fields == nil {
+		return appendJSONFields(dst, raw[0])
+	}
+	for i, fd := range fds {
+		if raw[i] == nil || fd.Name == keyColumn {
+			continue
+		}
+		name := fd.Name
+		if fields != nil {
+			name = fields[i]
+		}
+		dst = dst.Append(name, raw[i])
+	}
+	return dst, nil
+}
+
+// appendJSONFields appends the fields of a JSON document to dst.
+func appendJSONFields(dst record.Record, doc []byte) (record.Record, error) {
+	var m map[string]string
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return dst, fmt.Errorf("decode %s: %w", valueColumn, err)
+	}
+	for k, v := range m {
+		dst = dst.Append(k, []byte(v))
+	}
+	return dst, nil
+}
+
+// Scan implements driver.Session.
+func (s *session) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error) {
+	q := s.statement(opScan, table, fields, nil, 0)
+	err := s.do(ctx, func(c *pgx.Conn) error {
+		dst = dst[:0]
+		rows, err := c.Query(ctx, q, startKey, count)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r record.Record
+			if n := len(dst); n < cap(dst) {
+				r = dst[:n+1][n][:0]
+			}
+			if r, err = s.appendRow(r, rows, fields); err != nil {
+				return err
+			}
+			dst = append(dst, r)
+		}
+		return rows.Err()
+	})
+	return dst, err
+}
+
+// setArgs fills the session's argument list: the key, then each value (a
+// JSON document of them in the jsonb layout).
+func (s *session) setArgs(key string, values record.Record) []any {
+	s.args = append(s.args[:0], key)
+	if s.db.cfg.Layout == LayoutJSONB {
+		s.buf = s.appendDoc(s.buf[:0], values)
+		return append(s.args, s.buf)
+	}
+	for _, f := range values {
+		s.args = append(s.args, f.Value)
+	}
+	return s.args
+}
+
+func (s *session) appendDoc(dst []byte, values record.Record) []byte {
+	s.names, s.vals = s.names[:0], s.vals[:0]
+	for _, f := range values {
+		s.names = append(s.names, f.Name)
+		s.vals = append(s.vals, f.Value)
+	}
+	return appendJSON(dst, s.names, s.vals)
+}
+
+// exec runs a write and reports a record it did not find.
+func (s *session) exec(ctx context.Context, q string, args []any, mustMatch bool) error {
+	return s.do(ctx, func(c *pgx.Conn) error {
+		tag, err := c.Exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if mustMatch && tag.RowsAffected() == 0 {
+			return driver.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// Update implements driver.Session.
+func (s *session) Update(ctx context.Context, table, key string, values record.Record) error {
+	q := s.statement(opUpdate, table, nil, values, 0)
+	return s.exec(ctx, q, s.setArgs(key, values), !s.db.cfg.sql.upsert)
+}
+
+// Insert implements driver.Session.
+func (s *session) Insert(ctx context.Context, table, key string, values record.Record) error {
+	q := s.statement(opInsert, table, nil, values, 0)
+	return s.exec(ctx, q, s.setArgs(key, values), false)
+}
+
+// Delete implements driver.Session.
+func (s *session) Delete(ctx context.Context, table, key string) error {
+	q := s.statement(opDelete, table, nil, nil, 0)
+	s.args = append(s.args[:0], key)
+	return s.exec(ctx, q, s.args, true)
+}
+
+// InsertBatch implements driver.BatchInserter with COPY or one multi-row
+// INSERT, as postgres.load chooses. Either is all or nothing.
+func (s *session) InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if s.db.cfg.Load == "copy" {
+		return s.copyBatch(ctx, table, keys, values)
+	}
+	// One statement per distinct batch size; the last batch of a load is
+	// usually shorter.
+	q := s.statement(opInsertRows, table, nil, values[0], len(keys))
+	s.args = s.args[:0]
+	s.buf = s.buf[:0]
+	for i, k := range keys {
+		s.args = append(s.args, k)
+		if s.db.cfg.Layout == LayoutJSONB {
+			// Each document gets its own slice: the arguments are read
+			// only when the statement is sent.
+			s.args = append(s.args, s.appendDoc(nil, values[i]))
+			continue
+		}
+		for _, f := range values[i] {
+			s.args = append(s.args, f.Value)
+		}
+	}
+	return s.exec(ctx, q, s.args, false)
+}
+
+func (s *session) copyBatch(ctx context.Context, table string, keys []string, values []record.Record) error {
+	q := s.statement(opCopy, table, nil, values[0], 0)
+	buf := s.buf[:0]
+	for i, k := range keys {
+		buf = appendCopyText(buf, []byte(k))
+		if s.db.cfg.Layout == LayoutJSONB {
+			buf = append(buf, '\t')
+			buf = appendCopyText(buf, s.appendDoc(nil, values[i]))
+		} else {
+			for _, f := range values[i] {
+				buf = append(buf, '\t')
+				buf = appendCopyText(buf, f.Value)
+			}
+		}
+		buf = append(buf, '\n')
+	}
+	s.buf = buf
+	return s.do(ctx, func(c *pgx.Conn) error {
+		_, err := c.PgConn().CopyFrom(ctx, bytes.NewReader(buf), q)
+		return err
+	})
+}
+
+// Close implements driver.Session.
+func (s *session) Close() error {
+	if s.conn != nil {
+		s.conn.Release()
+		s.conn = nil
+	}
+	return nil
+}
+
+// sqlState returns the SQLSTATE of a server error, or "".
+func sqlState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// classify maps an error to a driver error class. SQLSTATE classes are
+// documented in PostgreSQL's errcodes appendix.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *driver.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	code := sqlState(err)
+	switch {
+	case code == "23505":
+		return &driver.Error{Class: driver.ClassConflict, Err: err}
+	case code == "40001" || code == "40P01" || code == "55P03":
+		return &driver.Error{Class: driver.ClassConflict, Err: err}
+	case code == "57014":
+		return &driver.Error{Class: driver.ClassTimeout, Err: err}
+	case code == "53300" || code == "57P01" || code == "57P03" || strings.HasPrefix(code, "08"):
+		return &driver.Error{Class: driver.ClassUnavailable, Err: err}
+	case code == "53200" || code == "53100":
+		return &driver.Error{Class: driver.ClassThrottled, Err: err}
+	case strings.HasPrefix(code, "42") || strings.HasPrefix(code, "22"):
+		return &driver.Error{Class: driver.ClassBadRequest, Err: err}
+	case code != "":
+		return &driver.Error{Class: driver.ClassError, Err: err}
+	case pgconn.Timeout(err):
+		return &driver.Error{Class: driver.ClassTimeout, Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	// Anything else without a SQLSTATE is the connection failing.
+	return &driver.Error{Class: driver.ClassUnavailable, Err: err}
+}
