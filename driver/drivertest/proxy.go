@@ -1,0 +1,82 @@
+package drivertest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+)
+
+// Proxy forwards TCP connections to a real server until it is cut, when
+// every open connection is closed and new ones are refused: the closest a
+// test can get to a server dying mid-run without killing a server other
+// tests share.
+type Proxy struct {
+	target string
+	ln     net.Listener
+	mu     sync.Mutex
+	conns  []net.Conn
+	cut    bool
+}
+
+// NewProxy listens on a free loopback port and forwards to target
+// (host:port). It is closed when the test ends.
+func NewProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxy listen: %v", err)
+	}
+	p := &Proxy{target: target, ln: ln}
+	go p.accept()
+	t.Cleanup(p.Cut)
+	return p
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+func (p *Proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.cut {
+			p.mu.Unlock()
+			_ = c.Close()
+			_ = s.Close()
+			return
+		}
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go pipe(c, s)
+		go pipe(s, c)
+	}
+}
+
+func pipe(dst, src net.Conn) {
+	_, _ = io.Copy(dst, src) // ends when either side is closed
+	_ = dst.Close()
+}
+
+// Cut closes every connection and stops accepting new ones; connecting
+// afterwards is refused.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut {
+		return
+	}
+	p.cut = true
+	_ = p.ln.Close()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
+}
