@@ -210,7 +210,11 @@ func (db *DB) connect(ctx context.Context) error {
 	pc.ConnConfig.ConnectTimeout = db.cfg.ConnectTimeout
 	// Statements are prepared once per connection and described once, so
 	// a point read is one round trip with no parse or plan on the server.
-	pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	// A URL's default_query_exec_mode (simple_protocol behind PgBouncer in
+	// transaction mode) wins.
+	if !strings.Contains(db.cfg.URL, "default_query_exec_mode") {
+		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return fmt.Errorf("postgres.url: %w", err)

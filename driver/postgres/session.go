@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,8 +49,9 @@ type session struct {
 	stmts map[stmtKey]string
 	args  []any
 	buf   []byte
-	names []string
-	vals  [][]byte
+	names  []string
+	vals   [][]byte
+	params [][]byte
 }
 
 var (
@@ -169,7 +171,9 @@ func (s *session) do(ctx context.Context, fn func(c *pgx.Conn) error) error {
 	}
 }
 
-// Read implements driver.Session.
+// Read implements driver.Session. It goes below pgx's row and type layer to
+// the protocol: the statement is prepared once per connection, the key is
+// sent as text and the values arrive as the raw bytes the server sent.
 func (s *session) Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
 	dst = dst[:0]
 	o := opReadFields
@@ -179,33 +183,42 @@ func (s *session) Read(ctx context.Context, table, key string, fields []string, 
 	q := s.statement(o, table, fields, nil, 0)
 	err := s.do(ctx, func(c *pgx.Conn) error {
 		dst = dst[:0]
-		rows, err := c.Query(ctx, q, key)
+		sd, err := c.Prepare(ctx, q, q)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		if !rows.Next() {
-			if err := rows.Err(); err != nil {
-				return err
+		s.params = append(s.params[:0], unsafe.Slice(unsafe.StringData(key), len(key)))
+		rr := c.PgConn().ExecPrepared(ctx, sd.Name, s.params, nil, nil)
+		found := false
+		for rr.NextRow() {
+			if !found {
+				found = true
+				dst, err = s.appendValues(dst, rr.FieldDescriptions(), rr.Values(), fields)
 			}
+		}
+		if _, cerr := rr.Close(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			return err
+		}
+		if !found {
 			return driver.ErrNotFound
 		}
-		dst, err = s.appendRow(dst, rows, fields)
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		return rows.Err()
+		return nil
 	})
 	return dst, err
 }
 
-// appendRow appends the fields of the current row to dst. Raw values are
-// used as they arrive: a TEXT value's wire bytes are the value, so nothing
-// is decoded or allocated once dst's buffers have grown.
+// appendRow appends the fields of the current row to dst.
 func (s *session) appendRow(dst record.Record, rows pgx.Rows, fields []string) (record.Record, error) {
-	raw := rows.RawValues()
-	fds := rows.FieldDescriptions()
+	return s.appendValues(dst, rows.FieldDescriptions(), rows.RawValues(), fields)
+}
+
+// appendValues appends one row's fields to dst. Raw values are used as they
+// arrive: a TEXT value's wire bytes are the value, so nothing is decoded or
+// allocated once dst's buffers have grown.
+func (s *session) appendValues(dst record.Record, fds []pgconn.FieldDescription, raw [][]byte, fields []string) (record.Record, error) {
 	if s.db.cfg.Layout == LayoutJSONB && fields == nil {
 		return appendJSONFields(dst, raw[0])
 	}
