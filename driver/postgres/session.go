@@ -44,11 +44,11 @@ type stmtKey struct {
 // operations when the pool has one per worker, and caches statement texts
 // so that no SQL is built on the hot path.
 type session struct {
-	db    *DB
-	conn  *pgxpool.Conn
-	stmts map[stmtKey]string
-	args  []any
-	buf   []byte
+	db     *DB
+	conn   *pgxpool.Conn
+	stmts  map[stmtKey]string
+	args   []any
+	buf    []byte
 	names  []string
 	vals   [][]byte
 	params [][]byte
