@@ -96,7 +96,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 		fl.BoolVar(&f.noCreate, "no-create", false, "do not create the database/keyspace and table (property schema.create=false)")
 		fl.BoolVar(&f.verify, "verify", false, "after the load, read every record back and check its values (property verify; exact with dataintegrity=true)")
 	}
-	if phase == runner.Transactions {
+	if phase != runner.Load {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
 	return cmd
