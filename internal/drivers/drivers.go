@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/basic"
+	"github.com/dbarena/dbarena/driver/dynamodb"
 	"github.com/dbarena/dbarena/driver/memory"
 	"github.com/dbarena/dbarena/driver/postgres"
 )
@@ -27,6 +28,7 @@ type Info struct {
 func table() []Info {
 	return []Info{
 		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open},
+		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open},
 		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open},
 	}
