@@ -35,6 +35,11 @@ func knownProperties() []string {
 		"stop-on-error-rate", "schema.create", "drop", "verify",
 		// YCSB's JDBC binding, read by the postgres and mysql drivers
 		"db.url", "db.user", "db.passwd", "db.driver",
+		// YCSB's cassandra-cql and redis bindings, read by the cql and redis drivers
+		"hosts", "port", "cassandra.keyspace", "cassandra.username", "cassandra.password",
+		"cassandra.readconsistencylevel", "cassandra.writeconsistencylevel", "cassandra.maxconnections",
+		"cassandra.connecttimeoutmillis", "cassandra.readtimeoutmillis", "cassandra.tracing", "cassandra.localdc",
+		"redis.host", "redis.port",
 	}
 }
 

@@ -1,0 +1,220 @@
+package redis_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// benchRecords and benchWorkers follow the issue's comparison: workload C
+// over 100k records with 16 clients.
+const (
+	benchRecords = 100_000
+	benchWorkers = 16
+	// benchPadding makes YCSB's ordered keys "user" plus 12 digits, the
+	// form redis-benchmark gives user__rand_int__, so both clients read
+	// the same hashes.
+	benchPadding = 12
+)
+
+// benchWorkload is YCSB workload C (read-only, every field) with ordered,
+// padded keys drawn uniformly, as redis-benchmark -r draws them.
+func benchWorkload(b *testing.B, ops int) *workload.Workload {
+	b.Helper()
+	ps := properties.New()
+	for k, v := range map[string]string{
+		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
+		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
+		"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(benchPadding),
+		"readallfields": "true",
+	} {
+		ps.Set(k, v, properties.Source{File: "bench"})
+	}
+	cfg, _, err := workload.ParseConfig(ps, []string{redis.Prefix})
+	require.NoError(b, err)
+	wl, err := workload.New(cfg)
+	require.NoError(b, err)
+	return wl
+}
+
+// openLoaded opens the benchmark database, loading the records when the
+// index does not list them all yet.
+func openLoaded(b *testing.B, addr string) driver.DB {
+	b.Helper()
+	ctx := context.Background()
+	db, err := redis.Open(ctx, driver.Params{
+		Props: map[string]string{"redis.addr": addr, "redis.db": benchDB}, Workers: benchWorkers,
+	})
+	require.NoError(b, err)
+	n := benchDBClient(b, addr).ZCard(ctx, "_indices").Val()
+	if n == benchRecords {
+		return db
+	}
+	wl := benchWorkload(b, 1)
+	sm := db.(driver.SchemaManager)
+	schema := driver.Schema{Table: "usertable", Fields: wl.FieldNames()}
+	require.NoError(b, sm.DropSchema(ctx, schema))
+	require.NoError(b, sm.CreateSchema(ctx, schema))
+	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 4, BatchSize: 500, Seed: 1}, wl, db)
+	require.NoError(b, err)
+	require.Zero(b, res.Measured.Errors)
+	return db
+}
+
+func benchDBClient(b *testing.B, addr string) *goredis.Client {
+	n, _ := strconv.Atoi(benchDB)
+	c := goredis.NewClient(&goredis.Options{Addr: addr, DB: n})
+	b.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// BenchmarkWorkloadC compares dbarena's workload C with redis-benchmark
+// sending the same command (HGETALL of the loaded hashes, keys drawn
+// uniformly) over the same number of connections, and with the minimal Go
+// client below. Each issues b.N reads; ops/s and client CPU per operation
+// are reported. Run it with a fixed count, e.g. -benchtime 200000x.
+func BenchmarkWorkloadC(b *testing.B) {
+	addr := drivertest.Address(b, envAddr)
+	db := openLoaded(b, addr)
+	defer db.Close()
+
+	b.Run("client=dbarena", func(b *testing.B) {
+		wl := benchWorkload(b, b.N)
+		b.ReportAllocs()
+		cpu := drivertest.ProcessCPU()
+		b.ResetTimer()
+		start := time.Now()
+		res, err := runner.Run(context.Background(), runner.Config{
+			Phase: runner.Transactions, Threads: benchWorkers, OperationCount: int64(b.N), Seed: 7,
+		}, wl, db)
+		wall := time.Since(start)
+		b.StopTimer()
+		require.NoError(b, err)
+		require.Zero(b, res.Measured.Errors)
+		drivertest.ReportCPU(b, cpu, wall, res.Measured.Operations)
+	})
+
+	b.Run("client=go-minimal", func(b *testing.B) {
+		cpu := drivertest.ProcessCPU()
+		b.ResetTimer()
+		start := time.Now()
+		minimalClient(b, addr, b.N)
+		wall := time.Since(start)
+		b.StopTimer()
+		drivertest.ReportCPU(b, cpu, wall, int64(b.N/benchWorkers*benchWorkers))
+	})
+
+	b.Run("client=redis-benchmark", func(b *testing.B) {
+		bin := os.Getenv("DBARENA_REDIS_BENCHMARK") // set by scripts/servers
+		if bin == "" {
+			var err error
+			if bin, err = exec.LookPath("redis-benchmark"); err != nil {
+				b.Skipf("redis-benchmark not found (%v): set DBARENA_REDIS_BENCHMARK", err)
+			}
+		}
+		host, port := splitAddr(b, addr)
+		cmd := exec.Command(bin, "-h", host, "-p", port, "--dbnum", benchDB, "-c", strconv.Itoa(benchWorkers),
+			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(benchRecords), "-q", "HGETALL", "user__rand_int__")
+		b.ResetTimer()
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		wall := time.Since(start)
+		b.StopTimer()
+		require.NoError(b, err, string(out))
+		ops := float64(b.N)
+		st := cmd.ProcessState
+		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/ops, "cpu-us/op")
+		b.ReportMetric(ops/wall.Seconds(), "ops/s")
+	})
+}
+
+// minimalClient is the floor of any Go client: 16
+// goroutines, each with its own connection, writing HGETALL by hand and
+// skipping the reply, with no library, no runner and no measurement. What
+// dbarena spends above it is the driver and the harness; what it spends
+// below redis-benchmark is Go's goroutine-per-connection I/O.
+func minimalClient(b *testing.B, addr string, ops int) {
+	b.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, benchWorkers)
+	for w := 0; w < benchWorkers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			errs <- minimalWorker(addr, w, ops/benchWorkers)
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+}
+
+func minimalWorker(addr string, w, ops int) error {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	bw, br := bufio.NewWriter(c), bufio.NewReaderSize(c, 32<<10)
+	fmt.Fprintf(bw, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len(benchDB), benchDB)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := br.ReadSlice('\n'); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(uint64(w), 1))
+	var req []byte
+	for i := 0; i < ops; i++ {
+		key := workload.KeyName(rng.Int64N(benchRecords), false, benchPadding)
+		req = fmt.Appendf(req[:0], "*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", len(key), key)
+		if _, err := bw.Write(req); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
+		for j := 0; j < n; j++ {
+			if line, err = br.ReadSlice('\n'); err != nil {
+				return err
+			}
+			l, _ := strconv.Atoi(string(line[1 : len(line)-2]))
+			if _, err := br.Discard(l + 2); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func splitAddr(b *testing.B, addr string) (string, string) {
+	b.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	require.NoError(b, err)
+	return host, port
+}

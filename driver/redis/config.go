@@ -1,0 +1,138 @@
+package redis
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/driver"
+)
+
+// Prefix is the property prefix of this driver.
+const Prefix = "redis"
+
+// DefaultAddr is the server address used when redis.addr is not given.
+const DefaultAddr = "127.0.0.1:6379"
+
+// Drop modes: what DropSchema deletes.
+const (
+	// DropIndex deletes every record listed in the index sorted set, then
+	// the index: the keys a YCSB or dbarena load wrote, and nothing else.
+	DropIndex = "index"
+	// DropFlushDB empties the whole logical database (FLUSHDB on every
+	// master), including keys no load wrote.
+	DropFlushDB = "flushdb"
+)
+
+// Update modes: how an update treats a missing record.
+const (
+	// UpdateChecked updates only an existing record, in one Lua script
+	// (EXISTS then HSET), and reports a missing one as NOT_FOUND as the SQL
+	// drivers do.
+	UpdateChecked = "checked"
+	// UpdateHSet sends a bare HSET as YCSB's binding does: one command
+	// cheaper on the server, but an update of a missing key creates a
+	// partial record that is not in the scan index.
+	UpdateHSet = "hset"
+)
+
+// Config is the driver's typed configuration, read from its properties.
+type Config struct {
+	// Addrs are the servers: one for a single node, seed nodes for a
+	// cluster.
+	Addrs    []string
+	Cluster  bool
+	Username string
+	Password string
+	DB       int
+	// Pool is the number of connections per server; every worker keeps at
+	// most one busy, so the default of one per worker never makes a worker
+	// wait for a connection.
+	Pool           int
+	ConnectTimeout time.Duration
+	// Timeout bounds each socket read and write of an operation.
+	Timeout time.Duration
+	Drop    string
+	Update  string
+}
+
+// ParseConfig reads the driver's properties. workers sizes the pool by
+// default. Every error names the property at fault.
+func ParseConfig(props map[string]string, workers int) (Config, error) {
+	p := driver.NewProps(Prefix, props)
+	var errs []error
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	c := Config{
+		Username: p.String("user", ""),
+		Password: p.String("password", ""),
+	}
+	addrs, err := parseAddrs(p)
+	add(err)
+	c.Addrs = addrs
+	c.Cluster, err = p.Bool("cluster", false)
+	add(err)
+	c.DB, err = p.Int("db", 0, 0)
+	add(err)
+	if !c.Cluster && len(c.Addrs) > 1 {
+		add(fmt.Errorf("%s=%s: several addresses are the seed nodes of a cluster; set %s=true", p.Key("addr"), strings.Join(c.Addrs, ","), p.Key("cluster")))
+	}
+	if c.Cluster && c.DB != 0 {
+		add(fmt.Errorf("%s=%d: Redis Cluster has only database 0; drop %s or %s", p.Key("db"), c.DB, p.Key("db"), p.Key("cluster")))
+	}
+	c.Pool, err = p.Int("pool", max(workers, 1), 1)
+	add(err)
+	c.ConnectTimeout, err = p.Duration("connect.timeout", 5*time.Second)
+	add(err)
+	if err == nil && c.ConnectTimeout == 0 {
+		add(fmt.Errorf("%s=0: want a positive duration", p.Key("connect.timeout")))
+	}
+	c.Timeout, err = p.Duration("timeout", 5*time.Second)
+	add(err)
+	if err == nil && c.Timeout == 0 {
+		add(fmt.Errorf("%s=0: want a positive duration", p.Key("timeout")))
+	}
+	c.Drop, err = p.Enum("drop", DropIndex, DropIndex, DropFlushDB)
+	add(err)
+	c.Update, err = p.Enum("update", UpdateChecked, UpdateChecked, UpdateHSet)
+	add(err)
+	return c, errors.Join(errs...)
+}
+
+// parseAddrs reads redis.addr, a comma-separated list of host:port, or
+// YCSB's redis.host and redis.port when redis.addr is not given, so YCSB
+// property files work unchanged.
+func parseAddrs(p driver.Props) ([]string, error) {
+	raw := p.String("addr", "")
+	if raw == "" {
+		host := p.String("host", "")
+		if host == "" {
+			return []string{DefaultAddr}, nil
+		}
+		port, err := p.Int("port", 6379, 1)
+		if err != nil {
+			return nil, err
+		}
+		return []string{net.JoinHostPort(host, fmt.Sprint(port))}, nil
+	}
+	var out []string
+	for _, a := range strings.Split(raw, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return nil, fmt.Errorf("%s=%q: %q is not host:port", p.Key("addr"), raw, a)
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s=%q: want host:port[,host:port...]", p.Key("addr"), raw)
+	}
+	return out, nil
+}

@@ -1,0 +1,203 @@
+package redis_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/record"
+)
+
+const envAddr = "DBARENA_TEST_REDIS"
+
+// Logical databases of the test server: the conformance suite drops every
+// indexed record, so it gets a database of its own, apart from the
+// benchmark's loaded records (benchDB).
+const (
+	conformanceDB = "1"
+	checkedDB     = "2"
+	benchDB       = "3"
+)
+
+func TestConformance(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	drivertest.Run(t, drivertest.Options{
+		Open: redis.Open, Prefix: redis.Prefix,
+		Props: map[string]string{"redis.addr": addr, "redis.db": conformanceDB},
+		// Scans follow the index's hash order, as in YCSB; inserts
+		// overwrite, as HSET does.
+		ScanOrdered: false, StrictInsert: false,
+	})
+}
+
+func TestConformanceBlindUpdateFlushDB(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	drivertest.Run(t, drivertest.Options{
+		Open: redis.Open, Prefix: redis.Prefix,
+		Props: map[string]string{"redis.addr": addr, "redis.db": checkedDB,
+			"redis.update": "hset", "redis.drop": "flushdb", "redis.pool": "3"},
+		Records: 300,
+	})
+}
+
+func open(t *testing.T, props map[string]string) driver.DB {
+	t.Helper()
+	db, err := redis.Open(context.Background(), driver.Params{Props: props, Workers: 2})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestUpdateMissingIsNotFound(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
+	ctx := context.Background()
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	key := "dbarena-update-missing"
+	_ = sess.Delete(ctx, "t", key) // left by an interrupted run
+	err = sess.Update(ctx, "t", key, record.Record{{Name: "field0", Value: []byte("x")}})
+	require.ErrorIs(t, err, driver.ErrNotFound)
+	_, err = sess.Read(ctx, "t", key, nil, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound, "the failed update created nothing")
+	require.ErrorIs(t, sess.Delete(ctx, "t", key), driver.ErrNotFound)
+	_, err = sess.Read(ctx, "t", key, []string{"field0"}, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound, "HMGET of a missing record")
+}
+
+func TestCheckSchema(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
+	ctx := context.Background()
+	sm := db.(driver.SchemaManager)
+	s := driver.Schema{Table: "checked", Fields: []string{"field0", "field1"}}
+	require.NoError(t, sm.DropSchema(ctx, s))
+	err := sm.CheckSchema(ctx, s)
+	require.ErrorContains(t, err, "checked", "nothing loaded")
+	require.ErrorContains(t, err, "_indices")
+
+	require.NoError(t, sm.CreateSchema(ctx, s))
+	require.NoError(t, sm.CheckSchema(ctx, s))
+	err = sm.CheckSchema(ctx, driver.Schema{Table: "chekced", Fields: s.Fields})
+	require.ErrorContains(t, err, "chekced")
+	require.ErrorContains(t, err, "checked", "the error lists the tables that exist")
+
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	require.NoError(t, sess.Insert(ctx, s.Table, "user1", record.Record{{Name: "field0", Value: []byte("a")}}))
+	err = sm.CheckSchema(ctx, s)
+	require.ErrorContains(t, err, "field1", "a record without a field is reported")
+	require.NoError(t, sm.DropSchema(ctx, s))
+	_, err = sess.Read(ctx, s.Table, "user1", nil, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound, "drop deletes the indexed records")
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+func TestUnreachable(t *testing.T) {
+	addr := closedPort(t)
+	start := time.Now()
+	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
+		"redis.addr": addr, "redis.connect.timeout": "2s",
+	}, Workers: 1})
+	require.Error(t, err)
+	t.Log(err)
+	require.Contains(t, err.Error(), addr)
+	require.Less(t, time.Since(start), 3*time.Second)
+	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
+}
+
+func TestUnreachableTimeout(t *testing.T) {
+	// A listener that never answers: the connection is accepted by the
+	// kernel but PING gets no reply, so only the connect timeout ends it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	start := time.Now()
+	_, err = redis.Open(context.Background(), driver.Params{Props: map[string]string{
+		"redis.addr": ln.Addr().String(), "redis.connect.timeout": "500ms",
+	}, Workers: 1})
+	require.Error(t, err)
+	t.Log(err)
+	require.Contains(t, err.Error(), ln.Addr().String())
+	require.Less(t, time.Since(start), 2*time.Second)
+}
+
+func TestServerDiesMidRun(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	proxy := drivertest.NewProxy(t, addr)
+	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "1s"})
+	ctx := context.Background()
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
+	require.ErrorIs(t, err, driver.ErrNotFound)
+	proxy.Cut()
+	_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
+	require.Error(t, err)
+	require.True(t, driver.Retryable(err), "a dead connection is retryable: %v (%s)", err, driver.Classify(err))
+}
+
+func TestBadPassword(t *testing.T) {
+	addr := drivertest.Address(t, envAddr)
+	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
+		"redis.addr": addr, "redis.user": "nobody_here", "redis.password": "wrong",
+	}, Workers: 1})
+	require.Error(t, err)
+	t.Log(err)
+	require.Contains(t, err.Error(), "redis.password")
+}
+
+func TestBadProperties(t *testing.T) {
+	for prop, val := range map[string]string{
+		"redis.addr": "localhost", "redis.cluster": "maybe", "redis.db": "-1", "redis.pool": "0",
+		"redis.connect.timeout": "soon", "redis.timeout": "0", "redis.drop": "flushall", "redis.update": "upsert",
+	} {
+		t.Run(prop, func(t *testing.T) {
+			_, err := redis.ParseConfig(map[string]string{prop: val}, 4)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), prop)
+		})
+	}
+	_, err := redis.ParseConfig(map[string]string{"redis.addr": "a:1,b:2"}, 4)
+	require.ErrorContains(t, err, "redis.cluster", "several addresses need cluster mode")
+	_, err = redis.ParseConfig(map[string]string{"redis.cluster": "true", "redis.db": "2"}, 4)
+	require.ErrorContains(t, err, "redis.db")
+}
+
+func TestProperties(t *testing.T) {
+	c, err := redis.ParseConfig(nil, 16)
+	require.NoError(t, err)
+	require.Equal(t, []string{redis.DefaultAddr}, c.Addrs)
+	require.Equal(t, 16, c.Pool, "one connection per worker by default")
+	require.Equal(t, 5*time.Second, c.ConnectTimeout)
+	require.Equal(t, redis.DropIndex, c.Drop)
+	require.Equal(t, redis.UpdateChecked, c.Update)
+
+	// YCSB's property names, with redis.timeout in milliseconds.
+	c, err = redis.ParseConfig(map[string]string{"redis.host": "db1", "redis.port": "7000", "redis.timeout": "250"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, []string{"db1:7000"}, c.Addrs)
+	require.Equal(t, 250*time.Millisecond, c.Timeout)
+
+	c, err = redis.ParseConfig(map[string]string{"redis.addr": "n1:7000, n2:7001", "redis.cluster": "true"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, []string{"n1:7000", "n2:7001"}, c.Addrs)
+}
