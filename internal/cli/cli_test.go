@@ -99,7 +99,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"unknown driver":        {[]string{"ycsb", "run", "oracle", "-P", workloadA}, []string{`unknown driver "oracle"`, "basic, memory"}},
+		"unknown driver":        {[]string{"ycsb", "run", "oracle", "-P", workloadA}, []string{`unknown driver "oracle"`, "valid drivers are aerospike, basic, cql, dynamodb, memory"}},
 		"missing driver":        {[]string{"ycsb", "run", "-P", workloadA}, []string{"exactly one DRIVER"}},
 		"missing file":          {[]string{"ycsb", "run", "memory", "-P", unreadable}, []string{unreadable}},
 		"unknown distribution":  {[]string{"ycsb", "run", "memory", "-P", workloadA, "-p", "requestdistribution=pareto"}, []string{"requestdistribution", "pareto", "zipfian"}},
