@@ -11,7 +11,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -28,19 +27,11 @@ const (
 
 func benchWorkload(b *testing.B, records, ops int, table string) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, cql.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(records), "operationcount": strconv.Itoa(ops),
 		"readproportion": "0.5", "updateproportion": "0.5", "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "zipfian", "table": table,
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{cql.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 func benchProps(b *testing.B, extra map[string]string) map[string]string {

@@ -117,7 +117,6 @@ func suiteProps(o Options) map[string]string {
 // properties applied.
 func (s *Suite) workloadConfig(t *testing.T, extra map[string]string) workload.Config {
 	t.Helper()
-	ps := properties.New()
 	base := map[string]string{
 		"recordcount": strconv.Itoa(s.o.Records), "operationcount": "2000",
 		"dataintegrity": "true", "readproportion": "0.5", "updateproportion": "0.5",
@@ -125,12 +124,7 @@ func (s *Suite) workloadConfig(t *testing.T, extra map[string]string) workload.C
 	}
 	maps.Copy(base, s.props)
 	maps.Copy(base, extra)
-	for k, v := range base {
-		ps.Set(k, v, properties.Source{File: "drivertest"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{s.o.Prefix})
-	require.NoError(t, err)
-	return cfg
+	return parseConfig(t, s.o.Prefix, base)
 }
 
 func (s *Suite) session(t *testing.T, worker int) driver.Session {
@@ -367,4 +361,26 @@ func (s *Suite) testRunPhase(t *testing.T) {
 	res = s.run(t, runner.Verify, nil, 0)
 	requireNoErrors(t, res)
 	require.EqualValues(t, s.o.Records, series(res, "VERIFY").OK())
+}
+
+// Workload builds a YCSB workload from properties given as a map, the way
+// a -P file would give them; prefix is the driver's property prefix. Driver
+// benchmarks use it to describe their workload in one literal.
+func Workload(tb testing.TB, prefix string, props map[string]string) *workload.Workload {
+	tb.Helper()
+	wl, err := workload.New(parseConfig(tb, prefix, props))
+	require.NoError(tb, err)
+	return wl
+}
+
+// parseConfig turns a property map into a workload configuration.
+func parseConfig(tb testing.TB, prefix string, props map[string]string) workload.Config {
+	tb.Helper()
+	ps := properties.New()
+	for k, v := range props {
+		ps.Set(k, v, properties.Source{File: "drivertest"})
+	}
+	cfg, _, err := workload.ParseConfig(ps, []string{prefix})
+	require.NoError(tb, err)
+	return cfg
 }

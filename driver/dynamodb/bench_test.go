@@ -11,7 +11,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/dynamodb"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -29,19 +28,11 @@ const (
 // of 100 bytes).
 func benchWorkload(b *testing.B, table string, ops int, read, update string) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, dynamodb.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
 		"readproportion": read, "updateproportion": update, "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "zipfian", "table": table,
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{dynamodb.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 // BenchmarkWorkload runs YCSB workloads C (reads only) and A (half

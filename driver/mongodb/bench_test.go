@@ -13,7 +13,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mongodb"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -29,19 +28,11 @@ const (
 
 func benchWorkload(b *testing.B, ops int) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, mongodb.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
 		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "zipfian", "table": benchTable,
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{mongodb.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 // countDocuments counts the benchmark collection through the official

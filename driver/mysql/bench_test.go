@@ -12,7 +12,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mysql"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -29,19 +28,11 @@ const (
 // benchWorkload is YCSB workload C: read-only, every field, zipfian keys.
 func benchWorkload(b *testing.B, ops int) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, mysql.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
 		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "zipfian", "readallfields": "true", "table": benchTable,
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{mysql.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 // openLoaded opens the benchmark database, loading the table when it does

@@ -15,7 +15,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -32,19 +31,11 @@ const (
 // so that pgbench can draw the same keys with its own random().
 func benchWorkload(b *testing.B, ops int) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, postgres.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
 		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "uniform", "insertorder": "ordered", "table": benchTable,
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{postgres.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 // openLoaded opens the benchmark database, loading the table when it does

@@ -19,7 +19,6 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
-	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -39,20 +38,12 @@ const (
 // padded keys drawn uniformly, as redis-benchmark -r draws them.
 func benchWorkload(b *testing.B, ops int) *workload.Workload {
 	b.Helper()
-	ps := properties.New()
-	for k, v := range map[string]string{
+	return drivertest.Workload(b, redis.Prefix, map[string]string{
 		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
 		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
 		"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(benchPadding),
 		"readallfields": "true",
-	} {
-		ps.Set(k, v, properties.Source{File: "bench"})
-	}
-	cfg, _, err := workload.ParseConfig(ps, []string{redis.Prefix})
-	require.NoError(b, err)
-	wl, err := workload.New(cfg)
-	require.NoError(b, err)
-	return wl
+	})
 }
 
 // openLoaded opens the benchmark database, loading the records when the
