@@ -52,6 +52,9 @@ type session struct {
 	names  []string
 	vals   [][]byte
 	params [][]byte
+	// lastNames and lastKey remember the last multi-field cache key.
+	lastNames []string
+	lastKey   string
 }
 
 var (
@@ -63,16 +66,32 @@ func newSession(db *DB) *session {
 	return &session{db: db, stmts: make(map[stmtKey]string)}
 }
 
-// fieldsKey names a field list for the statement cache without allocating
-// in the common cases: every field, or one.
-func fieldsKey(fields []string) string {
-	switch len(fields) {
+// fieldsKey names a list of n field names for the statement cache. Every
+// field, or one, needs no key to be built; a longer list reuses the key of
+// the previous one when the names repeat (a load writes every field in the
+// same order each time), so no string is built per operation.
+func (s *session) fieldsKey(n int, name func(i int) string) string {
+	switch n {
 	case 0:
 		return ""
 	case 1:
-		return fields[0]
+		return name(0)
 	}
-	return strings.Join(fields, ",")
+	if n == len(s.lastNames) {
+		same := true
+		for i := 0; i < n && same; i++ {
+			same = name(i) == s.lastNames[i]
+		}
+		if same {
+			return s.lastKey
+		}
+	}
+	s.lastNames = s.lastNames[:0]
+	for i := 0; i < n; i++ {
+		s.lastNames = append(s.lastNames, name(i))
+	}
+	s.lastKey = strings.Join(s.lastNames, ",")
+	return s.lastKey
 }
 
 func valueNames(values record.Record) []string {
@@ -86,14 +105,11 @@ func valueNames(values record.Record) []string {
 // statement returns the cached SQL for an operation.
 func (s *session) statement(o op, table string, fields []string, values record.Record, rows int) string {
 	var fk string
-	if values != nil {
-		if len(values) == 1 {
-			fk = values[0].Name
-		} else {
-			fk = fieldsKey(valueNames(values))
-		}
-	} else {
-		fk = fieldsKey(fields)
+	switch {
+	case values == nil:
+		fk = s.fieldsKey(len(fields), func(i int) string { return fields[i] })
+	default:
+		fk = s.fieldsKey(len(values), func(i int) string { return values[i].Name })
 	}
 	k := stmtKey{op: o, table: table, fields: fk, rows: rows}
 	if q, ok := s.stmts[k]; ok {
