@@ -1,0 +1,301 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// column is one CSV column: its header and how a row's value is written
+// and read back. One table per file serves writer and reader alike, so
+// the two cannot drift.
+type column[T any] struct {
+	name string
+	get  func(*T) string
+	set  func(*T, string) error
+}
+
+func header[T any](cols []column[T]) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.name
+	}
+	return out
+}
+
+func formatRow[T any](cols []column[T], v *T) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.get(v)
+	}
+	return out
+}
+
+// timeLayout keeps sub-second precision so rows sort and align exactly.
+const timeLayout = time.RFC3339Nano
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeLayout)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(timeLayout, s)
+}
+
+// fmtFloat writes NaN as an empty cell: a spreadsheet reads it as missing.
+func fmtFloat(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func parseFloat(s string) (float64, error) {
+	if s == "" {
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+func fmtInt(v int64) string { return strconv.FormatInt(v, 10) }
+
+func parseInt(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+func strCol[T any](name string, f func(*T) *string) column[T] {
+	return column[T]{name,
+		func(v *T) string { return *f(v) },
+		func(v *T, s string) error { *f(v) = s; return nil }}
+}
+
+func floatCol[T any](name string, f func(*T) *float64) column[T] {
+	return column[T]{name,
+		func(v *T) string { return fmtFloat(*f(v)) },
+		func(v *T, s string) (err error) { *f(v), err = parseFloat(s); return err }}
+}
+
+func int64Col[T any](name string, f func(*T) *int64) column[T] {
+	return column[T]{name,
+		func(v *T) string { return fmtInt(*f(v)) },
+		func(v *T, s string) (err error) { *f(v), err = parseInt(s); return err }}
+}
+
+func intCol[T any](name string, f func(*T) *int) column[T] {
+	return column[T]{name,
+		func(v *T) string { return strconv.Itoa(*f(v)) },
+		func(v *T, s string) error { n, err := parseInt(s); *f(v) = int(n); return err }}
+}
+
+func timeCol[T any](name string, f func(*T) *time.Time) column[T] {
+	return column[T]{name,
+		func(v *T) string { return fmtTime(*f(v)) },
+		func(v *T, s string) (err error) { *f(v), err = parseTime(s); return err }}
+}
+
+// latencyField names one Latency figure and how to reach it.
+type latencyField struct {
+	name string
+	get  func(*Latency) *float64
+}
+
+func latencyFields() []latencyField {
+	return []latencyField{
+		{"mean_us", func(l *Latency) *float64 { return &l.Mean }},
+		{"p50_us", func(l *Latency) *float64 { return &l.P50 }},
+		{"p90_us", func(l *Latency) *float64 { return &l.P90 }},
+		{"p95_us", func(l *Latency) *float64 { return &l.P95 }},
+		{"p99_us", func(l *Latency) *float64 { return &l.P99 }},
+		{"p999_us", func(l *Latency) *float64 { return &l.P999 }},
+		{"max_us", func(l *Latency) *float64 { return &l.Max }},
+	}
+}
+
+// latencyCols are the latency columns of a row's Latency.
+func latencyCols[T any](f func(*T) *Latency) []column[T] {
+	var out []column[T]
+	for _, fd := range latencyFields() {
+		out = append(out, floatCol(fd.name, func(v *T) *float64 { return fd.get(f(v)) }))
+	}
+	return out
+}
+
+// formatParams writes a matrix point as "k=v;k=v".
+func formatParams(ps []Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return strings.Join(parts, ";")
+}
+
+func parseParams(s string) ([]Param, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []Param
+	for _, part := range strings.Split(s, ";") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("parameter %q: want key=value", part)
+		}
+		out = append(out, Param{Key: k, Value: v})
+	}
+	return out, nil
+}
+
+// opColumnPrefix turns "READ-MODIFY-WRITE" into "read_modify_write_".
+func opColumnPrefix(op string) string {
+	return strings.ReplaceAll(strings.ToLower(op), "-", "_") + "_"
+}
+
+// findOp returns the trial's entry for op, or nil.
+func findOp(t *Trial, op string) *Op {
+	for i := range t.Ops {
+		if t.Ops[i].Name == op {
+			return &t.Ops[i]
+		}
+	}
+	return nil
+}
+
+// opFor returns the trial's entry for op, adding it when missing.
+func opFor(t *Trial, op string) *Op {
+	if o := findOp(t, op); o != nil {
+		return o
+	}
+	t.Ops = append(t.Ops, Op{Name: op})
+	return &t.Ops[len(t.Ops)-1]
+}
+
+// opCol is a column of one operation type's figures. A trial that did
+// not run op leaves the cell empty rather than reading as zero latency,
+// and an empty cell adds nothing when read back.
+func opCol(op, name string, get func(*Op) string, set func(*Op, string) error) column[Trial] {
+	return column[Trial]{opColumnPrefix(op) + name,
+		func(t *Trial) string {
+			if o := findOp(t, op); o != nil {
+				return get(o)
+			}
+			return ""
+		},
+		func(t *Trial, s string) error {
+			if s == "" {
+				return nil
+			}
+			return set(opFor(t, op), s)
+		}}
+}
+
+func trialOpCols(op string) []column[Trial] {
+	cols := []column[Trial]{
+		opCol(op, "ops", func(o *Op) string { return fmtInt(o.Operations) },
+			func(o *Op, s string) (err error) { o.Operations, err = parseInt(s); return err }),
+		opCol(op, "errors", func(o *Op) string { return fmtInt(o.Errors) },
+			func(o *Op, s string) (err error) { o.Errors, err = parseInt(s); return err }),
+	}
+	for _, fd := range latencyFields() {
+		cols = append(cols, opCol(op, fd.name, func(o *Op) string { return fmtFloat(*fd.get(&o.Latency)) },
+			func(o *Op, s string) (err error) { *fd.get(&o.Latency), err = parseFloat(s); return err }))
+	}
+	return cols
+}
+
+func trialColumns() []column[Trial] {
+	cols := []column[Trial]{
+		strCol("id", func(t *Trial) *string { return &t.ID }),
+		intCol("index", func(t *Trial) *int { return &t.Index }),
+		strCol("kind", func(t *Trial) *string { return &t.Kind }),
+		strCol("target", func(t *Trial) *string { return &t.Target }),
+		strCol("database", func(t *Trial) *string { return &t.Database }),
+		strCol("driver", func(t *Trial) *string { return &t.Driver }),
+		strCol("workload", func(t *Trial) *string { return &t.Workload }),
+		{"params", func(t *Trial) string { return formatParams(t.Params) },
+			func(t *Trial, s string) (err error) { t.Params, err = parseParams(s); return err }},
+		intCol("repetition", func(t *Trial) *int { return &t.Repetition }),
+		intCol("threads", func(t *Trial) *int { return &t.Threads }),
+		floatCol("target_ops_sec", func(t *Trial) *float64 { return &t.TargetRate }),
+		timeCol("start", func(t *Trial) *time.Time { return &t.Start }),
+		timeCol("end", func(t *Trial) *time.Time { return &t.End }),
+		{"duration_s", func(t *Trial) string { return fmtFloat(t.Duration.Seconds()) },
+			func(t *Trial, s string) error {
+				v, err := parseFloat(s)
+				if err == nil && !math.IsNaN(v) {
+					t.Duration = time.Duration(v * float64(time.Second))
+				}
+				return err
+			}},
+		int64Col("operations", func(t *Trial) *int64 { return &t.Operations }),
+		int64Col("errors", func(t *Trial) *int64 { return &t.Errors }),
+		floatCol("throughput_ops_sec", func(t *Trial) *float64 { return &t.Throughput }),
+	}
+	cols = append(cols, latencyCols(func(t *Trial) *Latency { return &t.Latency })...)
+	for _, op := range OpNames() {
+		cols = append(cols, trialOpCols(op)...)
+	}
+	cols = append(cols,
+		floatCol("loader_cpu_pct", func(t *Trial) *float64 { return &t.LoaderCPU }),
+		floatCol("loader_cpu_max_pct", func(t *Trial) *float64 { return &t.LoaderCPUMax }),
+		intCol("loader_cpus", func(t *Trial) *int { return &t.LoaderCPUs }),
+		floatCol("concurrency", func(t *Trial) *float64 { return &t.Concurrency }),
+		column[Trial]{"flags", func(t *Trial) string { return strings.Join(t.Flags, "; ") },
+			func(t *Trial, s string) error {
+				if s != "" {
+					t.Flags = strings.Split(s, "; ")
+				}
+				return nil
+			}},
+		strCol("status", func(t *Trial) *string { return &t.Status }),
+	)
+	return cols
+}
+
+func pointColumns() []column[Point] {
+	cols := []column[Point]{
+		strCol("trial", func(p *Point) *string { return &p.Trial }),
+		timeCol("time", func(p *Point) *time.Time { return &p.Time }),
+		{"elapsed_s", func(p *Point) string { return fmtFloat(p.Elapsed.Seconds()) },
+			func(p *Point, s string) error {
+				v, err := parseFloat(s)
+				if err == nil && !math.IsNaN(v) {
+					p.Elapsed = time.Duration(v * float64(time.Second))
+				}
+				return err
+			}},
+		{"warmup", func(p *Point) string { return strconv.FormatBool(p.Warmup) },
+			func(p *Point, s string) (err error) { p.Warmup, err = strconv.ParseBool(s); return err }},
+		strCol("op", func(p *Point) *string { return &p.Op }),
+		int64Col("ops", func(p *Point) *int64 { return &p.Ops }),
+		floatCol("ops_sec", func(p *Point) *float64 { return &p.Rate }),
+		int64Col("errors", func(p *Point) *int64 { return &p.Errors }),
+	}
+	return append(cols, latencyCols(func(p *Point) *Latency { return &p.Latency })...)
+}
+
+func sysColumns() []column[Sys] {
+	return []column[Sys]{
+		timeCol("time", func(s *Sys) *time.Time { return &s.Time }),
+		strCol("trial", func(s *Sys) *string { return &s.Trial }),
+		strCol("host", func(s *Sys) *string { return &s.Host }),
+		strCol("role", func(s *Sys) *string { return &s.Role }),
+		floatCol("cpu_pct", func(s *Sys) *float64 { return &s.CPUPercent }),
+		floatCol("memory_bytes", func(s *Sys) *float64 { return &s.MemoryBytes }),
+		floatCol("disk_read_bytes_sec", func(s *Sys) *float64 { return &s.DiskReadBps }),
+		floatCol("disk_write_bytes_sec", func(s *Sys) *float64 { return &s.DiskWriteBps }),
+		floatCol("disk_read_iops", func(s *Sys) *float64 { return &s.DiskReadIOPS }),
+		floatCol("disk_write_iops", func(s *Sys) *float64 { return &s.DiskWriteIOPS }),
+		floatCol("net_rx_bytes_sec", func(s *Sys) *float64 { return &s.NetRxBps }),
+		floatCol("net_tx_bytes_sec", func(s *Sys) *float64 { return &s.NetTxBps }),
+	}
+}

@@ -1,0 +1,122 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Data is a whole results directory read back.
+type Data struct {
+	Dir      string
+	Manifest Manifest
+	Trials   []Trial
+	Points   []Point
+	Sys      []Sys
+	// Warnings name rows skipped because a killed run left them
+	// incomplete.
+	Warnings []string
+}
+
+// Read loads a results directory. A missing CSV file reads as empty (an
+// old or partial directory); a missing manifest is an error, since
+// without it the directory is not a results directory.
+func Read(dir string) (*Data, error) {
+	d := &Data{Dir: dir}
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("read results %s: %w (is it a results directory?)", dir, err)
+	}
+	if err := json.Unmarshal(b, &d.Manifest); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	d.settleStatus()
+	if d.Trials, err = readCSV(d, filepath.Join(dir, TrialsFile), trialColumns()); err != nil {
+		return nil, err
+	}
+	if d.Points, err = readCSV(d, filepath.Join(dir, TimeseriesFile), pointColumns()); err != nil {
+		return nil, err
+	}
+	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// readCSV reads rows by header name, so columns added later or in another
+// order still read. A last line cut short by a kill is skipped with a
+// warning; a bad row anywhere else is an error naming file and line.
+func readCSV[T any](d *Data, path string, cols []column[T]) ([]T, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: header: %w", path, err)
+	}
+	byName := make(map[string]column[T], len(cols))
+	for _, c := range cols {
+		byName[c.name] = c
+	}
+	var out []T
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		line, _ := r.FieldPos(0)
+		if err == nil && len(rec) != len(head) {
+			err = fmt.Errorf("%d fields, want %d", len(rec), len(head))
+		}
+		if err != nil {
+			if _, nextErr := r.Read(); nextErr == io.EOF {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s:%d: incomplete last row skipped (%v)", path, line, err))
+				return out, nil
+			}
+			return nil, fmt.Errorf("read %s:%d: %w", path, line, err)
+		}
+		var v T
+		for i, name := range head {
+			c, ok := byName[name]
+			if !ok {
+				continue
+			}
+			if err := c.set(&v, rec[i]); err != nil {
+				return nil, fmt.Errorf("read %s:%d: column %s: %w", path, line, name, err)
+			}
+		}
+		out = append(out, v)
+	}
+}
+
+// settleStatus marks a directory still "running" whose writer is gone (it
+// was killed outright, so it could not say so) as interrupted.
+func (d *Data) settleStatus() {
+	m := &d.Manifest
+	if m.Status != StatusRunning || m.PID <= 0 {
+		return
+	}
+	if host, err := os.Hostname(); err != nil || host != m.Loader.Hostname {
+		return // another machine's run: nothing to check here
+	}
+	if err := syscall.Kill(m.PID, 0); err == nil || errors.Is(err, syscall.EPERM) {
+		return // still running (or a process we may not signal)
+	}
+	m.Status = StatusInterrupted
+	d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the run (pid %d) ended without finishing; treated as interrupted", filepath.Join(d.Dir, ManifestFile), m.PID))
+}

@@ -1,0 +1,200 @@
+// Package results is the results directory of an experiment: the files a
+// run writes as it goes and that the report, compare and analyze commands
+// read back. It holds data only; nothing here talks to a database, so any
+// results directory, however old, can be read and re-rendered.
+//
+// A directory holds:
+//
+//	manifest.json    tool version and commit, the spec as run, seeds, hosts,
+//	                 database versions, start/end times, exit status
+//	trials.csv       one row per trial (a load or a measured run)
+//	timeseries.csv   per interval per trial: ops/s and latency per operation
+//	sysmetrics.csv   per second per host: CPU, memory, disk, network
+//	hdr/ID.hlog      HdrHistogram interval logs, one per trial
+//	report.html      the report, figures/ the figures as SVG and PNG
+//
+// Every CSV is appended and flushed after each row group, and the manifest
+// is replaced atomically, so a killed run leaves consistent files.
+package results
+
+import (
+	"time"
+)
+
+// File names inside a results directory.
+const (
+	ManifestFile   = "manifest.json"
+	TrialsFile     = "trials.csv"
+	TimeseriesFile = "timeseries.csv"
+	SysmetricsFile = "sysmetrics.csv"
+	HdrDir         = "hdr"
+	ReportFile     = "report.html"
+	FiguresDir     = "figures"
+)
+
+// Run statuses, in the manifest and in trial rows.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// Trial kinds.
+const (
+	KindLoad = "load"
+	KindRun  = "run"
+)
+
+// Manifest describes the whole experiment run.
+type Manifest struct {
+	Tool       string `json:"tool"`
+	Version    string `json:"version"`
+	Commit     string `json:"commit,omitempty"`
+	Experiment string `json:"experiment"`
+	// SpecFile is the experiment file's path and Spec its text as run.
+	SpecFile string     `json:"spec_file,omitempty"`
+	Spec     string     `json:"spec,omitempty"`
+	Seed     uint64     `json:"seed"`
+	Start    time.Time  `json:"start"`
+	End      *time.Time `json:"end,omitempty"`
+	// Status is one of the Status constants; Error says why a run failed.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// PID is the process that wrote the directory; Read takes a "running"
+	// directory whose process is gone on this host for an interrupted one.
+	PID int `json:"pid,omitempty"`
+	// PlannedSteps is the plan's length; CompletedSteps how many finished.
+	PlannedSteps   int          `json:"planned_steps"`
+	CompletedSteps int          `json:"completed_steps"`
+	Loader         Host         `json:"loader"`
+	Targets        []TargetInfo `json:"targets"`
+	Warnings       []string     `json:"warnings,omitempty"`
+}
+
+// Host describes the machine that ran the load generator.
+type Host struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Kernel      string `json:"kernel,omitempty"`
+}
+
+// TargetInfo describes one deployed database as it was measured.
+type TargetInfo struct {
+	Name     string `json:"name"`
+	Database string `json:"database"`
+	Driver   string `json:"driver"`
+	Provider string `json:"provider"`
+	// Version is the server's own version string.
+	Version string `json:"version,omitempty"`
+	Nodes   int    `json:"nodes"`
+	// CPUs and MemoryBytes are the limits applied (0: none).
+	CPUs        float64 `json:"cpus,omitempty"`
+	MemoryBytes int64   `json:"memory_bytes,omitempty"`
+	// Properties are the driver properties used, secrets redacted.
+	Properties map[string]string `json:"properties,omitempty"`
+	// Hosts are the sysmetrics host names that belong to this target.
+	Hosts []string `json:"hosts,omitempty"`
+	// DataBytes is the data directory's size on disk after the last load
+	// (0: unknown); ServerMemoryBytes the server's peak memory seen.
+	DataBytes         int64 `json:"data_bytes,omitempty"`
+	ServerMemoryBytes int64 `json:"server_memory_bytes,omitempty"`
+	// Native holds cheap database-native figures, such as PostgreSQL's
+	// buffer-cache hit ratio.
+	Native map[string]float64 `json:"native,omitempty"`
+	// Up and Down are when the deployment was ready and torn down.
+	Up   time.Time  `json:"up"`
+	Down *time.Time `json:"down,omitempty"`
+}
+
+// Param is one matrix coordinate of a trial.
+type Param struct {
+	Key, Value string
+}
+
+// Latency summarizes a latency histogram, in microseconds.
+type Latency struct {
+	Mean, P50, P90, P95, P99, P999, Max float64
+}
+
+// Op is one operation type's figures within a trial.
+type Op struct {
+	Name       string
+	Operations int64
+	Errors     int64
+	Latency    Latency
+}
+
+// Trial is one row of trials.csv: a load phase or one measured run.
+type Trial struct {
+	ID         string
+	Index      int
+	Kind       string
+	Target     string
+	Database   string
+	Driver     string
+	Workload   string
+	Params     []Param
+	Repetition int
+	Threads    int
+	// TargetRate is the throttle in ops/s (0: none).
+	TargetRate float64
+	Start, End time.Time
+	// Duration is the measured phase's length (warm-up excluded).
+	Duration   time.Duration
+	Operations int64
+	Errors     int64
+	Throughput float64
+	// Latency merges every operation type; Ops has each one.
+	Latency Latency
+	Ops     []Op
+	// LoaderCPU is the load generator's mean and peak CPU (100 = one
+	// core) over the measured phase, on LoaderCPUs available cores.
+	LoaderCPU, LoaderCPUMax float64
+	LoaderCPUs              int
+	// Concurrency is Little's law: throughput x mean latency, the number
+	// of operations in flight on average.
+	Concurrency float64
+	// Flags are validity warnings ("client-bound: ...").
+	Flags  []string
+	Status string
+}
+
+// Point is one row of timeseries.csv: one operation type (or "ALL") in
+// one interval of a trial.
+type Point struct {
+	Trial   string
+	Time    time.Time
+	Elapsed time.Duration
+	Warmup  bool
+	Op      string
+	Ops     int64
+	Rate    float64
+	Errors  int64
+	Latency Latency
+}
+
+// Sys is one row of sysmetrics.csv: one host's resource use over the
+// second ending at Time. NaN marks a figure the source cannot measure.
+type Sys struct {
+	Time                        time.Time
+	Trial                       string
+	Host, Role                  string
+	CPUPercent                  float64
+	MemoryBytes                 float64
+	DiskReadBps, DiskWriteBps   float64
+	DiskReadIOPS, DiskWriteIOPS float64
+	NetRxBps, NetTxBps          float64
+}
+
+// AllOps is the pseudo operation name of a merged row.
+const AllOps = "ALL"
+
+// OpNames returns the operation types trials.csv has columns for, in
+// YCSB's order.
+func OpNames() []string {
+	return []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+}

@@ -1,0 +1,91 @@
+package results
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func sampleTrial() Trial {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
+	return Trial{
+		ID: "postgres.a.threads=8", Index: 3, Kind: KindRun, Target: "postgres", Database: "postgres",
+		Driver: "postgres", Workload: "a", Params: []Param{{"threads", "8"}, {"requestdistribution", "zipfian"}},
+		Repetition: 1, Threads: 8, TargetRate: 0, Start: start, End: start.Add(30 * time.Second),
+		Duration: 25 * time.Second, Operations: 1000, Errors: 2, Throughput: 40,
+		Latency: Latency{Mean: 1.5, P50: 1, P90: 2, P95: 3, P99: 4, P999: 5, Max: 6},
+		Ops: []Op{
+			{Name: "READ", Operations: 500, Errors: 1, Latency: Latency{Mean: 1, P50: 1, P90: 1, P95: 1, P99: 2, P999: 3, Max: 4}},
+			{Name: "UPDATE", Operations: 500, Errors: 1, Latency: Latency{Mean: 2, P50: 2, P90: 2, P95: 2, P99: 3, P999: 4, Max: 6}},
+		},
+		LoaderCPU: 95.5, LoaderCPUMax: 100, LoaderCPUs: 2, Concurrency: 7.9,
+		Flags: []string{"client-bound: loader CPU 96% of 200%", "errors: 2"}, Status: StatusCompleted,
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	w, err := Create(dir)
+	require.NoError(t, err)
+	tr := sampleTrial()
+	require.NoError(t, w.AddTrial(tr))
+	pt := Point{Trial: tr.ID, Time: tr.Start.Add(time.Second), Elapsed: time.Second, Warmup: true, Op: "READ",
+		Ops: 10, Rate: 10, Errors: 1, Latency: Latency{1, 2, 3, 4, 5, 6, 7}}
+	require.NoError(t, w.AddPoints([]Point{pt}))
+	sy := Sys{Time: tr.Start, Trial: tr.ID, Host: "postgres", Role: "database", CPUPercent: 50,
+		MemoryBytes: 1 << 20, DiskReadBps: 1, DiskWriteBps: 2, DiskReadIOPS: math.NaN(), DiskWriteIOPS: math.NaN(), NetRxBps: 3, NetTxBps: 4}
+	require.NoError(t, w.AddSys([]Sys{sy}))
+	m := &Manifest{Tool: "dbarena", Experiment: "x", Status: StatusCompleted, Start: tr.Start}
+	require.NoError(t, w.WriteManifest(m))
+	require.NoError(t, w.Close())
+
+	d, err := Read(dir)
+	require.NoError(t, err)
+	require.Empty(t, d.Warnings)
+	require.Equal(t, "x", d.Manifest.Experiment)
+	require.Len(t, d.Trials, 1)
+	require.Equal(t, tr, d.Trials[0])
+	require.Equal(t, []Point{pt}, d.Points)
+	require.Len(t, d.Sys, 1)
+	require.True(t, math.IsNaN(d.Sys[0].DiskReadIOPS), "NaN survives as an empty cell")
+	require.Equal(t, 3.0, d.Sys[0].NetRxBps)
+
+	_, err = Create(dir)
+	require.ErrorContains(t, err, "already holds a results directory")
+}
+
+func TestTruncatedLastRowIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	require.NoError(t, err)
+	tr := sampleTrial()
+	require.NoError(t, w.AddTrial(tr))
+	require.NoError(t, w.AddTrial(tr))
+	require.NoError(t, w.WriteManifest(&Manifest{Status: StatusRunning}))
+	require.NoError(t, w.Close())
+	path := filepath.Join(dir, TrialsFile)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b[:len(b)-40], 0o644)) // a kill mid-row
+
+	d, err := Read(dir)
+	require.NoError(t, err)
+	require.Len(t, d.Trials, 1)
+	require.Len(t, d.Warnings, 1)
+	require.Contains(t, d.Warnings[0], "trials.csv:3: incomplete last row skipped")
+}
+
+func TestBadRowNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"status":"completed"}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SysmetricsFile), []byte("time,host,cpu_pct\n,a,1\n,b,x\n,c,3\n"), 0o644))
+	_, err := Read(dir)
+	require.ErrorContains(t, err, "sysmetrics.csv:3: column cpu_pct")
+
+	_, err = Read(t.TempDir())
+	require.ErrorContains(t, err, "is it a results directory?")
+}

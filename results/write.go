@@ -1,0 +1,158 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Writer appends to a results directory as a run goes. Its methods are
+// safe for concurrent use: the runner's observer and the system-metrics
+// collector write from their own goroutines.
+type Writer struct {
+	dir    string
+	mu     sync.Mutex
+	trials *csvFile[Trial]
+	points *csvFile[Point]
+	sys    *csvFile[Sys]
+}
+
+// csvFile is one appended CSV file, flushed after every append so that a
+// killed run keeps every complete row.
+type csvFile[T any] struct {
+	path string
+	f    *os.File
+	w    *csv.Writer
+	cols []column[T]
+}
+
+func createCSV[T any](path string, cols []column[T]) (*csvFile[T], error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	c := &csvFile[T]{path: path, f: f, w: csv.NewWriter(f), cols: cols}
+	if err := c.w.Write(header(cols)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("results: write %s: %w", path, err)
+	}
+	c.w.Flush()
+	return c, c.w.Error()
+}
+
+func (c *csvFile[T]) append(rows []T) error {
+	for i := range rows {
+		if err := c.w.Write(formatRow(c.cols, &rows[i])); err != nil {
+			return fmt.Errorf("results: write %s: %w", c.path, err)
+		}
+	}
+	c.w.Flush()
+	if err := c.w.Error(); err != nil {
+		return fmt.Errorf("results: write %s: %w", c.path, err)
+	}
+	return nil
+}
+
+func (c *csvFile[T]) close() error {
+	if c == nil {
+		return nil
+	}
+	c.w.Flush()
+	return errors.Join(c.w.Error(), c.f.Close())
+}
+
+// Create makes dir (which must not exist yet or be empty) and opens its
+// CSV files with their headers.
+func Create(dir string) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Join(dir, HdrDir), 0o755); err != nil {
+		return nil, fmt.Errorf("results: create %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+		return nil, fmt.Errorf("results: %s already holds a results directory; choose another", dir)
+	}
+	w := &Writer{dir: dir}
+	var err error
+	if w.trials, err = createCSV(filepath.Join(dir, TrialsFile), trialColumns()); err != nil {
+		return nil, err
+	}
+	if w.points, err = createCSV(filepath.Join(dir, TimeseriesFile), pointColumns()); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.sys, err = createCSV(filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Dir returns the directory written.
+func (w *Writer) Dir() string { return w.dir }
+
+// HdrPath is where the HdrHistogram log of a trial goes.
+func (w *Writer) HdrPath(trialID string) string {
+	return filepath.Join(w.dir, HdrDir, trialID+".hlog")
+}
+
+// AddTrial appends one row to trials.csv.
+func (w *Writer) AddTrial(t Trial) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.trials.append([]Trial{t})
+}
+
+// AddPoints appends rows to timeseries.csv.
+func (w *Writer) AddPoints(ps []Point) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.points.append(ps)
+}
+
+// AddSys appends rows to sysmetrics.csv.
+func (w *Writer) AddSys(ss []Sys) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sys.append(ss)
+}
+
+// WriteManifest replaces manifest.json atomically: a reader, or a run
+// killed mid-write, sees the old manifest or the new one, never half.
+func (w *Writer) WriteManifest(m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encode manifest: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(w.dir, ManifestFile), append(b, '\n'), 0o644)
+}
+
+// Close flushes and closes the CSV files.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return errors.Join(w.trials.close(), w.points.close(), w.sys.close())
+}
+
+// WriteFileAtomic writes data to a temporary file next to path, syncs it
+// and renames it over path.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := errors.Join(tmp.Chmod(perm), tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
