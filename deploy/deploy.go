@@ -1,0 +1,79 @@
+// Package deploy is the contract between an experiment and the places its
+// databases run: a Provider brings a target up (and waits until it
+// answers), says how a driver reaches it and which hosts to watch, and
+// tears it down. Providers live in subpackages (deploy/local,
+// deploy/existing); the one table of them is internal/providers.
+package deploy
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Request is what to deploy for one target of an experiment.
+type Request struct {
+	// Name is the target's name, unique within the experiment; it names
+	// hosts, directories and cgroups.
+	Name string
+	// Database is a product name from the catalogue (Databases).
+	Database string
+	Nodes    int
+	// CPUs and MemoryBytes cap the deployment (0: no limit).
+	CPUs        float64
+	MemoryBytes int64
+	Version     string
+	// Options are provider-specific settings.
+	Options map[string]string
+	// Properties are the user's driver properties; the existing provider
+	// reads its endpoints from them.
+	Properties map[string]string
+	// WorkDir is where a provider may put data and logs.
+	WorkDir string
+	// Keep leaves data and logs in place at teardown.
+	Keep   bool
+	Logger *slog.Logger
+}
+
+// Host is one machine or process tree to watch during the run.
+type Host struct {
+	// Name is unique within the experiment ("postgres", "cassandra-2").
+	Name string
+	// PID is the root of a local process tree (0 for remote hosts).
+	PID int
+	// MetricsURL is a node_exporter endpoint for remote hosts.
+	MetricsURL string
+	// DataDir is the data directory, for its size on disk ("" unknown).
+	DataDir string
+}
+
+// Deployment is a target that is up and answering.
+type Deployment interface {
+	// Properties are the driver properties that reach the deployment;
+	// the experiment lays the user's own properties over them.
+	Properties() map[string]string
+	// Hosts are the processes or machines to watch.
+	Hosts() []Host
+	// Version is the server's version as the provider knows it ("" when
+	// unknown).
+	Version() string
+	// Limits describes the resource limits applied ("" when none).
+	Limits() string
+	// Down stops what Up started and removes its data unless asked to
+	// keep it. It is safe to call twice.
+	Down(ctx context.Context) error
+}
+
+// Provider brings targets up.
+type Provider interface {
+	// Name is the provider's name in experiment files.
+	Name() string
+	// Up deploys req and returns once the database answers. On error,
+	// whatever was started is already torn down.
+	Up(ctx context.Context, req Request) (Deployment, error)
+}
+
+// DefaultReadyTimeout bounds how long a provider waits for a database to
+// answer. Four Cassandra JVMs booting at once on two cores took 120 s at
+// load average 8.
+const DefaultReadyTimeout = 5 * time.Minute

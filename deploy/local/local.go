@@ -1,0 +1,227 @@
+// Package local is the deployment provider for the user's own machine: it
+// starts real database servers as child processes on free ports of the
+// loopback interface, with data in a temporary directory that teardown
+// removes, optionally capped in CPUs and memory through cgroups (see
+// deploy/limits), so that a vertical-scaling study runs on one machine.
+//
+// Supported: PostgreSQL, Redis, MariaDB/MySQL, Apache Cassandra (one node,
+// or N nodes on 127.0.1.x; jars from Maven Central, cached), DynamoDB
+// Local (Maven Central, cached) and ScyllaDB when a scylla binary is
+// installed. Anything missing is named in the error with how to install
+// it.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/limits"
+)
+
+// Provider deploys databases as local processes.
+type Provider struct {
+	// ReadyTimeout bounds the wait for a server to answer.
+	ReadyTimeout time.Duration
+
+	// cgroups is shared by every deployment of the provider, so that
+	// CPU-pinned targets get different cores.
+	cgroupsOnce sync.Once
+	cgroups     *limits.Host
+	cgroupsErr  error
+}
+
+// limitsHost returns the provider's cgroup host, made on first use.
+func (p *Provider) limitsHost() (*limits.Host, error) {
+	p.cgroupsOnce.Do(func() { p.cgroups, p.cgroupsErr = limits.NewHost() })
+	return p.cgroups, p.cgroupsErr
+}
+
+var _ deploy.Provider = (*Provider)(nil)
+
+// New returns the local provider with default settings.
+func New() *Provider { return &Provider{ReadyTimeout: deploy.DefaultReadyTimeout} }
+
+// Name implements deploy.Provider.
+func (p *Provider) Name() string { return "local" }
+
+// launcher starts one database's servers into d and waits until they
+// answer.
+type launcher func(ctx context.Context, d *deployment) error
+
+// launchers is the table of databases this provider can start.
+func launchers() map[string]launcher {
+	return map[string]launcher{
+		"postgres":  launchPostgres,
+		"redis":     launchRedis,
+		"mariadb":   launchMariaDB,
+		"mysql":     launchMariaDB,
+		"cassandra": launchCassandra,
+		"scylladb":  launchScylla,
+		"dynamodb":  launchDynamoDB,
+	}
+}
+
+// Databases returns the databases the local provider can start.
+func Databases() []string {
+	var out []string
+	for name := range launchers() {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Up implements deploy.Provider.
+func (p *Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
+	launch, ok := launchers()[req.Database]
+	if !ok {
+		return nil, fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
+			req.Database, strings.Join(Databases(), ", "))
+	}
+	if req.Nodes <= 0 {
+		req.Nodes = 1
+	}
+	if req.Nodes > 1 && req.Database != "cassandra" && req.Database != "scylladb" {
+		return nil, fmt.Errorf("local: %s: nodes=%d, but only cassandra and scylladb run as local clusters", req.Name, req.Nodes)
+	}
+	if req.Logger == nil {
+		req.Logger = slog.New(slog.DiscardHandler)
+	}
+	base := req.WorkDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, fmt.Errorf("local: %s: work directory: %w", req.Name, err)
+	}
+	dir, err := os.MkdirTemp(base, "dbarena-"+req.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("local: %s: data directory: %w", req.Name, err)
+	}
+	// Servers that drop root (postgres) must reach their directory.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("local: %s: %w", req.Name, err)
+	}
+	d := &deployment{req: req, dir: dir, props: map[string]string{}, taken: map[int]bool{}, provider: p,
+		readyTimeout: p.ReadyTimeout, log: req.Logger.With("target", req.Name)}
+	if err := launch(ctx, d); err != nil {
+		downErr := d.Down(context.Background())
+		return nil, errors.Join(fmt.Errorf("local: %s: %w", req.Name, err), downErr)
+	}
+	return d, nil
+}
+
+// deployment is what Up started.
+type deployment struct {
+	req          deploy.Request
+	dir          string
+	props        map[string]string
+	hosts        []deploy.Host
+	procs        []*node
+	version      string
+	limits       string
+	taken        map[int]bool
+	readyTimeout time.Duration
+	log          *slog.Logger
+	provider     *Provider
+
+	downOnce sync.Once
+	downErr  error
+}
+
+// node is one server process with how it stops.
+type node struct {
+	*proc
+	group *limits.Group
+	sig   syscall.Signal
+	grace time.Duration
+}
+
+func (d *deployment) Properties() map[string]string { return d.props }
+func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
+func (d *deployment) Version() string               { return d.version }
+func (d *deployment) Limits() string                { return d.limits }
+
+// Down stops every node, newest first, then removes the data directory
+// unless Keep was asked for.
+func (d *deployment) Down(ctx context.Context) error {
+	d.downOnce.Do(func() {
+		var errs []error
+		for i := len(d.procs) - 1; i >= 0; i-- {
+			n := d.procs[i]
+			errs = append(errs, n.stop(n.sig, n.grace))
+			if n.group != nil {
+				errs = append(errs, n.group.Close())
+			}
+		}
+		if d.req.Keep {
+			d.log.Info("kept data and logs", "dir", d.dir)
+		} else {
+			errs = append(errs, os.RemoveAll(d.dir))
+		}
+		d.downErr = errors.Join(errs...)
+	})
+	return d.downErr
+}
+
+// nodeDir makes a directory for one node inside the deployment's.
+func (d *deployment) nodeDir(name string) (string, error) {
+	p := filepath.Join(d.dir, name)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// port picks a free port on the given addresses.
+func (d *deployment) port(addrs ...string) (int, error) { return freePort(d.taken, addrs...) }
+
+// start launches one node under the deployment's resource limits and
+// records it for teardown and for watching.
+func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
+	n := &node{sig: c.stopSignal, grace: c.grace}
+	if n.sig == 0 {
+		n.sig = syscall.SIGTERM
+	}
+	if n.grace == 0 {
+		n.grace = 30 * time.Second
+	}
+	if d.req.CPUs > 0 || d.req.MemoryBytes > 0 {
+		lh, err := d.provider.limitsHost()
+		if err != nil {
+			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
+		}
+		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes})
+		if err != nil {
+			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
+		}
+		n.group = g
+		d.limits = g.Describe()
+		if err := g.Command(c.cmd); err != nil {
+			g.Close()
+			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
+		}
+	}
+	p, err := startProc(hostName, c.cmd, c.logPath)
+	if err != nil {
+		if n.group != nil {
+			n.group.Close()
+		}
+		return nil, err
+	}
+	n.proc = p
+	d.procs = append(d.procs, n)
+	d.hosts = append(d.hosts, deploy.Host{Name: hostName, PID: p.pid(), DataDir: c.dataDir})
+	d.log.Info("started", "host", hostName, "pid", p.pid(), "log", c.logPath)
+	return n, nil
+}
