@@ -1,0 +1,288 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/workloads"
+)
+
+// workloads decodes the list of workloads; names must be unique.
+func (d *decoder) workloads(f fields, root *yaml.Node) []Workload {
+	n := f.get("workloads")
+	if n == nil {
+		d.errorf(root, "", `missing required key "workloads": want a list such as [a, b, c]`)
+		return nil
+	}
+	items, ok := d.sequence(n, "workloads")
+	if ok && len(items) == 0 {
+		d.errorf(n, "workloads", "want at least one workload, got none")
+	}
+	var out []Workload
+	first := map[string]int{}
+	for i, item := range items {
+		path := fmt.Sprintf("workloads[%d]", i)
+		w, ok := d.workload(item, path)
+		if !ok {
+			continue
+		}
+		if line, dup := first[w.Name]; dup {
+			d.errorf(item, path, "duplicate workload name %q (first at line %d): give each workload a distinct name", w.Name, line)
+			continue
+		}
+		first[w.Name] = item.Line
+		out = append(out, w)
+	}
+	return out
+}
+
+// builtinHint ends the error for an unknown built-in workload.
+const builtinHint = "; for a workload of your own write a mapping with name and file or properties"
+
+// workload decodes one item: a built-in's name, or a mapping.
+func (d *decoder) workload(n *yaml.Node, path string) (Workload, bool) {
+	w := Workload{Line: n.Line}
+	nerr := len(d.errs)
+	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
+		w.Name = n.Value
+		w.Builtin, w.base = d.builtin(n, path, n.Value)
+		return w, len(d.errs) == nerr
+	}
+	f, ok := d.mapping(n, path, sectionKeys(path))
+	if !ok {
+		return w, false
+	}
+	b, file := f.get("builtin"), f.get("file")
+	if b != nil && file != nil {
+		d.errorf(file, path, "give builtin or file, not both (builtin at line %d)", b.Line)
+	}
+	if b != nil {
+		if v, ok := d.str(b, join(path, "builtin")); ok {
+			w.Name = v
+			w.Builtin, w.base = d.builtin(b, join(path, "builtin"), v)
+		}
+	}
+	if file != nil {
+		if v, ok := d.str(file, join(path, "file")); ok {
+			w.File, w.base = d.propertyFile(file, join(path, "file"), v)
+		}
+	}
+	if nn := f.get("name"); nn != nil {
+		w.Name, _ = d.str(nn, join(path, "name"))
+	} else if b == nil {
+		d.errorf(n, path, `missing required key "name" (only a workload with builtin may omit it)`)
+	}
+	if w.Name != "" && !validName(w.Name) {
+		d.errorf(firstNonNil(f.get("name"), b), join(path, "name"),
+			"want lower-case letters, digits, '-' and '_', starting with a letter or digit, got %q", w.Name)
+	}
+	if p := f.get("properties"); p != nil {
+		w.Properties = d.properties(p, join(path, "properties"))
+	}
+	return w, len(d.errs) == nerr
+}
+
+// builtin resolves a built-in workload's name and reads it.
+func (d *decoder) builtin(n *yaml.Node, path, name string) (string, *properties.Set) {
+	short, ok := workloads.Canonical(name)
+	if !ok {
+		d.errorf(n, path, "unknown built-in workload %q; valid: %s (or workloada to workloadf)%s",
+			name, strings.Join(workloads.Names(), ", "), builtinHint)
+		return "", nil
+	}
+	props, err := workloads.Properties(short)
+	if err != nil {
+		d.errorf(n, path, "%v", err)
+		return "", nil
+	}
+	return short, props
+}
+
+// propertyFile reads a YCSB property file named relative to the
+// experiment file and returns its resolved path.
+func (d *decoder) propertyFile(n *yaml.Node, path, name string) (string, *properties.Set) {
+	if strings.TrimSpace(name) == "" {
+		d.errorf(n, path, "want a property file path, got nothing")
+		return "", nil
+	}
+	resolved := name
+	if !filepath.IsAbs(name) {
+		resolved = filepath.Join(filepath.Dir(d.file), name)
+	}
+	data, err := os.ReadFile(resolved)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		d.errorf(n, path, "cannot read property file %s: %v", resolved, err)
+		return resolved, nil
+	}
+	props, err := properties.Parse(bytes.NewReader(data), resolved)
+	if err != nil {
+		d.errorf(n, path, "%v", err)
+		return resolved, nil
+	}
+	return resolved, props
+}
+
+// load decodes the load section and records the lines of its keys.
+func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
+	l := LoadSettings{Enabled: true, Threads: defaultLoadThreads, BatchSize: 1, Drop: true}
+	if n == nil {
+		return l
+	}
+	f, ok := d.mapping(n, "load", sectionKeys("load"))
+	if !ok {
+		return l
+	}
+	for k := range f.vals {
+		lines["load."+k] = f.keys[k].Line
+	}
+	bools := []struct {
+		key string
+		dst *bool
+	}{{"enabled", &l.Enabled}, {"verify", &l.Verify}, {"drop", &l.Drop}}
+	for _, b := range bools {
+		if v := f.get(b.key); v != nil {
+			*b.dst, _ = d.boolean(v, "load."+b.key)
+		}
+	}
+	if v := f.get("threads"); v != nil {
+		l.Threads, _ = d.positiveInt(v, "load.threads")
+	}
+	if v := f.get("batch_size"); v != nil {
+		l.BatchSize, _ = d.positiveInt(v, "load.batch_size")
+	}
+	if v := f.get("target"); v != nil {
+		l.Target, _ = d.rate(v, "load.target")
+	}
+	return l
+}
+
+// run decodes the run section and records the lines of its keys.
+// duration and operations exclude each other; 0 counts as not given, so
+// that "operations: 0" next to a duration reads as "no count".
+func (d *decoder) run(n *yaml.Node, lines map[string]int) RunSettings {
+	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1}
+	if n != nil {
+		d.runFields(n, lines, &r)
+	}
+	if r.Duration == 0 && r.Operations == 0 {
+		r.Duration = defaultDuration
+	}
+	return r
+}
+
+func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) {
+	f, ok := d.mapping(n, "run", sectionKeys("run"))
+	if !ok {
+		return
+	}
+	for k := range f.vals {
+		lines["run."+k] = f.keys[k].Line
+	}
+	r.Duration = d.duration(f.get("duration"), "run.duration")
+	r.Warmup = d.duration(f.get("warmup"), "run.warmup")
+	if v := f.get("operations"); v != nil {
+		r.Operations, _ = d.count(v, "run.operations")
+	}
+	if r.Duration > 0 && r.Operations > 0 {
+		d.errorf(f.get("operations"), "run", "give duration or operations, not both (duration at line %d)", f.key("duration").Line)
+	}
+	if v := f.get("threads"); v != nil {
+		r.Threads, _ = d.positiveInt(v, "run.threads")
+	}
+	if v := f.get("target"); v != nil {
+		r.Target, _ = d.rate(v, "run.target")
+	}
+	if v := f.get("repetitions"); v != nil {
+		r.Repetitions, _ = d.positiveInt(v, "run.repetitions")
+	}
+}
+
+// duration decodes an optional duration; absent is 0.
+func (d *decoder) duration(n *yaml.Node, path string) (v time.Duration) {
+	if n == nil {
+		return 0
+	}
+	const want = `a duration such as 90s or 1m30s, or a number of seconds`
+	s, ok := d.scalar(n, path, want)
+	if !ok {
+		return 0
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		d.errorf(n, path, "want %s, got %q", want, s)
+	}
+	return v
+}
+
+// matrix decodes the axes in file order.
+func (d *decoder) matrix(n *yaml.Node) []Axis {
+	ps, _ := d.pairs(n, "matrix")
+	var out []Axis
+	for _, p := range ps {
+		key, path := p.key.Value, join("matrix", p.key.Value)
+		if instead, owned := ownedProperties()[key]; owned && key != axisTarget {
+			d.errorf(p.key, path, "set by the experiment: use %s instead", instead)
+			continue
+		}
+		if key != axisThreads && key != axisTarget && !knownAxis(key, d.opts.DriverPrefixes) {
+			d.errorf(p.key, path, "%s", unknownAxis(key, d.opts.DriverPrefixes))
+			continue
+		}
+		items, ok := d.sequence(p.val, path)
+		if !ok {
+			continue
+		}
+		if len(items) == 0 {
+			d.errorf(p.val, path, "empty list: want at least one value")
+			continue
+		}
+		if a, ok := d.axis(key, path, items); ok {
+			a.Line = p.key.Line
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// axis decodes one axis's values: scalars, distinct, and for threads and
+// target valid settings.
+func (d *decoder) axis(key, path string, items []*yaml.Node) (Axis, bool) {
+	a := Axis{Property: key}
+	seen := map[string]int{}
+	ok := true
+	for i, it := range items {
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		v, good := d.scalar(it, ipath, "a value")
+		switch {
+		case !good:
+		case key == axisThreads:
+			_, good = d.positiveInt(it, ipath)
+		case key == axisTarget:
+			_, good = d.rate(it, ipath)
+		}
+		if good {
+			if line, dup := seen[v]; dup {
+				d.errorf(it, ipath, "duplicate value %q (first at line %d)", v, line)
+				good = false
+			}
+			seen[v] = it.Line
+		}
+		ok = ok && good
+		a.Values = append(a.Values, v)
+		a.ValueLines = append(a.ValueLines, it.Line)
+	}
+	return a, ok
+}

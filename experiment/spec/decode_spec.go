@@ -1,0 +1,326 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Defaults of the load and run settings. A 60 s run keeps a comparison of
+// two targets on workloads A to F to 12 minutes of measurement; a study of
+// steady state (compactions, checkpoints) should set a longer duration
+// and a warm-up explicitly.
+const (
+	defaultResults     = "results"
+	defaultLoadThreads = 4
+	defaultRunThreads  = 8
+	defaultDuration    = 60 * time.Second
+	defaultProvider    = "local"
+)
+
+// spec decodes the whole document. Problems are collected in d.errs.
+func (d *decoder) spec(doc *yaml.Node) *Spec {
+	s := &Spec{File: d.file, Results: defaultResults, DriverPrefixes: d.opts.DriverPrefixes, lines: map[string]int{}}
+	root := doc
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+		root = doc.Content[0]
+	}
+	f, ok := d.mapping(root, "", sectionKeys(""))
+	if !ok {
+		return s
+	}
+	d.header(f, s)
+	if n := f.get("properties"); n != nil {
+		s.Properties = d.properties(n, "properties")
+	}
+	s.Targets = d.targets(f, root)
+	s.Workloads = d.workloads(f, root)
+	s.Load = d.load(f.get("load"), s.lines)
+	s.Run = d.run(f.get("run"), s.lines)
+	if n := f.get("matrix"); n != nil {
+		s.Matrix = d.matrix(n)
+	}
+	d.checkSize(s, f.key("matrix"))
+	return s
+}
+
+// header decodes name, description, seed and results.
+func (d *decoder) header(f fields, s *Spec) {
+	if n := f.get("name"); n == nil {
+		d.errorf(f.node, "", `missing required key "name": want a name such as pg-vs-cassandra`)
+	} else if v, ok := d.str(n, "name"); ok {
+		if validName(v) {
+			s.Name = v
+		} else {
+			d.errorf(n, "name", "want lower-case letters, digits, '-' and '_', starting with a letter or digit, got %q", v)
+		}
+	}
+	if n := f.get("description"); n != nil {
+		s.Description, _ = d.str(n, "description")
+	}
+	if n := f.get("seed"); n != nil {
+		if v, ok := d.scalar(n, "seed", "an integer >= 0"); ok {
+			seed, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				d.errorf(n, "seed", "want an integer >= 0 (0: chosen at run time), got %q", v)
+			}
+			s.Seed = seed
+		}
+	}
+	if n := f.get("results"); n != nil {
+		if v, ok := d.str(n, "results"); ok && strings.TrimSpace(v) == "" {
+			d.errorf(n, "results", "want a directory, got nothing (omit the key for %q)", defaultResults)
+		} else if ok {
+			s.Results = v
+		}
+	}
+}
+
+// properties decodes a property mapping, refusing the properties the
+// experiment's own settings decide.
+func (d *decoder) properties(n *yaml.Node, path string) []KV {
+	kvs := d.stringMap(n, path)
+	out := kvs[:0]
+	for _, kv := range kvs {
+		if instead, owned := ownedProperties()[kv.Key]; owned {
+			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "set by the experiment: use %s instead", instead)
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// keyNode finds the key node of key in mapping n, for its position.
+func (d *decoder) keyNode(n *yaml.Node, key string) *yaml.Node {
+	n = resolve(n)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := resolve(n.Content[i]); k.Value == key {
+			return k
+		}
+	}
+	return n
+}
+
+// targets decodes the list of targets; names must be unique.
+func (d *decoder) targets(f fields, root *yaml.Node) []Target {
+	n := f.get("targets")
+	if n == nil {
+		d.errorf(root, "", `missing required key "targets": want at least one database to measure`)
+		return nil
+	}
+	items, ok := d.sequence(n, "targets")
+	if ok && len(items) == 0 {
+		d.errorf(n, "targets", "want at least one target, got none")
+	}
+	var out []Target
+	first := map[string]int{}
+	for i, item := range items {
+		path := fmt.Sprintf("targets[%d]", i)
+		t, nameNode, ok := d.target(item, path)
+		if !ok {
+			continue
+		}
+		if line, dup := first[t.Name]; dup {
+			hint := ""
+			if nameNode == nil {
+				hint = "; a target's name defaults to its database: give targets of one database distinct names"
+			}
+			d.errorf(item, path, "duplicate target name %q (first at line %d)%s", t.Name, line, hint)
+			continue
+		}
+		first[t.Name] = item.Line
+		out = append(out, t)
+	}
+	return out
+}
+
+// target decodes one target. nameNode is nil when the name defaulted.
+func (d *decoder) target(n *yaml.Node, path string) (Target, *yaml.Node, bool) {
+	t := Target{Line: n.Line, Properties: map[string]string{}, PropertyLines: map[string]int{}}
+	f, ok := d.mapping(n, path, sectionKeys(path))
+	if !ok {
+		return t, nil, false
+	}
+	nerr := len(d.errs)
+	db := f.get("database")
+	if db == nil {
+		d.errorf(n, path, `missing required key "database"; valid: %s`, listOrAny(d.opts.Databases))
+	} else if v, ok := d.str(db, join(path, "database")); ok {
+		t.Database = v
+		if len(d.opts.Databases) > 0 && !contains(d.opts.Databases, v) {
+			d.errorf(db, join(path, "database"), "unknown database %q; valid: %s%s", v,
+				strings.Join(d.opts.Databases, ", "), didYouMean(v, d.opts.Databases))
+		}
+	}
+	t.Name = t.Database
+	nameNode := f.get("name")
+	if nameNode != nil {
+		if v, ok := d.str(nameNode, join(path, "name")); ok {
+			t.Name = v
+		}
+	}
+	if t.Name != "" && !validName(t.Name) {
+		d.errorf(firstNonNil(nameNode, db), join(path, "name"),
+			"want lower-case letters, digits, '-' and '_', starting with a letter or digit, got %q", t.Name)
+	}
+	t.Driver = d.driver(f.get("driver"), path, t.Database)
+	if p := f.get("properties"); p != nil {
+		for _, kv := range d.properties(p, join(path, "properties")) {
+			t.Properties[kv.Key] = kv.Value
+			t.PropertyLines[kv.Key] = kv.Line
+		}
+	}
+	t.Deploy = d.deploy(f.get("deploy"), join(path, "deploy"))
+	return t, nameNode, len(d.errs) == nerr
+}
+
+// driver decodes a target's driver, defaulting to the database's.
+func (d *decoder) driver(n *yaml.Node, path, database string) string {
+	if n == nil {
+		if d.opts.DriverFor != nil {
+			if drv := d.opts.DriverFor(database); drv != "" {
+				return drv
+			}
+		}
+		return database
+	}
+	v, ok := d.str(n, join(path, "driver"))
+	if ok && len(d.opts.Drivers) > 0 && !contains(d.opts.Drivers, v) {
+		d.errorf(n, join(path, "driver"), "unknown driver %q; valid: %s%s", v,
+			strings.Join(d.opts.Drivers, ", "), didYouMean(v, d.opts.Drivers))
+	}
+	return v
+}
+
+// deploy decodes a target's deploy section.
+func (d *decoder) deploy(n *yaml.Node, path string) Deploy {
+	dep := Deploy{Provider: defaultProvider, Nodes: 1, Options: map[string]string{}}
+	if n == nil {
+		return dep
+	}
+	f, ok := d.mapping(n, path, sectionKeys(path))
+	if !ok {
+		return dep
+	}
+	if p := f.get("provider"); p != nil {
+		dep.Provider, _ = d.str(p, join(path, "provider"))
+	}
+	d.checkProvider(f.get("provider"), path, dep.Provider)
+	if v := f.get("nodes"); v != nil {
+		dep.Nodes, _ = d.positiveInt(v, join(path, "nodes"))
+	}
+	if v := f.get("cpus"); v != nil {
+		if s, ok := d.scalar(v, join(path, "cpus"), "a number of cores > 0"); ok {
+			c, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(c > 0) || c > 1e6 {
+				d.errorf(v, join(path, "cpus"), "want a number of cores > 0 such as 1.5, got %q", s)
+			}
+			dep.CPUs = c
+		}
+	}
+	if v := f.get("memory"); v != nil {
+		if s, ok := d.scalar(v, join(path, "memory"), "a size such as 2GiB"); ok {
+			b, err := parseMemory(s)
+			if err != nil {
+				d.errorf(v, join(path, "memory"), "%v, got %q", err, s)
+			}
+			dep.MemoryBytes = b
+		}
+	}
+	if v := f.get("version"); v != nil {
+		dep.Version, _ = d.str(v, join(path, "version"))
+	}
+	if o := f.get("options"); o != nil {
+		for _, kv := range d.stringMap(o, join(path, "options")) {
+			dep.Options[kv.Key] = kv.Value
+		}
+	}
+	return dep
+}
+
+// checkProvider checks a provider the file names (n is nil when it
+// defaulted: offering the default is the caller's business).
+func (d *decoder) checkProvider(n *yaml.Node, path, provider string) {
+	if n == nil || len(d.opts.Providers) == 0 || contains(d.opts.Providers, provider) {
+		return
+	}
+	d.errorf(n, join(path, "provider"), "unknown provider %q; valid: %s%s", provider,
+		strings.Join(d.opts.Providers, ", "), didYouMean(provider, d.opts.Providers))
+}
+
+// didYouMean returns " (did you mean "x"?)" or "".
+func didYouMean(got string, valid []string) string {
+	if best := nearest(got, valid); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+func listOrAny(valid []string) string {
+	if len(valid) == 0 {
+		return "any database name"
+	}
+	return strings.Join(valid, ", ")
+}
+
+func firstNonNil(ns ...*yaml.Node) *yaml.Node {
+	for _, n := range ns {
+		if n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+// checkSize refuses plans beyond maxTrials before anything expands them.
+func (d *decoder) checkSize(s *Spec, at *yaml.Node) {
+	points := 1
+	for _, a := range s.Matrix {
+		points = min(points*max(len(a.Values), 1), maxTrials+1)
+	}
+	reps := max(s.Run.Repetitions, 1)
+	total := len(s.Targets) * len(s.Workloads) * points * reps
+	if total <= maxTrials {
+		return
+	}
+	what := fmt.Sprintf("%s x %s x %s x %s", plural(len(s.Targets), "target"), plural(len(s.Workloads), "workload"),
+		plural(points, "matrix point"), plural(reps, "repetition"))
+	if points > maxTrials {
+		what = fmt.Sprintf("a matrix of more than %d points", maxTrials)
+	}
+	d.errorf(at, "matrix", "the experiment expands to %d trials (%s); the limit is %d: shorten the axes or split the experiment",
+		max(total, points), what, maxTrials)
+}
+
+// unknownAxis explains a matrix key that is neither a run setting nor a
+// known property.
+func unknownAxis(key string, driverPrefixes []string) string {
+	msg := fmt.Sprintf("unknown matrix axis %q: want threads, target, a workload property or a driver property (%s)",
+		key, prefixList(driverPrefixes))
+	if best := nearest(key, axisSuggestions()); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg
+}
+
+func prefixList(prefixes []string) string {
+	if len(prefixes) == 0 {
+		return "prefix.key"
+	}
+	return strings.Join(prefixes, ".*, ") + ".*"
+}
+
+// knownAxis reports whether a matrix key is a property a trial can vary.
+func knownAxis(key string, driverPrefixes []string) bool {
+	if workload.KnownProperty(key) {
+		return true
+	}
+	prefix, rest, ok := strings.Cut(key, ".")
+	return ok && rest != "" && contains(driverPrefixes, prefix)
+}

@@ -1,0 +1,308 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workloads"
+)
+
+// StepKind says whether a step loads data or measures a workload.
+type StepKind int
+
+// Step kinds.
+const (
+	Load StepKind = iota + 1
+	Run
+)
+
+// String returns "load" or "run".
+func (k StepKind) String() string {
+	switch k {
+	case Load:
+		return "load"
+	case Run:
+		return "run"
+	}
+	return "StepKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Step is one load or measured trial of the plan.
+type Step struct {
+	// Index is the step's position in Plan.Steps.
+	Index int
+	Kind  StepKind
+	// ID is unique in the plan, stable across runs of the same file and
+	// safe in file names: "postgres.load.1", "postgres.a",
+	// "postgres.a.threads=8.rep2" (matrix values in axis order; the
+	// repetition only when there is more than one).
+	ID       string
+	Target   *Target
+	Workload *Workload
+	// Params is the step's matrix point, in axis order; a load's leaves
+	// out the threads and target axes, which apply to runs.
+	Params []KV
+	// Repetition counts from 1; loads are repetition 1.
+	Repetition int
+	// Properties are the fully merged properties, each with the source
+	// (file and line) it came from.
+	Properties *properties.Set
+	// Threads and Rate (operations per second, 0: unthrottled) are the
+	// load settings for a load, the run settings or matrix for a run.
+	Threads int
+	Rate    float64
+	// Duration and Operations bound a run: exactly one is set. For a
+	// load, Operations is the number of records it inserts.
+	Duration   time.Duration
+	Operations int64
+	Warmup     time.Duration
+}
+
+// Plan is the ordered list of steps an experiment runs.
+type Plan struct {
+	Spec  *Spec
+	Steps []Step
+	// Warnings are the properties no part of dbarena reads, each once.
+	Warnings []workload.Warning
+}
+
+// RunCount returns the number of measured steps.
+func (p *Plan) RunCount() int { return p.count(Run) }
+
+// LoadCount returns the number of load steps.
+func (p *Plan) LoadCount() int { return p.count(Load) }
+
+func (p *Plan) count(k StepKind) int {
+	n := 0
+	for i := range p.Steps {
+		if p.Steps[i].Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// loadRelevant lists the properties that shape the loaded data, beyond
+// driver properties. minfieldlength and fieldlengthdistribution are
+// included because they change the values written, not only their reads.
+func loadRelevant(c workload.Config) []KV {
+	return []KV{
+		{Key: "table", Value: c.Table}, {Key: "recordcount", Value: itoa(c.RecordCount)},
+		{Key: "insertstart", Value: itoa(c.InsertStart)}, {Key: "insertcount", Value: itoa(c.EffectiveInsertCount())},
+		{Key: "fieldcount", Value: itoa(int64(c.FieldCount))}, {Key: "fieldlength", Value: itoa(c.FieldLength)},
+		{Key: "minfieldlength", Value: itoa(c.MinFieldLength)},
+		{Key: "fieldlengthdistribution", Value: string(c.FieldLengthDistribution)},
+		{Key: "fieldnameprefix", Value: c.FieldNamePrefix}, {Key: "insertorder", Value: string(c.InsertOrder)},
+		{Key: "zeropadding", Value: itoa(int64(c.ZeroPadding))}, {Key: "dataintegrity", Value: strconv.FormatBool(c.DataIntegrity)},
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// NewPlan expands a spec into steps. For each target in file order, for
+// each workload in file order, for each matrix point: a load when the
+// data the trial needs differs from what the target last loaded (compared
+// on the properties of loadRelevant and every driver property, so an axis
+// such as recordcount reloads per point), then one run per repetition.
+// Workloads are never reordered: listing a to f runs them in that order,
+// and data that a workload inserted or deleted stays for the next one,
+// as in YCSB's own sequence.
+//
+// Every trial's properties must pass workload.ParseConfig; all distinct
+// failures are returned, each naming the step and the workload's line.
+func NewPlan(s *Spec) (*Plan, error) {
+	if len(s.Targets) == 0 || len(s.Workloads) == 0 {
+		return nil, fmt.Errorf("%s: an experiment needs at least one target and one workload", s.File)
+	}
+	points := s.points()
+	if n := len(s.Targets) * len(s.Workloads) * len(points) * max(s.Run.Repetitions, 1); n > maxTrials {
+		return nil, fmt.Errorf("%s: matrix: the experiment expands to %d trials; the limit is %d", s.File, n, maxTrials)
+	}
+	b := &builder{s: s, plan: &Plan{Spec: s}, bases: map[*Workload]*properties.Set{},
+		failed: map[string]bool{}, warned: map[string]bool{}}
+	for ti := range s.Targets {
+		b.target(&s.Targets[ti], points)
+	}
+	b.checkIDs()
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	return b.plan, nil
+}
+
+// points returns the matrix's cartesian product, the first axis
+// outermost; one empty point when there is no matrix.
+func (s *Spec) points() [][]KV {
+	pts := [][]KV{nil}
+	for _, a := range s.Matrix {
+		next := make([][]KV, 0, len(pts)*len(a.Values))
+		for _, pt := range pts {
+			for i, v := range a.Values {
+				line := a.Line
+				if i < len(a.ValueLines) {
+					line = a.ValueLines[i]
+				}
+				next = append(next, append(append([]KV(nil), pt...), KV{Key: a.Property, Value: v, Line: line}))
+			}
+		}
+		pts = next
+	}
+	return pts
+}
+
+// builder accumulates the plan and its errors.
+type builder struct {
+	s      *Spec
+	plan   *Plan
+	bases  map[*Workload]*properties.Set
+	errs   []error
+	failed map[string]bool // error texts reported, so each is reported once
+	warned map[string]bool
+}
+
+// target adds the steps of one target.
+func (b *builder) target(t *Target, points [][]KV) {
+	loaded, loads := "", 0
+	for wi := range b.s.Workloads {
+		w := &b.s.Workloads[wi]
+		for _, pt := range points {
+			props, cfg, ok := b.trial(t, w, pt)
+			if !ok {
+				continue
+			}
+			if sig := b.signature(cfg, props); b.s.Load.Enabled && sig != loaded {
+				loaded, loads = sig, loads+1
+				b.add(b.loadStep(t, w, pt, props, cfg, loads))
+			}
+			for rep := 1; rep <= max(b.s.Run.Repetitions, 1); rep++ {
+				b.add(b.runStep(t, w, pt, props, rep))
+			}
+		}
+	}
+}
+
+func (b *builder) add(st Step) {
+	st.Index = len(b.plan.Steps)
+	b.plan.Steps = append(b.plan.Steps, st)
+}
+
+// trial merges the properties of one target, workload and matrix point,
+// lowest precedence first: the workload's base (built-in or file), the
+// experiment's properties, the workload's, the target's, the matrix
+// point's. It validates them with workload.ParseConfig.
+func (b *builder) trial(t *Target, w *Workload, pt []KV) (*properties.Set, workload.Config, bool) {
+	p := properties.New()
+	base, err := b.base(w)
+	if err != nil {
+		b.fail(err, t, w, pt)
+		return nil, workload.Config{}, false
+	}
+	p.Merge(base)
+	for _, kv := range b.s.Properties {
+		p.Set(kv.Key, kv.Value, b.kvSrc(kv))
+	}
+	for _, kv := range w.Properties {
+		p.Set(kv.Key, kv.Value, b.kvSrc(kv))
+	}
+	for k, v := range t.Properties {
+		p.Set(k, v, b.src(t.PropertyLines[k]))
+	}
+	for _, kv := range pt {
+		if kv.Key != axisThreads && kv.Key != axisTarget {
+			p.Set(kv.Key, kv.Value, b.kvSrc(kv))
+		}
+	}
+	cfg, warnings, err := workload.ParseConfig(p, b.s.DriverPrefixes)
+	if err != nil {
+		b.fail(err, t, w, pt)
+		return nil, workload.Config{}, false
+	}
+	for _, wn := range warnings {
+		if key := wn.Key + "@" + wn.Source.String(); !b.warned[key] {
+			b.warned[key] = true
+			b.plan.Warnings = append(b.plan.Warnings, wn)
+		}
+	}
+	return p, cfg, true
+}
+
+// fail records a trial's error once, with the step and workload it
+// belongs to: the property's own source may be a line shared by many
+// workloads, such as a matrix value.
+func (b *builder) fail(err error, t *Target, w *Workload, pt []KV) {
+	if b.failed[err.Error()] {
+		return
+	}
+	b.failed[err.Error()] = true
+	where := fmt.Sprintf("workload %s", w.Name)
+	if w.Line > 0 {
+		where += fmt.Sprintf(" at %s:%d", b.s.File, w.Line)
+	}
+	b.errs = append(b.errs, fmt.Errorf("%w (step %s; %s)", err, runID(t, w, pt, 1, 1), where))
+}
+
+// base returns the workload's base properties: its built-in, its file or
+// none (YCSB's defaults).
+func (b *builder) base(w *Workload) (*properties.Set, error) {
+	if p, ok := b.bases[w]; ok {
+		return p, nil
+	}
+	p := w.base
+	var err error
+	switch {
+	case p != nil:
+	case w.Builtin != "":
+		p, err = workloads.Properties(w.Builtin)
+	case w.File != "":
+		p, err = properties.ParseFile(w.File)
+	default:
+		p = properties.New()
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.bases[w] = p
+	return p, nil
+}
+
+// src is the source of a value on a line of the experiment file.
+func (b *builder) src(line int) properties.Source {
+	return properties.Source{File: b.s.File, Line: line}
+}
+
+// kvSrc is the source of a KV: its line, or what set it in code.
+func (b *builder) kvSrc(kv KV) properties.Source {
+	if kv.Line == 0 && kv.Origin != "" {
+		return properties.Source{File: kv.Origin}
+	}
+	return b.src(kv.Line)
+}
+
+// settingSrc is the source of a property derived from a setting such as
+// "run.threads": its line, or a note that it is the default.
+func (b *builder) settingSrc(key string) properties.Source {
+	if line := b.s.lines[key]; line > 0 {
+		return b.src(line)
+	}
+	return properties.Source{File: fmt.Sprintf("%s (default %s)", b.s.File, key)}
+}
+
+// signature identifies the data a trial needs loaded.
+func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
+	var sb strings.Builder
+	for _, kv := range loadRelevant(cfg) {
+		sb.WriteString(kv.Key + "=" + kv.Value + "\n")
+	}
+	for _, k := range p.Keys() {
+		if prefix, _, ok := strings.Cut(k, "."); ok && contains(b.s.DriverPrefixes, prefix) {
+			v, _, _ := p.Lookup(k)
+			sb.WriteString(k + "=" + v + "\n")
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,339 @@
+package spec_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/experiment/spec"
+)
+
+// plan parses lines as "testdata/plan.yaml" (so workload files resolve
+// in testdata) and expands it.
+func plan(t *testing.T, lines ...string) *spec.Plan {
+	t.Helper()
+	s, err := spec.Parse("testdata/plan.yaml", yamlText(lines...), testOptions())
+	require.NoError(t, err)
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	return p
+}
+
+func TestLoadSteps(t *testing.T) {
+	tests := map[string]struct {
+		lines []string
+		want  []string
+	}{
+		"built-ins share one load, in file order": {
+			lines: []string{"workloads: [a, b, c, f, d, e]"},
+			want:  []string{"pg.load.1", "pg.a", "pg.b", "pg.c", "pg.f", "pg.d", "pg.e"},
+		},
+		"a change of data reloads, and so does the change back": {
+			lines: []string{"workloads:", "  - a", "  - {name: wide, builtin: a, properties: {fieldcount: 20}}", "  - b"},
+			want:  []string{"pg.load.1", "pg.a", "pg.load.2", "pg.wide", "pg.load.3", "pg.b"},
+		},
+		"a change of run-time properties keeps the data": {
+			lines: []string{"workloads:", "  - a", "  - {name: a-uniform, builtin: a, properties: {requestdistribution: uniform, readproportion: 0.9, updateproportion: 0.1}}"},
+			want:  []string{"pg.load.1", "pg.a", "pg.a-uniform"},
+		},
+		"a property file with its own recordcount reloads": {
+			lines: []string{"workloads:", "  - a", "  - {name: custom, file: custom.properties}"},
+			want:  []string{"pg.load.1", "pg.a", "pg.load.2", "pg.custom"},
+		},
+		"experiment properties override the bases, so they share the data": {
+			lines: []string{"properties: {recordcount: 800}", "workloads:", "  - a", "  - {name: custom, file: custom.properties}"},
+			want:  []string{"pg.load.1", "pg.a", "pg.custom"},
+		},
+		"run-time axes share one load": {
+			lines: []string{"workloads: [a]", "matrix:", "  threads: [1, 2]", "  requestdistribution: [uniform, zipfian]"},
+			want: []string{"pg.load.1", "pg.a.threads=1.requestdistribution=uniform", "pg.a.threads=1.requestdistribution=zipfian",
+				"pg.a.threads=2.requestdistribution=uniform", "pg.a.threads=2.requestdistribution=zipfian"},
+		},
+		"a load-relevant axis loads each point": {
+			lines: []string{"workloads: [a]", "matrix:", "  recordcount: [100, 200]", "  threads: [1, 2]"},
+			want: []string{"pg.load.1", "pg.a.recordcount=100.threads=1", "pg.a.recordcount=100.threads=2",
+				"pg.load.2", "pg.a.recordcount=200.threads=1", "pg.a.recordcount=200.threads=2"},
+		},
+		"a driver property axis loads each point": {
+			lines: []string{"workloads: [a]", "matrix:", "  postgres.dialect: [postgres, cockroachdb]"},
+			want:  []string{"pg.load.1", "pg.a.postgres.dialect=postgres", "pg.load.2", "pg.a.postgres.dialect=cockroachdb"},
+		},
+		"load disabled": {
+			lines: []string{"workloads: [a, b]", "load: {enabled: false}"},
+			want:  []string{"pg.a", "pg.b"},
+		},
+		"repetitions follow their point's load": {
+			lines: []string{"workloads: [a]", "run: {repetitions: 2}", "matrix: {recordcount: [100, 200]}"},
+			want: []string{"pg.load.1", "pg.a.recordcount=100.rep1", "pg.a.recordcount=100.rep2",
+				"pg.load.2", "pg.a.recordcount=200.rep1", "pg.a.recordcount=200.rep2"},
+		},
+		"values are made safe in file names": {
+			lines: []string{"workloads: [a]", "matrix: {postgres.url: [\"postgres://h:5432/db\"]}"},
+			want:  []string{"pg.load.1", "pg.a.postgres.url=postgres___h_5432_db"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			lines := append([]string{"name: plan", "targets: [{name: pg, database: postgres}]"}, tc.lines...)
+			p := plan(t, lines...)
+			require.Equal(t, tc.want, ids(p))
+			for i, st := range p.Steps {
+				require.Equal(t, i, st.Index)
+				require.Equal(t, strings.Contains(st.ID, ".load."), st.Kind == spec.Load, st.ID)
+				require.Same(t, &p.Spec.Targets[0], st.Target)
+				require.NotNil(t, st.Workload)
+			}
+		})
+	}
+}
+
+func TestExpansion(t *testing.T) {
+	p := plan(t,
+		"name: expand",
+		"targets:",
+		"  - database: postgres",
+		"  - database: cassandra",
+		"workloads: [a, c]",
+		"run: {repetitions: 3, threads: 2, target: 500, duration: 30s, warmup: 5s}",
+		"matrix:",
+		"  threads: [4, 16]",
+		"  target: [0, 1000]",
+	)
+	// 2 targets x 2 workloads x 4 points x 3 repetitions, and one load per target.
+	require.Len(t, p.Steps, 2*2*4*3+2)
+	require.Equal(t, 48, p.RunCount())
+	require.Equal(t, 2, p.LoadCount())
+
+	first := p.Steps[1]
+	require.Equal(t, "postgres.a.threads=4.target=0.rep1", first.ID)
+	require.Equal(t, spec.Run, first.Kind)
+	require.Equal(t, []spec.KV{{Key: "threads", Value: "4", Line: 8}, {Key: "target", Value: "0", Line: 9}}, first.Params)
+	require.Equal(t, 4, first.Threads, "the matrix's threads override run.threads")
+	require.Zero(t, first.Rate, "the matrix's target 0 overrides run.target")
+	require.Equal(t, 30*time.Second, first.Duration)
+	require.Equal(t, 5*time.Second, first.Warmup)
+	require.Equal(t, 1, first.Repetition)
+	require.Equal(t, "postgres.a.threads=4.target=0.rep3", p.Steps[3].ID)
+	require.Equal(t, 3, p.Steps[3].Repetition)
+	last := p.Steps[len(p.Steps)-1]
+	require.Equal(t, "cassandra.c.threads=16.target=1000.rep3", last.ID)
+	require.Equal(t, 16, last.Threads)
+	require.Equal(t, 1000.0, last.Rate)
+	require.Equal(t, "cassandra", last.Target.Name)
+	require.Equal(t, "c", last.Workload.Name)
+
+	load := p.Steps[0]
+	require.Equal(t, "postgres.load.1", load.ID)
+	require.Equal(t, 4, load.Threads, "loads use the load section")
+	require.Zero(t, load.Rate)
+	require.Equal(t, int64(1000), load.Operations, "a load's operations are its records (built-in a has 1000)")
+}
+
+// source returns a property's value and where it came from.
+func source(t *testing.T, st spec.Step, key string) (string, string) {
+	t.Helper()
+	v, src, ok := st.Properties.Lookup(key)
+	require.True(t, ok, key)
+	return v, src.String()
+}
+
+func TestPrecedence(t *testing.T) {
+	p := plan(t,
+		"name: prec", // 1
+		"properties:",
+		"  recordcount: 5000", // 3: experiment > built-in
+		"  fieldcount: 5",     // 4
+		"  fieldlength: 10",   // 5
+		"targets:",
+		"  - name: pg",
+		"    database: postgres",
+		"    properties:",
+		"      fieldlength: 30",                  // 10: target > workload
+		"      requestdistribution: exponential", // 11
+		"      postgres.dialect: postgres",       // 12
+		"workloads:",
+		"  - name: w", // 14
+		"    builtin: a",
+		"    properties:",
+		"      fieldcount: 6",                // 17: workload > experiment
+		"      fieldlength: 20",              // 18
+		"      requestdistribution: uniform", // 19
+		"run:",
+		"  threads: 3",   // 21
+		"  warmup: 2s",   // 22
+		"  duration: 10", // 23
+		"matrix:",
+		"  requestdistribution: [hotspot]", // 25: matrix > target
+		"  target: [50]",                   // 26
+	)
+	require.Equal(t, []string{"pg.load.1", "pg.w.requestdistribution=hotspot.target=50"}, ids(p))
+	load, run := p.Steps[0], p.Steps[1]
+	const f = "testdata/plan.yaml"
+	tests := map[string]struct {
+		step      spec.Step
+		key       string
+		value     string
+		source    string // exact, or a prefix when it ends in ':'
+		sourceFor string
+	}{
+		"built-in only":       {step: run, key: "readproportion", value: "0.5", source: "workloads/workloada:"},
+		"experiment>built-in": {step: run, key: "recordcount", value: "5000", source: f + ":3"},
+		"workload>experiment": {step: run, key: "fieldcount", value: "6", source: f + ":17"},
+		"target>workload":     {step: run, key: "fieldlength", value: "30", source: f + ":10"},
+		"matrix>target":       {step: run, key: "requestdistribution", value: "hotspot", source: f + ":25"},
+		"driver property":     {step: run, key: "postgres.dialect", value: "postgres", source: f + ":12"},
+		"run.threads":         {step: run, key: "threadcount", value: "3", source: f + ":21"},
+		"matrix target":       {step: run, key: "target", value: "50", source: f + ":26"},
+		"duration + warm-up":  {step: run, key: "maxexecutiontime", value: "12", source: f + ":23"},
+		"no operation count":  {step: run, key: "operationcount", value: "0", source: f + ":23"},
+		"warm-up":             {step: run, key: "warmup.time", value: "2", source: f + ":22"},
+		"load threads":        {step: load, key: "threadcount", value: "4", source: f + " (default load.threads)"},
+		"load batch size":     {step: load, key: "batchsize", value: "1", source: f + " (default load.batch_size)"},
+		"load phase":          {step: load, key: "dotransactions", value: "false", source: f + " (load step)"},
+		"load data":           {step: load, key: "fieldlength", value: "30", source: f + ":10"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			v, src := source(t, tc.step, tc.key)
+			require.Equal(t, tc.value, v)
+			if strings.HasSuffix(tc.source, ":") {
+				require.True(t, strings.HasPrefix(src, tc.source), "source %q, want prefix %q", src, tc.source)
+				return
+			}
+			require.Equal(t, tc.source, src)
+		})
+	}
+}
+
+func TestOperationRun(t *testing.T) {
+	p := plan(t, "name: ops", "targets: [{database: redis}]", "workloads: [c]", "run:", "  operations: 2500")
+	run := p.Steps[1]
+	require.Equal(t, int64(2500), run.Operations)
+	require.Zero(t, run.Duration)
+	v, src := source(t, run, "operationcount")
+	require.Equal(t, "2500", v, "the run's count replaces the built-in's operationcount=1000")
+	require.Equal(t, "testdata/plan.yaml:5", src)
+	v, _ = source(t, run, "maxexecutiontime")
+	require.Equal(t, "0", v)
+}
+
+// TestTrialErrors checks that a value only wrong in combination is
+// reported with its own line, the step and the workload's line, once.
+func TestTrialErrors(t *testing.T) {
+	_, err := spec.Parse("t.yaml", yamlText(
+		"name: t",
+		"targets: [{database: postgres}, {database: cassandra}]",
+		"workloads:",
+		"  - a",
+		"  - name: mine",
+		"    builtin: b",
+		"    properties: {fieldlength: 0}",
+		"matrix:",
+		"  requestdistribution: [uniform, gaussian]",
+	), testOptions())
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Equal(t, []string{
+		`t.yaml:9: property "requestdistribution": unknown distribution "gaussian": want one of uniform, zipfian, hotspot, latest, sequential, exponential (step postgres.a.requestdistribution=gaussian; workload a at t.yaml:4)`,
+		`t.yaml:7: property "fieldlength": 0: want at least 1 (step postgres.mine.requestdistribution=uniform; workload mine at t.yaml:5)`,
+	}, lines, "each distinct problem once, though 2 targets x 2 points hit it")
+}
+
+func TestIDCollision(t *testing.T) {
+	_, err := spec.Parse("c.yaml", yamlText(
+		"name: c",
+		"targets: [{database: postgres}]",
+		"workloads: [a]",
+		"matrix:",
+		`  postgres.url: ["a/b", "a:b"]`,
+	), testOptions())
+	require.ErrorContains(t, err, `c.yaml:5: matrix: steps 1 and 3 would share the ID "postgres.a.postgres.url=a_b"`)
+}
+
+// TestWarnings checks unknown properties are kept, once, with their line
+// and the nearest known property.
+func TestWarnings(t *testing.T) {
+	p := plan(t,
+		"name: w",
+		"properties: {recordcont: 100, cql.hosts: h}",
+		"targets: [{database: postgres}, {database: cassandra}]",
+		"workloads: [a, b]",
+	)
+	require.Len(t, p.Warnings, 1, "driver properties do not warn; each unknown one warns once")
+	require.Equal(t, `testdata/plan.yaml:2: unknown property "recordcont" is ignored (did you mean "recordcount"?)`, p.Warnings[0].String())
+}
+
+func TestNewPlanNeedsTargets(t *testing.T) {
+	_, err := spec.NewPlan(&spec.Spec{File: "x.yaml"})
+	require.ErrorContains(t, err, "x.yaml: an experiment needs at least one target and one workload")
+}
+
+// TestNewPlanHandBuilt checks a Spec built in code (no lines, no cached
+// bases) plans, with sources saying where defaults came from.
+func TestNewPlanHandBuilt(t *testing.T) {
+	s := &spec.Spec{Name: "code", File: "code", Targets: []spec.Target{{Name: "m", Database: "memory", Driver: "memory"}},
+		Workloads: []spec.Workload{{Name: "c", Builtin: "c"}},
+		Load:      spec.LoadSettings{Enabled: true, Threads: 1, BatchSize: 1},
+		Run:       spec.RunSettings{Duration: time.Second, Threads: 1, Repetitions: 1}}
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m.load.1", "m.c"}, ids(p))
+	_, src := source(t, p.Steps[1], "threadcount")
+	require.Equal(t, "code (default run.threads)", src)
+}
+
+func TestStepKindString(t *testing.T) {
+	require.Equal(t, "load", spec.Load.String())
+	require.Equal(t, "run", spec.Run.String())
+	require.Equal(t, "StepKind(0)", spec.StepKind(0).String())
+}
+
+func TestWriteSummary(t *testing.T) {
+	tests := map[string]struct {
+		lines []string
+		want  string
+	}{
+		"timed runs only": {
+			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, warmup: 30s, repetitions: 2}"},
+			want:  "2 steps (0 loads, 2 runs) on 1 target and 1 workload; estimated time: 3m\n",
+		},
+		"operation-count runs": {
+			lines: []string{"workloads: [a, b]", "run: {operations: 10}"},
+			want:  "3 steps (1 load, 2 runs) on 1 target and 2 workloads; estimated time: unknown (plus 1 load and 2 operation-count runs of unknown length)\n",
+		},
+		"hours": {
+			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 2h}"},
+			want:  "1 step (0 loads, 1 run) on 1 target and 1 workload; estimated time: 2h\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := plan(t, append([]string{"name: s", "targets: [{database: postgres}]"}, tc.lines...)...)
+			var b strings.Builder
+			require.NoError(t, p.Write(&b))
+			out := b.String()
+			require.True(t, strings.HasSuffix(out, tc.want), "got:\n%s", out)
+		})
+	}
+}
+
+// failWriter fails after n bytes, to check Write reports it.
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(b []byte) (int, error) {
+	if f.n -= len(b); f.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
+}
+
+func TestWriteError(t *testing.T) {
+	p := plan(t, "name: e", "targets: [{database: postgres}]", "workloads: [a]")
+	for _, n := range []int{0, 200} {
+		err := p.Write(&failWriter{n: n})
+		require.ErrorContains(t, err, "write plan: disk full")
+	}
+}

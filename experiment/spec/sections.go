@@ -1,0 +1,89 @@
+package spec
+
+import "strings"
+
+// sections lists the keys the decoder accepts in each fixed-key mapping,
+// by document path ("" is the top level; "[]" is any item of a list).
+// The decoder checks keys against it and the schema test compares it
+// with schema.json, so the two cannot drift.
+func sections() map[string][]string {
+	return map[string][]string{
+		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix"},
+		"targets[]":        {"name", "database", "driver", "properties", "deploy"},
+		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "version", "options"},
+		"workloads[]":      {"name", "builtin", "file", "properties"},
+		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
+		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions"},
+	}
+}
+
+// freeMaps lists the mappings whose keys are the user's (property names,
+// provider options, matrix axes), by document path.
+func freeMaps() []string {
+	return []string{"properties", "targets[].properties", "targets[].deploy.options", "workloads[].properties", "matrix"}
+}
+
+// sectionKeys returns the accepted keys at a path such as
+// "targets[1].deploy".
+func sectionKeys(path string) []string {
+	return sections()[genericPath(path)]
+}
+
+// genericPath replaces list indices with "[]": "targets[1].deploy" is
+// "targets[].deploy".
+func genericPath(path string) string {
+	var b strings.Builder
+	skip := false
+	for _, c := range path {
+		switch {
+		case c == '[':
+			skip = true
+			b.WriteString("[]")
+		case c == ']':
+			skip = false
+		case !skip:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// ownedProperties are YCSB properties that the experiment's own settings
+// decide, with the setting to use instead. Writing them as properties
+// would make two places disagree about, say, the thread count; a YCSB
+// property file may still contain them (the built-ins set operationcount)
+// and the settings win.
+func ownedProperties() map[string]string {
+	return map[string]string{
+		"threadcount":      `run.threads, load.threads or a matrix axis "threads"`,
+		"target":           `run.target, load.target or a matrix axis "target"`,
+		"operationcount":   "run.operations",
+		"maxexecutiontime": "run.duration",
+		"warmup.time":      "run.warmup",
+		"batchsize":        "load.batch_size",
+		"dotransactions":   "the load and run sections",
+		"drop":             "load.drop",
+		"verify":           "load.verify",
+		"seed":             "the top-level seed",
+		"db":               "targets[].driver",
+	}
+}
+
+// axisThreads and axisTarget are the matrix axes that set run settings
+// rather than properties.
+const (
+	axisThreads = "threads"
+	axisTarget  = "target"
+)
+
+// axisSuggestions are the properties most often swept, offered when a
+// matrix key is unknown (the full list of known properties is private to
+// package workload; a test checks these are all known).
+func axisSuggestions() []string {
+	return []string{
+		axisThreads, axisTarget, "recordcount", "fieldcount", "fieldlength", "fieldlengthdistribution",
+		"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion",
+		"deleteproportion", "requestdistribution", "zipfianconstant", "hotspotdatafraction", "hotspotopnfraction",
+		"maxscanlength", "scanlengthdistribution", "insertorder", "readallfields", "writeallfields", "dataintegrity",
+	}
+}

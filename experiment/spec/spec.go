@@ -1,0 +1,287 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/properties"
+)
+
+// Options are what the caller knows about the tool: the valid names an
+// experiment may use. A nil list accepts any name, which keeps this
+// package free of the driver and provider tables it must not import.
+type Options struct {
+	// Databases are the valid database names, sorted.
+	Databases []string
+	// Providers are the valid deploy providers.
+	Providers []string
+	// Drivers are the valid driver names; nil accepts any.
+	Drivers []string
+	// DriverFor returns the default driver of a database; nil (or an empty
+	// answer) makes the database's name its driver's name.
+	DriverFor func(database string) string
+	// DriverPrefixes are the property prefixes drivers read ("postgres"
+	// for "postgres.url"): such properties are neither unknown nor
+	// rejected as matrix axes.
+	DriverPrefixes []string
+}
+
+// Spec is a parsed, validated experiment file. Its defaults are applied.
+type Spec struct {
+	Name        string
+	Description string
+	// Seed is the base seed; 0 leaves the choice to the run.
+	Seed uint64
+	// Results is the parent directory of results directories, relative
+	// to the current directory.
+	Results string
+	// Properties apply to every target and workload, in file order.
+	Properties []KV
+	Targets    []Target
+	Workloads  []Workload
+	Load       LoadSettings
+	Run        RunSettings
+	// Matrix is expanded as a cartesian product, axes in file order, the
+	// first outermost. An axis that changes the data (recordcount) loads
+	// once per value when it comes first, once per point when it follows
+	// another axis.
+	Matrix []Axis
+	// File is the name given to Parse: errors and sources use it.
+	File string
+	// DriverPrefixes are Options.DriverPrefixes, kept for NewPlan.
+	DriverPrefixes []string
+
+	// lines are the lines of the load and run settings ("run.threads"),
+	// so that the properties a step derives from them point at the file.
+	lines map[string]int
+}
+
+// KV is one property with the line it was written on.
+type KV struct {
+	Key, Value string
+	// Line is the line in the experiment file; 0 when the value was set
+	// by code, and then Origin says by what (a flag such as "--records").
+	Line   int
+	Origin string
+}
+
+// SetProperty sets an experiment-wide property after parsing, replacing
+// the file's value in place or adding it last; origin names what set it
+// (a flag such as "--records") in the sources of the plan's properties.
+// Call NewPlan afterwards: it validates every trial again.
+func (s *Spec) SetProperty(key, value, origin string) {
+	kv := KV{Key: key, Value: value, Origin: origin}
+	for i := range s.Properties {
+		if s.Properties[i].Key == key {
+			s.Properties[i] = kv
+			return
+		}
+	}
+	s.Properties = append(s.Properties, kv)
+}
+
+// Target is one database deployment to measure.
+type Target struct {
+	// Name is unique in the experiment and safe in file names.
+	Name     string
+	Database string
+	Driver   string
+	// Properties are driver properties, for the deployer and the driver.
+	Properties map[string]string
+	// PropertyLines are the lines of Properties in the file.
+	PropertyLines map[string]int
+	Deploy        Deploy
+	// Line is where the target's entry starts.
+	Line int
+}
+
+// Deploy says where and how a target runs.
+type Deploy struct {
+	Provider string
+	Nodes    int
+	// CPUs and MemoryBytes limit the deployment; 0 is no limit.
+	CPUs        float64
+	MemoryBytes int64
+	Version     string
+	// Options are provider-specific settings.
+	Options map[string]string
+}
+
+// Workload is one YCSB workload: a base (a built-in workload, a property
+// file or YCSB's defaults) and properties laid over it.
+type Workload struct {
+	// Name is unique in the experiment and safe in file names.
+	Name string
+	// Builtin is the short name ("a") of a built-in base, or "".
+	Builtin string
+	// File is a property file base, resolved against the experiment
+	// file's directory, or "".
+	File       string
+	Properties []KV
+	// Line is where the workload's entry starts.
+	Line int
+
+	// base caches the parsed built-in or file; nil means read it again.
+	base *properties.Set
+}
+
+// LoadSettings is the load phase. Its type is not called Load because
+// Load names the step kind.
+type LoadSettings struct {
+	Enabled   bool
+	Threads   int
+	BatchSize int
+	// Target is the rate limit in operations per second; 0 is none.
+	Target float64
+	Verify bool
+	// Drop starts each load from an empty table.
+	Drop bool
+}
+
+// RunSettings is the measured phase: exactly one of Duration and
+// Operations is set.
+type RunSettings struct {
+	Duration   time.Duration
+	Operations int64
+	Warmup     time.Duration
+	Threads    int
+	// Target is the rate limit in operations per second; 0 is none.
+	Target      float64
+	Repetitions int
+}
+
+// Axis is one dimension of the matrix.
+type Axis struct {
+	// Property is "threads", "target" or a workload or driver property.
+	Property string
+	Values   []string
+	// Line is the axis key's line; ValueLines hold each value's.
+	Line       int
+	ValueLines []int
+}
+
+// Error is a problem at a place in the experiment file.
+type Error struct {
+	File   string
+	Line   int
+	Column int // 0 when the line is enough
+	// Path is where in the document ("targets[1].deploy"); may be empty.
+	Path string
+	Msg  string
+}
+
+// Error renders "file:line[:col]: path: msg".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// maxTrials bounds a matrix: beyond it a typo (an axis of 1000 values)
+// would plan weeks of runs and validate for minutes before saying so.
+const maxTrials = 10_000
+
+// validName reports whether s matches [a-z0-9][a-z0-9_-]*, which keeps
+// names usable in step IDs and file names.
+func validName(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '-' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ParseFile reads and parses an experiment file.
+func ParseFile(path string, opts Options) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment file: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse decodes and validates an experiment. name is the file's path:
+// errors name it, and workload files are resolved against its directory.
+// Every error found is reported, each as "file:line: path: problem",
+// joined with errors.Join; the decoding errors are *Error values.
+// Beyond the file's structure, every trial's merged properties must pass
+// workload.ParseConfig.
+func Parse(name string, data []byte, opts Options) (*Spec, error) {
+	doc, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(name, opts, doc)
+	s := d.spec(doc)
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
+		errs := make([]error, len(d.errs))
+		for i, e := range d.errs {
+			errs[i] = e
+		}
+		return nil, errors.Join(errs...)
+	}
+	if _, err := NewPlan(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseYAML returns the document node of the file's only document.
+func parseYAML(name string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: name, Msg: "empty file: want a mapping with name, targets and workloads"}
+		}
+		return nil, syntaxError(name, err)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil {
+			line = 0
+		}
+		return nil, &Error{File: name, Line: line, Msg: "more than one YAML document: want one experiment per file"}
+	}
+	return &doc, nil
+}
+
+// syntaxError rewords yaml.v3's "yaml: line 3: msg" as "name:3: msg",
+// the form of every other error.
+func syntaxError(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, text, ok := strings.Cut(rest, ": "); ok {
+			if _, convErr := strconv.Atoi(num); convErr == nil {
+				return fmt.Errorf("%s:%s: %s", name, num, text)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %s", name, msg)
+}

@@ -1,0 +1,295 @@
+package spec_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/experiment/spec"
+)
+
+// badFixtures are the expected errors of every testdata/*.bad.yaml, one
+// entry per reported error and in order: the file and line, and the
+// parts of the message that say what was expected.
+func badFixtures() map[string][]string {
+	return map[string][]string{
+		"unknown-key.bad.yaml": {
+			`unknown-key.bad.yaml:3: unknown key "descripton"; did you mean "description"?`,
+			`unknown-key.bad.yaml:12: targets[1].deploy: unknown key "cpu"; did you mean "cpus"?`,
+			`unknown-key.bad.yaml:14:24: targets[2].deploy: unknown key "cpu"; did you mean "cpus"?`,
+			`unknown-key.bad.yaml:15: targets[2]: unknown key "colour"; valid: database, deploy, driver, name, properties`,
+			`unknown-key.bad.yaml:19: workloads[1]: unknown key "bultin"; did you mean "builtin"?`,
+			`unknown-key.bad.yaml:21: load: unknown key "thread"; did you mean "threads"?`,
+			`unknown-key.bad.yaml:23: run: unknown key "duraton"; did you mean "duration"?`,
+		},
+		"bad-values.bad.yaml": {
+			`bad-values.bad.yaml:2: name: want lower-case letters, digits, '-' and '_', starting with a letter or digit, got "PG vs C"`,
+			`bad-values.bad.yaml:3: seed: want an integer >= 0 (0: chosen at run time), got "-3"`,
+			`bad-values.bad.yaml:7: targets[0].deploy.nodes: want a positive integer, got "0"`,
+			`bad-values.bad.yaml:8: targets[0].deploy.cpus: want a number of cores > 0 such as 1.5, got "-1"`,
+			`bad-values.bad.yaml:9: targets[0].deploy.memory: want a size such as 2GiB or 512MiB (units B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got "2G"`,
+			`bad-values.bad.yaml:12: run.threads: want a positive integer, got "eight"`,
+			`bad-values.bad.yaml:13: run.warmup: want a duration such as 90s or 1m30s, or a number of seconds, got "soon"`,
+			`bad-values.bad.yaml:14: run.target: want a rate in operations per second >= 0 (0: unthrottled), got "fast"`,
+			`bad-values.bad.yaml:15: run.repetitions: want a positive integer, got a list`,
+			`bad-values.bad.yaml:17: load.batch_size: want a positive integer, got "0"`,
+			`bad-values.bad.yaml:18: load.verify: want true or false, got "yes"`,
+			`bad-values.bad.yaml:19: load.target: want a rate in operations per second >= 0 (0: unthrottled), got "-5"`,
+		},
+		"unknown-names.bad.yaml": {
+			`unknown-names.bad.yaml:4: targets[0].database: unknown database "postgress"; valid: aerospike, alternator, cassandra, cockroachdb, dynamodb, mariadb, mongodb, mysql, postgres, redis, scylladb, yugabyte-ycql, yugabyte-ysql (did you mean "postgres"?)`,
+			`unknown-names.bad.yaml:6: targets[1].driver: unknown driver "cqll"; valid: aerospike, basic, cql, dynamodb, memory, mongodb, mysql, postgres, redis (did you mean "cql"?)`,
+			`unknown-names.bad.yaml:8: targets[1].deploy.provider: unknown provider "locall"; valid: existing, local (did you mean "local"?)`,
+			`unknown-names.bad.yaml:9: targets[2].database: unknown database "oracle"; valid: aerospike,`,
+			`unknown-names.bad.yaml:11: workloads[0]: unknown built-in workload "g"; valid: a, b, c, d, e, f (or workloada to workloadf)`,
+			`unknown-names.bad.yaml:13: workloads[1].builtin: unknown built-in workload "workloadz"`,
+		},
+		"duplicates.bad.yaml": {
+			`duplicates.bad.yaml:5: targets[1]: duplicate target name "postgres" (first at line 4); a target's name defaults to its database`,
+			`duplicates.bad.yaml:8: targets[2]: duplicate key "name" (first at line 6)`,
+			`duplicates.bad.yaml:11: workloads[1]: duplicate workload name "a" (first at line 10)`,
+			`duplicates.bad.yaml:15: run: duplicate key "threads" (first at line 14)`,
+			`duplicates.bad.yaml:17:19: matrix.threads[2]: duplicate value "1" (first at line 17)`,
+		},
+		"both.bad.yaml": {
+			`both.bad.yaml:8: workloads[0]: give builtin or file, not both (builtin at line 7)`,
+			`both.bad.yaml:11: run: give duration or operations, not both (duration at line 10)`,
+		},
+		"matrix.bad.yaml": {
+			`matrix.bad.yaml:7: matrix.threads: empty list: want at least one value`,
+			`matrix.bad.yaml:8: matrix.requestdist: unknown matrix axis "requestdist": want threads, target, a workload property or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*); did you mean "requestdistribution"?`,
+			`matrix.bad.yaml:9: matrix.threadcount: set by the experiment: use run.threads, load.threads or a matrix axis "threads" instead`,
+			`matrix.bad.yaml:10:17: matrix.target[1]: want a rate in operations per second >= 0 (0: unthrottled), got "lots"`,
+			`matrix.bad.yaml:11: matrix.recordcount: want a list, got "1000"`,
+			`matrix.bad.yaml:12: matrix.nosuchprefix.key: unknown matrix axis "nosuchprefix.key"`,
+		},
+		"too-many-trials.bad.yaml": {
+			`too-many-trials.bad.yaml:7: matrix: the experiment expands to 12000 trials (2 targets x 2 workloads x 3000 matrix points x 1 repetition); the limit is 10000`,
+		},
+		"missing-file.bad.yaml": {
+			`missing-file.bad.yaml:7: workloads[0].file: cannot read property file ` + filepath.Join("testdata", "no", "such.properties") + `: no such file or directory`,
+		},
+		"invalid-trial.bad.yaml": {
+			// The value's line is the matrix's; the step and workload say
+			// which trial the value broke.
+			`invalid-trial.bad.yaml:12: property "readproportion"="abc": want a number (step postgres.a.readproportion=abc; workload a at testdata/invalid-trial.bad.yaml:7)`,
+			`invalid-trial.bad.yaml:12: property "readproportion": operation proportions (read 0.5 + update 1 `,
+		},
+		"missing-required.bad.yaml": {
+			`missing-required.bad.yaml:2: missing required key "name"`,
+			`missing-required.bad.yaml:2: missing required key "targets"`,
+			`missing-required.bad.yaml:4: workloads[0]: missing required key "name" (only a workload with builtin may omit it)`,
+			`missing-required.bad.yaml:5: workloads[1]: unknown built-in workload ""`,
+		},
+		"no-database.bad.yaml": {
+			`no-database.bad.yaml:4: targets[0]: missing required key "database"; valid: aerospike, alternator,`,
+			`no-database.bad.yaml:5: workloads: want at least one workload, got none`,
+			`no-database.bad.yaml:6: matrix: want a mapping, got a list`,
+		},
+		"owned.bad.yaml": {
+			`owned.bad.yaml:4: properties.threadcount: set by the experiment: use run.threads, load.threads or a matrix axis "threads" instead`,
+			`owned.bad.yaml:5: properties.operationcount: set by the experiment: use run.operations instead`,
+			`owned.bad.yaml:8:18: targets[0].properties.db: set by the experiment: use targets[].driver instead`,
+			`owned.bad.yaml:13: workloads[0].properties.maxexecutiontime: set by the experiment: use run.duration instead`,
+		},
+		"syntax.bad.yaml":        {`syntax.bad.yaml:2: did not find expected '-' indicator`},
+		"two-documents.bad.yaml": {`two-documents.bad.yaml:4: more than one YAML document: want one experiment per file`},
+		"empty.bad.yaml":         {`empty.bad.yaml: empty file: want a mapping with name, targets and workloads`},
+		"not-a-mapping.bad.yaml": {`not-a-mapping.bad.yaml:1: want a mapping, got a list`},
+	}
+}
+
+func TestBadFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.bad.yaml")
+	require.NoError(t, err)
+	want := badFixtures()
+	require.Len(t, files, len(want), "every bad fixture has an entry in the table and the reverse")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			expected, ok := want[filepath.Base(f)]
+			require.True(t, ok, "no expected errors for %s", f)
+			s, err := spec.ParseFile(f, testOptions())
+			require.Error(t, err)
+			require.Nil(t, s)
+			lines := strings.Split(err.Error(), "\n")
+			require.Len(t, lines, len(expected), "all errors are reported, one per line:\n%s", err)
+			for i, e := range expected {
+				require.Contains(t, lines[i], "testdata/"+e)
+			}
+		})
+	}
+}
+
+// TestErrorType checks decoding errors can be taken apart by editors.
+func TestErrorType(t *testing.T) {
+	_, err := spec.ParseFile("testdata/unknown-key.bad.yaml", testOptions())
+	var e *spec.Error
+	require.True(t, errors.As(err, &e))
+	require.Equal(t, "testdata/unknown-key.bad.yaml", e.File)
+	require.Equal(t, 3, e.Line)
+	require.Zero(t, e.Column, "a block key starts its line: no column")
+	require.Equal(t, `unknown key "descripton"; did you mean "description"?`, e.Msg)
+}
+
+func TestGoodFixtures(t *testing.T) {
+	checks := map[string]func(t *testing.T, s *spec.Spec){
+		"minimal.good.yaml":    checkMinimal,
+		"full.good.yaml":       checkFull,
+		"operations.good.yaml": checkOperations,
+	}
+	files, err := filepath.Glob("testdata/*.good.yaml")
+	require.NoError(t, err)
+	require.Len(t, files, len(checks))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := spec.ParseFile(f, testOptions())
+			require.NoError(t, err)
+			require.Equal(t, f, s.File)
+			_, err = spec.NewPlan(s)
+			require.NoError(t, err)
+			checks[filepath.Base(f)](t, s)
+		})
+	}
+}
+
+// checkMinimal checks every default.
+func checkMinimal(t *testing.T, s *spec.Spec) {
+	require.Equal(t, "minimal", s.Name)
+	require.Equal(t, "results", s.Results)
+	require.Zero(t, s.Seed)
+	require.Len(t, s.Targets, 1)
+	tg := s.Targets[0]
+	require.Equal(t, "postgres", tg.Name, "a target is named after its database by default")
+	require.Equal(t, "postgres", tg.Driver, "Options.DriverFor picks the driver")
+	require.Equal(t, spec.Deploy{Provider: "local", Nodes: 1, Options: map[string]string{}}, tg.Deploy)
+	require.Len(t, s.Workloads, 1)
+	require.Equal(t, "a", s.Workloads[0].Name)
+	require.Equal(t, "a", s.Workloads[0].Builtin)
+	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 4, BatchSize: 1, Drop: true}, s.Load)
+	require.Equal(t, spec.RunSettings{Duration: 60 * time.Second, Threads: 8, Repetitions: 1}, s.Run)
+	require.Empty(t, s.Matrix)
+}
+
+// checkFull checks every key reached its field.
+func checkFull(t *testing.T, s *spec.Spec) {
+	require.Equal(t, "full_2", s.Name)
+	require.Equal(t, "Every key, to prove the decoder accepts them all.\n", s.Description)
+	require.Equal(t, uint64(42), s.Seed)
+	require.Equal(t, "out/results", s.Results)
+	require.Equal(t, []spec.KV{{Key: "recordcount", Value: "2000", Line: 8}, {Key: "fieldcount", Value: "4", Line: 9}}, s.Properties)
+
+	require.Len(t, s.Targets, 3)
+	pg, cass, scylla := s.Targets[0], s.Targets[1], s.Targets[2]
+	require.Equal(t, "pg", pg.Name)
+	require.Equal(t, map[string]string{"postgres.dialect": "postgres", "postgres.url": "postgres://localhost:5432/ycsb"}, pg.Properties)
+	require.Equal(t, map[string]int{"postgres.dialect": 14, "postgres.url": 14}, pg.PropertyLines)
+	small := spec.Deploy{Provider: "local", Nodes: 1, CPUs: 1.5, MemoryBytes: 2 << 30, Version: "15",
+		Options: map[string]string{"shared_buffers": "512MB"}}
+	require.Equal(t, small, pg.Deploy)
+	require.Equal(t, small, cass.Deploy, "an alias reuses the anchored mapping")
+	require.Equal(t, "cassandra", cass.Name)
+	require.Equal(t, "cql", cass.Driver)
+	require.Equal(t, "existing-scylla", scylla.Name)
+	require.Equal(t, spec.Deploy{Provider: "existing", Nodes: 3, MemoryBytes: 512 << 20, Options: map[string]string{}}, scylla.Deploy)
+	require.Equal(t, "10.0.0.1,10.0.0.2", scylla.Properties["cql.hosts"])
+
+	names := []string{}
+	for _, w := range s.Workloads {
+		names = append(names, w.Name)
+	}
+	require.Equal(t, []string{"a", "workloadb", "c-uniform", "custom", "inline-writes"}, names)
+	require.Equal(t, "b", s.Workloads[1].Builtin)
+	require.Equal(t, "c", s.Workloads[2].Builtin)
+	require.Equal(t, filepath.Join("testdata", "custom.properties"), s.Workloads[3].File, "resolved against the experiment's directory")
+	require.Equal(t, []spec.KV{{Key: "readproportion", Value: "0", Line: 41}, {Key: "updateproportion", Value: "1", Line: 41}},
+		s.Workloads[4].Properties)
+
+	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 2, BatchSize: 100, Drop: true}, s.Load)
+	require.Equal(t, spec.RunSettings{Duration: 90 * time.Second, Warmup: 10 * time.Second, Threads: 4, Target: 1000.5,
+		Repetitions: 2}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
+	require.Equal(t, []spec.Axis{
+		{Property: "threads", Values: []string{"1", "2"}, Line: 57, ValueLines: []int{57, 57}},
+		{Property: "requestdistribution", Values: []string{"uniform", "zipfian"}, Line: 58, ValueLines: []int{59, 60}},
+	}, s.Matrix)
+}
+
+func checkOperations(t *testing.T, s *spec.Spec) {
+	require.Equal(t, spec.RunSettings{Operations: 100000, Threads: 16, Repetitions: 1}, s.Run)
+	require.Equal(t, "redis", s.Targets[0].Driver)
+}
+
+// TestOptionsUnset checks that nil tables accept any name, so the package
+// can parse a file without the tool's registries.
+func TestOptionsUnset(t *testing.T) {
+	s, err := spec.Parse("x.yaml", yamlText(
+		"name: x",
+		"targets: [{database: anything, deploy: {provider: somewhere}}]",
+		"workloads: [a]",
+	), spec.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "anything", s.Targets[0].Driver, "without DriverFor the driver is the database's name")
+	require.Equal(t, "somewhere", s.Targets[0].Deploy.Provider)
+}
+
+func TestValues(t *testing.T) {
+	tests := map[string]struct {
+		run  string
+		want spec.RunSettings
+	}{
+		"go duration":       {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1}},
+		"seconds":           {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1}},
+		"fractional":        {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1}},
+		"quoted number":     {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1}},
+		"operations only":   {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1}},
+		"neither: default":  {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1}},
+		"duration zero ops": {run: "{duration: 0, operations: 7}", want: spec.RunSettings{Operations: 7, Threads: 8, Repetitions: 1}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := spec.Parse("v.yaml", yamlText("name: v", "targets: [{database: postgres}]", "workloads: [a]",
+				"run: "+tc.run), testOptions())
+			require.NoError(t, err)
+			require.Equal(t, tc.want, s.Run)
+		})
+	}
+}
+
+func TestMemory(t *testing.T) {
+	tests := map[string]struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		"bytes":       {in: "1048576", want: 1 << 20},
+		"B":           {in: "10B", want: 10},
+		"KiB":         {in: "4KiB", want: 4 << 10},
+		"MiB spaced":  {in: "512 MiB", want: 512 << 20},
+		"GiB":         {in: "2GiB", want: 2 << 30},
+		"GiB frac":    {in: "1.5GiB", want: 3 << 29},
+		"lower gib":   {in: "2gib", want: 2 << 30},
+		"KB":          {in: "4KB", want: 4000},
+		"MB":          {in: "5MB", want: 5_000_000},
+		"GB":          {in: "2GB", want: 2_000_000_000},
+		"ambiguous G": {in: "2G", err: true},
+		"zero":        {in: "0", err: true},
+		"negative":    {in: "-1GiB", err: true},
+		"words":       {in: "lots", err: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := spec.Parse("m.yaml", yamlText("name: m", "targets:", "  - database: postgres",
+				"    deploy: {memory: "+tc.in+"}", "workloads: [a]"), testOptions())
+			if tc.err {
+				require.ErrorContains(t, err, "m.yaml:4:")
+				require.ErrorContains(t, err, "targets[0].deploy.memory: want a size")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, s.Targets[0].Deploy.MemoryBytes)
+		})
+	}
+}

@@ -1,0 +1,129 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// clone copies a property set with its sources.
+func clone(p *properties.Set) *properties.Set {
+	c := properties.New()
+	c.Merge(p)
+	return c
+}
+
+// loadStep makes the n-th load of target t, with the data that workload
+// w at matrix point pt needs. Its Params leave out the threads and target
+// axes, which apply to runs only.
+func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Set, cfg workload.Config, n int) Step {
+	l := b.s.Load
+	p := clone(trial)
+	p.Set("dotransactions", "false", properties.Source{File: b.s.File + " (load step)"})
+	p.Set("threadcount", strconv.Itoa(l.Threads), b.settingSrc("load.threads"))
+	p.Set("target", formatRate(l.Target), b.settingSrc("load.target"))
+	p.Set("batchsize", strconv.Itoa(l.BatchSize), b.settingSrc("load.batch_size"))
+	p.Set("drop", strconv.FormatBool(l.Drop), b.settingSrc("load.drop"))
+	p.Set("verify", strconv.FormatBool(l.Verify), b.settingSrc("load.verify"))
+	var params []KV
+	for _, kv := range pt {
+		if kv.Key != axisThreads && kv.Key != axisTarget {
+			params = append(params, kv)
+		}
+	}
+	return Step{Kind: Load, ID: fmt.Sprintf("%s.load.%d", t.Name, n), Target: t, Workload: w,
+		Params: params, Repetition: 1, Properties: p, Threads: l.Threads, Rate: l.Target,
+		Operations: cfg.EffectiveInsertCount()}
+}
+
+// runStep makes repetition rep of workload w on target t at point pt.
+// The matrix's threads and target override the run section's.
+func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set, rep int) Step {
+	r := b.s.Run
+	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
+		Repetition: rep, Threads: r.Threads, Rate: r.Target, Duration: r.Duration, Operations: r.Operations,
+		Warmup: r.Warmup}
+	p := clone(trial)
+	threadsSrc, rateSrc := b.settingSrc("run.threads"), b.settingSrc("run.target")
+	for _, kv := range pt {
+		switch kv.Key {
+		case axisThreads:
+			st.Threads, _ = strconv.Atoi(kv.Value) // checked when decoded
+			threadsSrc = b.src(kv.Line)
+		case axisTarget:
+			st.Rate, _ = parseRate(kv.Value) // checked when decoded
+			rateSrc = b.src(kv.Line)
+		}
+	}
+	p.Set("dotransactions", "true", properties.Source{File: b.s.File + " (run step)"})
+	p.Set("threadcount", strconv.Itoa(st.Threads), threadsSrc)
+	p.Set("target", formatRate(st.Rate), rateSrc)
+	// A duration-bound run must not stop at a property file's
+	// operationcount (the built-ins say 1000), and the reverse.
+	if st.Operations > 0 {
+		p.Set("operationcount", itoa(st.Operations), b.settingSrc("run.operations"))
+		p.Set("maxexecutiontime", "0", b.settingSrc("run.operations"))
+	} else {
+		// maxexecutiontime includes the warm-up, as in YCSB where it
+		// bounds the whole run.
+		p.Set("operationcount", "0", b.settingSrc("run.duration"))
+		p.Set("maxexecutiontime", formatSeconds(st.Duration+st.Warmup), b.settingSrc("run.duration"))
+	}
+	p.Set("warmup.time", formatSeconds(st.Warmup), b.settingSrc("run.warmup"))
+	st.Properties = p
+	return st
+}
+
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// runID names a run step: target.workload[.key=value...][.repN].
+func runID(t *Target, w *Workload, pt []KV, rep, reps int) string {
+	var b strings.Builder
+	b.WriteString(t.Name + "." + w.Name)
+	for _, kv := range pt {
+		b.WriteString("." + fileSafe(kv.Key) + "=" + fileSafe(kv.Value))
+	}
+	if reps > 1 {
+		fmt.Fprintf(&b, ".rep%d", rep)
+	}
+	return b.String()
+}
+
+// fileSafe replaces every character that is awkward in a file name on
+// any common system with '_'.
+func fileSafe(s string) string {
+	if s == "" {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._-+", r):
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// checkIDs reports matrix values that differ only in characters
+// fileSafe replaced, which would make two steps share an ID.
+func (b *builder) checkIDs() {
+	seen := map[string]*Step{}
+	for i := range b.plan.Steps {
+		st := &b.plan.Steps[i]
+		first, dup := seen[st.ID]
+		if !dup {
+			seen[st.ID] = st
+			continue
+		}
+		line := 0
+		if len(b.s.Matrix) > 0 {
+			line = b.s.Matrix[0].Line
+		}
+		b.errs = append(b.errs, &Error{File: b.s.File, Line: line, Path: "matrix",
+			Msg: fmt.Sprintf("steps %d and %d would share the ID %q: matrix values must differ in more than characters unsafe in file names", first.Index, st.Index, st.ID)})
+		return
+	}
+}

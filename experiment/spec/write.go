@@ -1,0 +1,150 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Write prints the plan for --dry-run: a line about the experiment, a
+// table of the steps, a closing line with the counts and an estimate of
+// the time, and the warnings. The estimate sums the runs' durations and
+// warm-ups; loads and operation-count runs are of unknown length and the
+// line says how many there are.
+func (p *Plan) Write(w io.Writer) error {
+	s := p.Spec
+	seed := "chosen at run time"
+	if s.Seed != 0 {
+		seed = fmt.Sprint(s.Seed)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ew := &errWriter{w: tw}
+	ew.printf("experiment %s (%s): seed %s; results under %s/\n", s.Name, s.File, seed, strings.TrimSuffix(s.Results, "/"))
+	ew.printf("STEP\tID\tKIND\tTARGET\tDATABASE\tDRIVER\tWORKLOAD\tPARAMS\tTHREADS\tRATE\tLENGTH\tWARM-UP\n")
+	for i := range p.Steps {
+		st := &p.Steps[i]
+		ew.printf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Index, st.ID, st.Kind,
+			st.Target.Name, st.Target.Database, st.Target.Driver, st.Workload.Name, params(st.Params),
+			st.Threads, rateText(st.Rate), lengthText(st), dashIfZero(st.Warmup))
+	}
+	if ew.err != nil {
+		return ew.err
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write plan: %w", err)
+	}
+	ew.w = w
+	ew.printf("%s\n", p.summary())
+	for _, wn := range p.Warnings {
+		ew.printf("warning: %s\n", wn)
+	}
+	return ew.err
+}
+
+// summary is the closing line: counts and the time estimate.
+func (p *Plan) summary() string {
+	var timed time.Duration
+	opRuns := 0
+	for i := range p.Steps {
+		st := &p.Steps[i]
+		switch {
+		case st.Kind != Run:
+		case st.Operations > 0:
+			opRuns++
+		default:
+			timed += st.Duration + st.Warmup
+		}
+	}
+	var unknown []string
+	if n := p.LoadCount(); n > 0 {
+		unknown = append(unknown, plural(n, "load"))
+	}
+	if opRuns > 0 {
+		unknown = append(unknown, plural(opRuns, "operation-count run"))
+	}
+	estimate := "unknown"
+	switch {
+	case timed > 0 && len(unknown) > 0:
+		estimate = "at least " + durationText(timed)
+	case timed > 0:
+		estimate = durationText(timed)
+	}
+	if len(unknown) > 0 {
+		estimate += " (plus " + strings.Join(unknown, " and ") + " of unknown length)"
+	}
+	return fmt.Sprintf("%s (%s, %s) on %s and %s; estimated time: %s",
+		plural(len(p.Steps), "step"), plural(p.LoadCount(), "load"), plural(p.RunCount(), "run"),
+		plural(len(p.Spec.Targets), "target"), plural(len(p.Spec.Workloads), "workload"), estimate)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func params(kvs []KV) string {
+	if len(kvs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(kvs))
+	for i, kv := range kvs {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+func rateText(r float64) string {
+	if r == 0 {
+		return "-"
+	}
+	return formatRate(r) + "/s"
+}
+
+func lengthText(st *Step) string {
+	switch {
+	case st.Kind == Load:
+		return plural(int(st.Operations), "record")
+	case st.Operations > 0:
+		return fmt.Sprintf("%d ops", st.Operations)
+	}
+	return durationText(st.Duration)
+}
+
+func dashIfZero(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return durationText(d)
+}
+
+// durationText drops the zero units time.Duration.String writes: "1m"
+// rather than "1m0s", "2h" rather than "2h0m0s".
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// errWriter keeps the first write error so the table code stays flat.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	if _, err := fmt.Fprintf(e.w, format, args...); err != nil {
+		e.err = fmt.Errorf("write plan: %w", err)
+	}
+}
