@@ -16,7 +16,7 @@ var _ driver.NativeStatser = (*DB)(nil)
 // Databases without the table (ScyllaDB, YCQL, older Cassandra) report
 // nothing rather than fail.
 func (db *DB) NativeStats(ctx context.Context) (map[string]float64, error) {
-	iter := db.session.Query("SELECT name, hit_ratio, requests FROM system_views.caches").WithContext(ctx).Iter()
+	iter := db.session.Query("SELECT name, hit_ratio, request_count FROM system_views.caches").WithContext(ctx).Iter()
 	out := map[string]float64{}
 	var name string
 	var ratio float64
