@@ -249,10 +249,12 @@ func trialColumns() []column[Trial] {
 		floatCol("loader_cpu_max_pct", func(t *Trial) *float64 { return &t.LoaderCPUMax }),
 		intCol("loader_cpus", func(t *Trial) *int { return &t.LoaderCPUs }),
 		floatCol("concurrency", func(t *Trial) *float64 { return &t.Concurrency }),
-		column[Trial]{"flags", func(t *Trial) string { return strings.Join(t.Flags, "; ") },
+		// Flags are sentences that may hold "; " and ", " themselves:
+		// one per line keeps them apart (CSV quotes the cell).
+		column[Trial]{"flags", func(t *Trial) string { return strings.Join(t.Flags, "\n") },
 			func(t *Trial, s string) error {
 				if s != "" {
-					t.Flags = strings.Split(s, "; ")
+					t.Flags = strings.Split(s, "\n")
 				}
 				return nil
 			}},
