@@ -109,9 +109,10 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // data the trial needs differs from what the target last loaded (compared
 // on the properties of loadRelevant and every driver property, so an axis
 // such as recordcount reloads per point), then one run per repetition.
-// Workloads are never reordered: listing a to f runs them in that order,
-// and data that a workload inserted or deleted stays for the next one,
-// as in YCSB's own sequence.
+// Workloads are never reordered: listing a to f runs them in that order.
+// A run that follows one that inserted or deleted records (D, E, or a
+// repetition of either) gets a fresh load first, so every target and
+// every repetition starts from the same data.
 //
 // Every trial's properties must pass workload.ParseConfig; all distinct
 // failures are returned, each naming the step and the workload's line.
@@ -168,6 +169,11 @@ type builder struct {
 // target adds the steps of one target.
 func (b *builder) target(t *Target, points [][]KV) {
 	loaded, loads := "", 0
+	// dirty: a run since the last load inserted or deleted records, so
+	// the next run would meet keys it does not expect (an insert of a
+	// key a previous run already inserted fails on strict databases and
+	// silently overwrites on others): reload, as YCSB advises before E.
+	dirty := false
 	for wi := range b.s.Workloads {
 		w := &b.s.Workloads[wi]
 		for _, pt := range points {
@@ -175,12 +181,14 @@ func (b *builder) target(t *Target, points [][]KV) {
 			if !ok {
 				continue
 			}
-			if sig := b.signature(cfg, props); b.s.Load.Enabled && sig != loaded {
-				loaded, loads = sig, loads+1
-				b.add(b.loadStep(t, w, pt, props, cfg, loads))
-			}
+			sig := b.signature(cfg, props)
 			for rep := 1; rep <= max(b.s.Run.Repetitions, 1); rep++ {
+				if b.s.Load.Enabled && (sig != loaded || dirty) {
+					loaded, loads, dirty = sig, loads+1, false
+					b.add(b.loadStep(t, w, pt, props, cfg, loads))
+				}
 				b.add(b.runStep(t, w, pt, props, rep))
+				dirty = cfg.InsertProportion > 0 || cfg.DeleteProportion > 0
 			}
 		}
 	}

@@ -27,9 +27,9 @@ func TestLoadSteps(t *testing.T) {
 		lines []string
 		want  []string
 	}{
-		"built-ins share one load, in file order": {
+		"A to D share one load, E reloads after D inserted": {
 			lines: []string{"workloads: [a, b, c, f, d, e]"},
-			want:  []string{"pg.load.1", "pg.a", "pg.b", "pg.c", "pg.f", "pg.d", "pg.e"},
+			want:  []string{"pg.load.1", "pg.a", "pg.b", "pg.c", "pg.f", "pg.d", "pg.load.2", "pg.e"},
 		},
 		"a change of data reloads, and so does the change back": {
 			lines: []string{"workloads:", "  - a", "  - {name: wide, builtin: a, properties: {fieldcount: 20}}", "  - b"},
@@ -60,6 +60,10 @@ func TestLoadSteps(t *testing.T) {
 		"a driver property axis loads each point": {
 			lines: []string{"workloads: [a]", "matrix:", "  postgres.dialect: [postgres, cockroachdb]"},
 			want:  []string{"pg.load.1", "pg.a.postgres.dialect=postgres", "pg.load.2", "pg.a.postgres.dialect=cockroachdb"},
+		},
+		"a run after inserts or deletes gets a fresh load, per repetition too": {
+			lines: []string{"workloads: [d, c]", "run: {repetitions: 2}"},
+			want:  []string{"pg.load.1", "pg.d.rep1", "pg.load.2", "pg.d.rep2", "pg.load.3", "pg.c.rep1", "pg.c.rep2"},
 		},
 		"load disabled": {
 			lines: []string{"workloads: [a, b]", "load: {enabled: false}"},
