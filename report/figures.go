@@ -1,0 +1,309 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// maxFigures bounds the report: a 4-target x 24-point matrix would
+// otherwise draw hundreds of figures nobody scrolls through, and each
+// costs rendering time and page weight.
+const maxFigures = 60
+
+// maxResourceFigures bounds the per-target resource timelines.
+const maxResourceFigures = 8
+
+// Figure sizes, in points (72 to the inch): a figure is about as wide as
+// half a 1400-pixel page, or a single column of a paper at 150 dpi.
+const (
+	figWidth    = vg.Length(520)
+	wideWidth   = vg.Length(840)
+	panelHeight = vg.Length(200)
+	stackHeight = vg.Length(130)
+)
+
+// figureGroup is a titled set of figures in the report.
+type figureGroup struct {
+	Title   string
+	Note    string
+	Figures []*figure
+}
+
+// buildFigures plans and draws every figure, within maxFigures. It
+// returns the groups and a note when it left figures out.
+func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
+	tl := newTimeline(d)
+	names := map[string]int{}
+	name := func(base string) string {
+		slug := slugify(base)
+		names[slug]++
+		if n := names[slug]; n > 1 {
+			slug = fmt.Sprintf("%s-%d", slug, n)
+		}
+		return slug
+	}
+	var groups []figureGroup
+	overview := figureGroup{Title: "Overview"}
+	if len(s.rows) > 0 {
+		overview.Figures = append(overview.Figures, throughputFigure(s, name("throughput")))
+	}
+	if len(s.loads) > 0 {
+		overview.Figures = append(overview.Figures, loadFigure(s, tl, name("load-throughput")))
+	}
+	resources := figureGroup{Title: "Resources over time",
+		Note: "Each target's span of the experiment on one time axis (since the experiment started): its throughput and p99 per interval, then CPU, memory, disk and network of its database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
+	for i, target := range s.targets {
+		if i == maxResourceFigures {
+			resources.Note += fmt.Sprintf(" Only the first %d targets are drawn.", maxResourceFigures)
+			break
+		}
+		if f := resourceFigure(d, s, tl, target, name("resources-"+target)); f != nil {
+			resources.Figures = append(resources.Figures, f)
+		}
+	}
+	budget := maxFigures - len(overview.Figures) - len(resources.Figures)
+	note := ""
+	perRow := len(s.rows)
+	if budget/3 < perRow {
+		perRow = max(budget/3, 0)
+		note = fmt.Sprintf("Per-workload figures are drawn for the first %d of %d workload rows only, to keep the report to at most %d figures; the tables cover every row.",
+			perRow, len(s.rows), maxFigures)
+	}
+	if len(overview.Figures) > 0 {
+		groups = append(groups, overview)
+	}
+	for _, r := range s.rows[:perRow] {
+		groups = append(groups, figureGroup{Title: "Workload " + r.label, Figures: []*figure{
+			latencyFigure(s, r, name("latency-"+r.label)),
+			spectrumFigure(s, r, name("spectrum-"+r.label)),
+			overtimeFigure(s, r, tl, name("overtime-"+r.label)),
+		}})
+	}
+	if len(resources.Figures) > 0 {
+		groups = append(groups, resources)
+	}
+	for _, g := range groups {
+		for _, f := range g.Figures {
+			f.render()
+		}
+	}
+	return groups, note
+}
+
+// slugify makes a file-name-safe stem: "latency-a · threads=8" ->
+// "latency-a-threads-8".
+func slugify(s string) string {
+	var b strings.Builder
+	dashPending := false
+	for _, r := range strings.ToLower(s) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' || r == '.'
+		if !ok {
+			dashPending = b.Len() > 0
+			continue
+		}
+		if dashPending {
+			b.WriteByte('-')
+			dashPending = false
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return "figure"
+	}
+	return b.String()
+}
+
+// targetLegend keys the targets by colour.
+func targetLegend(s *summary, box bool) []legendEntry {
+	out := make([]legendEntry, len(s.targets))
+	for i, t := range s.targets {
+		out[i] = legendEntry{label: t, color: colorAt(i), box: box}
+	}
+	return out
+}
+
+// keepDrawn narrows a figure's legend to the targets it drew and says in
+// the caption which it could not, so that a missing line reads as
+// missing data rather than as a line hidden under another.
+func (f *figure) keepDrawn(s *summary, drawn []bool, why string) {
+	var legend []legendEntry
+	var missing []string
+	for i, e := range f.legend {
+		if i < len(drawn) && drawn[i] {
+			legend = append(legend, e)
+		} else {
+			missing = append(missing, s.targets[i])
+		}
+	}
+	f.legend = legend
+	if len(missing) > 0 {
+		f.Caption += " " + why + ": " + strings.Join(missing, ", ") + "."
+	}
+}
+
+// categoryAxis names the x positions and tilts long labels so they do not
+// overlap.
+func categoryAxis(p *plot.Plot, labels []string, width vg.Length) {
+	ticks := make([]plot.Tick, len(labels))
+	longest := vg.Length(0)
+	for i, l := range labels {
+		ticks[i] = plot.Tick{Value: float64(i), Label: l}
+		longest = max(longest, p.X.Tick.Label.Width(l))
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Length = 0
+	if longest > (width-vg.Points(60))/vg.Length(max(len(labels), 1))-vg.Points(6) {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+}
+
+// throughputFigure is a grouped bar per row and target, with the
+// min-max spread over repetitions as whiskers.
+func throughputFigure(s *summary, name string) *figure {
+	p := newPlot()
+	b := &bars{groupGap: 0.25}
+	labels := make([]string, len(s.rows))
+	for i, r := range s.rows {
+		labels[i] = r.label
+	}
+	for ti := range s.targets {
+		vals, lo, hi := make([]float64, len(s.rows)), make([]float64, len(s.rows)), make([]float64, len(s.rows))
+		for ri, r := range s.rows {
+			c := &r.cells[ti]
+			vals[ri], lo[ri], hi[ri] = c.mean, math.NaN(), math.NaN()
+			if c.n > 1 {
+				lo[ri], hi[ri] = c.min, c.max
+			}
+		}
+		b.values, b.lo, b.hi = append(b.values, vals), append(b.lo, lo), append(b.hi, hi)
+		b.colors = append(b.colors, colorAt(ti))
+	}
+	width := max(figWidth, min(vg.Length(len(s.rows)*len(s.targets))*14+120, 3*figWidth))
+	p.Add(b)
+	p.Y.Label.Text = "throughput (ops/s)"
+	p.Y.Tick.Marker = siTicks{}
+	p.Y.Min = 0
+	categoryAxis(p, labels, width)
+	caption := "Mean throughput per workload and target."
+	if s.reps > 1 {
+		caption += " Whiskers span the slowest to the fastest repetition."
+	}
+	return &figure{Name: name, Title: "Throughput per workload", Caption: caption,
+		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*plot.Plot{p}}
+}
+
+// latencyFigure groups p50, p95, p99 and p99.9 per target for one row.
+func latencyFigure(s *summary, r *row, name string) *figure {
+	f := &figure{Name: name, Title: "Latency percentiles, " + r.label,
+		Caption: "Mean over repetitions of each percentile, in milliseconds.",
+		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, true)}
+	if r.measured == 0 {
+		f.Message = "No latency measured for this workload."
+		return f
+	}
+	p := newPlot()
+	b := &bars{groupGap: 0.25}
+	var all []float64
+	drawn := make([]bool, len(s.targets))
+	for ti := range s.targets {
+		l := r.cells[ti].lat
+		vals := []float64{l.P50 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3}
+		all = append(all, vals...)
+		b.values = append(b.values, vals)
+		b.colors = append(b.colors, colorAt(ti))
+		for _, v := range vals {
+			drawn[ti] = drawn[ti] || (finite(v) && v > 0)
+		}
+	}
+	f.keepDrawn(s, drawn, "No latency for")
+	p.Add(b)
+	if useLog(p, all...) {
+		f.Caption += " Log scale: the percentiles span more than a decade."
+	} else {
+		p.Y.Min = 0
+	}
+	p.Y.Label.Text = "latency (ms)"
+	categoryAxis(p, []string{"p50", "p95", "p99", "p99.9"}, f.width)
+	f.panels = []*plot.Plot{p}
+	return f
+}
+
+// spectrumFigure draws each target's latency against the percentile on
+// a "nines" axis, from the percentiles a trial keeps.
+func spectrumFigure(s *summary, r *row, name string) *figure {
+	f := &figure{Name: name, Title: "Latency spectrum, " + r.label,
+		Caption: "Latency by percentile (x: 50, 90, 99, 99.9, max on a log-of-nines axis), mean over repetitions.",
+		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+	const maxAt = 4 // the max one nine beyond p99.9
+	xs := []float64{nines(50), nines(90), nines(95), nines(99), nines(99.9), maxAt}
+	p := newPlot()
+	var all []float64
+	drawn := make([]bool, len(s.targets))
+	for ti := range s.targets {
+		l := r.cells[ti].lat
+		ys := []float64{l.P50 / 1e3, l.P90 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3, l.Max / 1e3}
+		line := xyLine(xs, ys, colorAt(ti), nil, true)
+		if line == nil {
+			continue
+		}
+		drawn[ti] = true
+		all = append(all, ys...)
+		pts, err := plotter.NewScatter(line.XYs)
+		if err == nil {
+			pts.Color = colorAt(ti)
+			pts.Shape = draw.CircleGlyph{}
+			pts.Radius = vg.Points(2.5)
+			p.Add(line, pts)
+		}
+	}
+	if len(all) == 0 {
+		f.Message = "No latency measured for this workload."
+		return f
+	}
+	f.keepDrawn(s, drawn, "No latency for")
+	if !useLog(p, all...) {
+		fromZero(p)
+	}
+	p.X.Min, p.X.Max = 0, maxAt
+	p.X.Tick.Marker = ninesTicks{maxAt: maxAt}
+	p.X.Label.Text = "percentile"
+	p.Y.Label.Text = "latency (ms)"
+	f.panels = []*plot.Plot{p}
+	return f
+}
+
+// stack prepares panels that share an x range, labelling only the
+// bottom one's axis.
+func stack(panels []*plot.Plot, xmin, xmax float64, xlabel string) {
+	for i, p := range panels {
+		p.X.Min, p.X.Max = xmin, xmax
+		p.X.Tick.Marker = siTicks{}
+		if i < len(panels)-1 {
+			p.X.Tick.Marker = unlabelled{siTicks{}}
+		} else {
+			p.X.Label.Text = xlabel
+		}
+	}
+}
+
+// unlabelled keeps a ticker's marks but drops their labels: the panels
+// of a stack share the bottom panel's numbers.
+type unlabelled struct{ plot.Ticker }
+
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ts := u.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		ts[i].Label = ""
+	}
+	return ts
+}

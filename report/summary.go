@@ -1,0 +1,252 @@
+package report
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// summary is what the report and the verdict say about a results
+// directory, computed once from its trials.
+type summary struct {
+	// targets are the target names in manifest order, then any target
+	// that has trials but no manifest entry (a manifest written before
+	// the target came up).
+	targets []string
+	// rows are the measured cases: one per workload and matrix point, in
+	// the order the plan first ran them.
+	rows  []*row
+	loads []*results.Trial
+	// reps is the largest number of repetitions of any cell.
+	reps int
+}
+
+// row is one workload at one matrix point, across targets.
+type row struct {
+	key      string
+	workload string
+	params   []results.Param
+	label    string
+	// cells are indexed like summary.targets.
+	cells []cell
+	// best is the index of the target with the highest mean throughput,
+	// -1 when no target has one.
+	best int
+	// measured counts cells with a throughput.
+	measured int
+}
+
+// cell is one target's repetitions of one row.
+type cell struct {
+	trials []*results.Trial
+	// n counts the repetitions with a finite throughput; mean, min, max
+	// and std (sample standard deviation) are over those.
+	n                   int
+	mean, min, max, std float64
+	// lat averages each latency percentile over the repetitions. A mean of
+	// percentiles is not the percentile of the merged runs, but with
+	// repetitions of equal length it is close, and the HDR logs hold the
+	// exact figures for anyone who needs them.
+	lat results.Latency
+	// share is mean / the row's best mean (1 for the best).
+	share float64
+	// flags are the validity warnings of the repetitions, without
+	// duplicates.
+	flags []string
+}
+
+// summarize groups the run trials of d into rows and computes each
+// cell's statistics and the best target per row.
+func summarize(d *results.Data) *summary {
+	s := &summary{}
+	index := map[string]int{}
+	addTarget := func(name string) int {
+		if i, ok := index[name]; ok {
+			return i
+		}
+		index[name] = len(s.targets)
+		s.targets = append(s.targets, name)
+		return index[name]
+	}
+	for _, t := range d.Manifest.Targets {
+		addTarget(t.Name)
+	}
+	byKey := map[string]*row{}
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		ti := addTarget(t.Target)
+		if t.Kind == results.KindLoad {
+			s.loads = append(s.loads, t)
+			continue
+		}
+		key := rowKey(t)
+		r, ok := byKey[key]
+		if !ok {
+			r = &row{key: key, workload: t.Workload, params: t.Params, label: rowLabel(t)}
+			byKey[key] = r
+			s.rows = append(s.rows, r)
+		}
+		for len(r.cells) <= ti {
+			r.cells = append(r.cells, cell{})
+		}
+		r.cells[ti].trials = append(r.cells[ti].trials, t)
+	}
+	for _, r := range s.rows {
+		for len(r.cells) < len(s.targets) {
+			r.cells = append(r.cells, cell{})
+		}
+		for i := range r.cells {
+			r.cells[i].compute()
+			s.reps = max(s.reps, len(r.cells[i].trials))
+		}
+		r.rank()
+	}
+	return s
+}
+
+// rowKey identifies a row: the workload and the matrix point.
+func rowKey(t *results.Trial) string {
+	var b strings.Builder
+	b.WriteString(t.Workload)
+	for _, p := range t.Params {
+		b.WriteString("\x00" + p.Key + "=" + p.Value)
+	}
+	return b.String()
+}
+
+// rowLabel names a row for people: "a" or "a · threads=8".
+func rowLabel(t *results.Trial) string {
+	label := t.Workload
+	if label == "" {
+		label = "(unnamed workload)"
+	}
+	if len(t.Params) > 0 {
+		label += " · " + fmtParams(t.Params)
+	}
+	return label
+}
+
+// compute fills the cell's statistics from its trials.
+func (c *cell) compute() {
+	c.mean, c.min, c.max, c.std, c.share = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	var xs []float64
+	seen := map[string]bool{}
+	for _, t := range c.trials {
+		if finite(t.Throughput) {
+			xs = append(xs, t.Throughput)
+		}
+		for _, f := range trialFlags(t) {
+			if !seen[f] {
+				seen[f] = true
+				c.flags = append(c.flags, f)
+			}
+		}
+	}
+	c.n = len(xs)
+	if c.n > 0 {
+		c.mean, c.min, c.max = mean(xs), minOf(xs), maxOf(xs)
+	}
+	if c.n > 1 {
+		c.std = stddev(xs)
+	}
+	lat := func(f func(*results.Latency) float64) float64 {
+		var vs []float64
+		for _, t := range c.trials {
+			if v := f(&t.Latency); finite(v) {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			return math.NaN()
+		}
+		return mean(vs)
+	}
+	c.lat = results.Latency{
+		Mean: lat(func(l *results.Latency) float64 { return l.Mean }),
+		P50:  lat(func(l *results.Latency) float64 { return l.P50 }),
+		P90:  lat(func(l *results.Latency) float64 { return l.P90 }),
+		P95:  lat(func(l *results.Latency) float64 { return l.P95 }),
+		P99:  lat(func(l *results.Latency) float64 { return l.P99 }),
+		P999: lat(func(l *results.Latency) float64 { return l.P999 }),
+		Max:  lat(func(l *results.Latency) float64 { return l.Max }),
+	}
+}
+
+// rank finds the best cell of the row and each cell's share of it. Ties
+// go to the first target, in manifest order.
+func (r *row) rank() {
+	r.best = -1
+	for i := range r.cells {
+		c := &r.cells[i]
+		if c.n == 0 {
+			continue
+		}
+		r.measured++
+		if r.best < 0 || c.mean > r.cells[r.best].mean {
+			r.best = i
+		}
+	}
+	if r.best < 0 {
+		return
+	}
+	top := r.cells[r.best].mean
+	for i := range r.cells {
+		if c := &r.cells[i]; c.n > 0 && top > 0 {
+			c.share = c.mean / top
+		}
+	}
+}
+
+// order returns the row's measured cells' target indexes by falling
+// mean throughput, the best first.
+func (r *row) order() []int {
+	var out []int
+	for i := range r.cells {
+		if r.cells[i].n > 0 {
+			out = append(out, i)
+		}
+	}
+	// insertion sort: a handful of targets, and it keeps ties stable
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && r.cells[out[j]].mean > r.cells[out[j-1]].mean; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// stddev is the sample standard deviation (n-1): repetitions are a
+// sample of the runs one could have made.
+func stddev(xs []float64) float64 {
+	m := mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}

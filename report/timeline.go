@@ -1,0 +1,211 @@
+package report
+
+import (
+	"sort"
+	"time"
+
+	"gonum.org/v1/plot"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// timeline indexes the time series: each trial's merged ("ALL") points
+// in elapsed order, and the clock that puts trials and system metrics on
+// one axis.
+type timeline struct {
+	// t0 is the experiment's start; x values are measured from it.
+	t0 time.Time
+	// minutes says the experiment is long enough to count in minutes.
+	minutes bool
+	points  map[string][]results.Point
+}
+
+func newTimeline(d *results.Data) *timeline {
+	tl := &timeline{t0: d.Manifest.Start, points: map[string][]results.Point{}}
+	var first, last time.Time
+	see := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	for _, p := range d.Points {
+		if p.Op == results.AllOps {
+			tl.points[p.Trial] = append(tl.points[p.Trial], p)
+		}
+		see(p.Time)
+	}
+	for _, ps := range tl.points {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Elapsed < ps[j].Elapsed })
+	}
+	for i := range d.Trials {
+		see(d.Trials[i].Start)
+		see(d.Trials[i].End)
+	}
+	for i := range d.Sys {
+		see(d.Sys[i].Time)
+	}
+	if tl.t0.IsZero() {
+		tl.t0 = first
+	}
+	tl.minutes = last.Sub(tl.t0) > 15*time.Minute
+	return tl
+}
+
+// x places a wall-clock time on the shared axis.
+func (tl *timeline) x(t time.Time) float64 {
+	d := t.Sub(tl.t0).Seconds()
+	if tl.minutes {
+		return d / 60
+	}
+	return d
+}
+
+// label names the shared axis.
+func (tl *timeline) label() string {
+	if tl.minutes {
+		return "minutes since the experiment started"
+	}
+	return "seconds since the experiment started"
+}
+
+// warmup returns the span of a trial's warm-up in its own elapsed
+// seconds, ok false when it had none.
+func warmup(ps []results.Point) (lo, hi float64, ok bool) {
+	for i, p := range ps {
+		if !p.Warmup {
+			continue
+		}
+		if !ok {
+			lo = 0
+			if i > 0 {
+				lo = ps[i-1].Elapsed.Seconds()
+			}
+			ok = true
+		}
+		hi = p.Elapsed.Seconds()
+	}
+	return lo, hi, ok
+}
+
+// series returns a trial's x (elapsed seconds), ops/s and p99 (ms).
+func series(ps []results.Point) (xs, rate, p99 []float64) {
+	for _, p := range ps {
+		xs = append(xs, p.Elapsed.Seconds())
+		rate = append(rate, p.Rate)
+		p99 = append(p99, p.Latency.P99/1e3)
+	}
+	return xs, rate, p99
+}
+
+// firstWithPoints returns the trial of the lowest repetition that has
+// points: over-time figures show one repetition, not a tangle of all.
+func (tl *timeline) firstWithPoints(ts []*results.Trial) *results.Trial {
+	var best *results.Trial
+	for _, t := range ts {
+		if len(tl.points[t.ID]) == 0 {
+			continue
+		}
+		if best == nil || t.Repetition < best.Repetition {
+			best = t
+		}
+	}
+	return best
+}
+
+// overtimeFigure draws throughput and p99 per interval of one row, one
+// line per target, over the trial's elapsed time.
+func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
+	f := &figure{Name: name, Title: "Throughput and p99 over time, " + r.label,
+		Caption: "Per interval, first repetition of each target; the warm-up (not measured) is shaded.",
+		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false)}
+	top, bottom := newPlot(), newPlot()
+	sh := &shade{}
+	top.Add(sh)
+	bottom.Add(sh)
+	var p99s []float64
+	xmax := 0.0
+	drawn := make([]bool, len(s.targets))
+	for ti := range s.targets {
+		t := tl.firstWithPoints(r.cells[ti].trials)
+		if t == nil {
+			continue
+		}
+		drawn[ti] = true
+		ps := tl.points[t.ID]
+		xs, rate, p99 := series(ps)
+		if lo, hi, ok := warmup(ps); ok {
+			sh.spans = append(sh.spans, [2]float64{lo, hi})
+		}
+		for _, x := range xs {
+			xmax = max(xmax, x)
+		}
+		if l := xyLine(xs, rate, colorAt(ti), nil, false); l != nil {
+			top.Add(l)
+		}
+		if l := xyLine(xs, p99, colorAt(ti), nil, true); l != nil {
+			bottom.Add(l)
+			p99s = append(p99s, p99...)
+		}
+	}
+	if xmax == 0 {
+		f.Message = "No time series recorded for this workload (the trials have no points)."
+		return f
+	}
+	f.keepDrawn(s, drawn, "No time series recorded for")
+	top.Y.Label.Text = "ops/s"
+	top.Y.Tick.Marker = siTicks{}
+	fromZero(top)
+	if !useLog(bottom, p99s...) {
+		fromZero(bottom)
+	}
+	bottom.Y.Label.Text = "p99 (ms)"
+	f.panels = []*plot.Plot{top, bottom}
+	stack(f.panels, 0, xmax, "seconds since the trial began")
+	return f
+}
+
+// loadFigure draws each target's load throughput over the load's
+// elapsed time.
+func loadFigure(s *summary, tl *timeline, name string) *figure {
+	f := &figure{Name: name, Title: "Load phase throughput", Caption: "Inserts per second during the load, first load of each target.",
+		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+	p := newPlot()
+	drawn := make([]bool, len(s.targets))
+	anyDrawn := false
+	for ti, target := range s.targets {
+		var ts []*results.Trial
+		for _, t := range s.loads {
+			if t.Target == target {
+				ts = append(ts, t)
+			}
+		}
+		t := tl.firstWithPoints(ts)
+		if t == nil {
+			continue
+		}
+		xs, rate, _ := series(tl.points[t.ID])
+		if l := xyLine(xs, rate, colorAt(ti), nil, false); l != nil {
+			p.Add(l)
+			drawn[ti], anyDrawn = true, true
+		}
+	}
+	if !anyDrawn {
+		f.Message = "No time series recorded for the load phase."
+		return f
+	}
+	f.keepDrawn(s, drawn, "No load time series for")
+	p.Y.Label.Text = "ops/s"
+	p.Y.Tick.Marker = siTicks{}
+	fromZero(p)
+	p.X.Min = 0
+	p.X.Label.Text = "seconds since the load began"
+	p.X.Tick.Marker = siTicks{}
+	f.panels = []*plot.Plot{p}
+	return f
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// warning is one line of the report's warnings section.
+type warning struct {
+	// Subject is what the warning is about: a trial ID, "run",
+	// "manifest" or a file.
+	Subject string
+	Text    string
+}
+
+// trialFlags returns the trial's validity flags plus those its figures
+// imply but an older or killed writer may not have flagged: errors and a
+// status other than completed.
+func trialFlags(t *results.Trial) []string {
+	flags := append([]string(nil), t.Flags...)
+	has := func(prefix string) bool {
+		for _, f := range flags {
+			if strings.HasPrefix(f, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	if t.Errors > 0 && !has("errors") {
+		flags = append(flags, fmt.Sprintf("errors: %d of %d operations failed", t.Errors, t.Operations))
+	}
+	switch t.Status {
+	case results.StatusInterrupted, results.StatusRunning:
+		if !has("interrupted") {
+			flags = append(flags, "interrupted: partial trial")
+		}
+	case results.StatusFailed:
+		if !has("failed") {
+			flags = append(flags, "failed: the trial did not finish")
+		}
+	}
+	return flags
+}
+
+// statusWarning says why the results are partial, or "" for a completed
+// run.
+func statusWarning(m *results.Manifest) string {
+	steps := ""
+	if m.PlannedSteps > 0 {
+		steps = fmt.Sprintf(" after %d of %d steps", m.CompletedSteps, m.PlannedSteps)
+	}
+	switch m.Status {
+	case results.StatusCompleted:
+		return ""
+	case results.StatusInterrupted:
+		return "the run was interrupted" + steps + ": partial results"
+	case results.StatusFailed:
+		msg := "the run failed" + steps
+		if m.Error != "" {
+			msg += " (" + m.Error + ")"
+		}
+		return msg + ": partial results"
+	case results.StatusRunning:
+		if m.PlannedSteps > 0 {
+			return fmt.Sprintf("the run is still going (%d of %d steps done): partial results", m.CompletedSteps, m.PlannedSteps)
+		}
+		return "the run is still going: partial results"
+	case "":
+		return "the manifest records no status: results may be partial"
+	default:
+		return fmt.Sprintf("the run's status is %q: results may be partial", m.Status)
+	}
+}
+
+// warnings lists everything that should make a reader doubt a number:
+// how the run ended, every trial flag, the manifest's warnings and rows
+// the reader had to skip.
+func warnings(d *results.Data) []warning {
+	var out []warning
+	if msg := statusWarning(&d.Manifest); msg != "" {
+		out = append(out, warning{Subject: "run", Text: msg})
+	}
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		for _, f := range trialFlags(t) {
+			out = append(out, warning{Subject: t.ID, Text: f})
+		}
+	}
+	for _, w := range d.Manifest.Warnings {
+		out = append(out, warning{Subject: "manifest", Text: w})
+	}
+	for _, w := range d.Warnings {
+		out = append(out, warning{Subject: "files", Text: w})
+	}
+	return out
+}
+
+// Working-set states.
+const (
+	fitYes     = "fits"
+	fitNo      = "exceeds"
+	fitUnknown = "unknown"
+)
+
+// fit says whether a target's data could be served from memory: a
+// benchmark whose data fits in RAM measures a cache, one whose data does
+// not measures the disk, and comparing the two compares nothing.
+type fit struct {
+	Target string
+	State  string
+	Text   string
+}
+
+// workingSet compares the data size on disk with the memory limit and
+// the server's peak memory, whichever are known.
+func workingSet(t *results.TargetInfo) fit {
+	f := fit{Target: t.Name, State: fitUnknown}
+	data := float64(t.DataBytes)
+	limit, server := float64(t.MemoryBytes), float64(t.ServerMemoryBytes)
+	switch {
+	case t.DataBytes <= 0:
+		f.Text = "unknown: the data size on disk was not measured"
+	case t.MemoryBytes > 0 && data > limit:
+		f.State = fitNo
+		f.Text = fmt.Sprintf("does not fit: %s of data on disk, memory limit %s", fmtBytes(data), fmtBytes(limit))
+	case t.ServerMemoryBytes > 0 && data <= server:
+		f.State = fitYes
+		f.Text = fmt.Sprintf("fits: %s of data on disk, server peak memory %s", fmtBytes(data), fmtBytes(server))
+	case t.ServerMemoryBytes > 0:
+		f.State = fitNo
+		f.Text = fmt.Sprintf("likely does not fit: %s of data on disk, server peak memory %s", fmtBytes(data), fmtBytes(server))
+		if t.MemoryBytes > 0 {
+			f.Text += fmt.Sprintf(" (limit %s)", fmtBytes(limit))
+		}
+		f.Text += "; reads may come from the OS page cache or disk"
+	case t.MemoryBytes > 0:
+		f.State = fitYes
+		f.Text = fmt.Sprintf("fits the memory limit: %s of data on disk, limit %s (server memory not measured)", fmtBytes(data), fmtBytes(limit))
+	default:
+		f.Text = fmt.Sprintf("unknown: %s of data on disk, but neither a memory limit nor the server's memory is known", fmtBytes(data))
+	}
+	return f
+}
