@@ -77,3 +77,11 @@ type Provider interface {
 // answer. Four Cassandra JVMs booting at once on two cores took 120 s at
 // load average 8.
 const DefaultReadyTimeout = 5 * time.Minute
+
+// Checker is implemented by providers that can tell before anything
+// starts whether a request can be deployed: a missing program or an
+// impossible limit then fails the experiment at once, not after an hour
+// of measuring the targets before it.
+type Checker interface {
+	Check(req Request) error
+}

@@ -162,3 +162,17 @@ func TestLimitsApplyToTheServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), "dbarena-lim-", "the server runs inside its own cgroup")
 }
+
+func TestCheck(t *testing.T) {
+	p := New()
+	err := p.Check(deploy.Request{Name: "x", Database: "aerospike"})
+	require.ErrorContains(t, err, "cannot be started on this machine")
+	err = p.Check(deploy.Request{Name: "x", Database: "redis", Nodes: 2, CPUs: 1000})
+	require.ErrorContains(t, err, "only cassandra and scylladb run as local clusters")
+	require.ErrorContains(t, err, "CPUs", "an impossible limit is named before anything starts")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("DBARENA_CACHE", t.TempDir())
+	err = p.Check(deploy.Request{Name: "c", Database: "cassandra"})
+	require.ErrorContains(t, err, "java not found")
+	require.ErrorContains(t, err, "apt-get install maven")
+}

@@ -1,0 +1,95 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/sysmetrics"
+)
+
+var _ deploy.Checker = (*Provider)(nil)
+
+// requirement is a program a database needs, with how to install it.
+type requirement struct{ program, install string }
+
+// requirements lists what each database needs installed.
+func requirements(db string) []requirement {
+	java := requirement{"java", "apt-get install openjdk-17-jre-headless"}
+	switch db {
+	case "postgres":
+		return nil // pgBin looks in /usr/lib/postgresql as well as PATH
+	case "redis":
+		return []requirement{{"redis-server", "apt-get install redis-server"}}
+	case "mariadb", "mysql":
+		return []requirement{{"mariadb-install-db", "apt-get install mariadb-server"}}
+	case "cassandra", "dynamodb":
+		return []requirement{java}
+	case "scylladb":
+		return []requirement{{"scylla", "install ScyllaDB (https://docs.scylladb.com/stable/getting-started/install-scylla/), or compare with cassandra locally: it speaks the same CQL"}}
+	}
+	return nil
+}
+
+// mavenNeeded names the Maven download a database needs when it is not
+// cached yet.
+func mavenNeeded(db string) (name, version string, ok bool) {
+	switch db {
+	case "cassandra":
+		return "cassandra", CassandraVersion, true
+	case "dynamodb":
+		return "dynamodb-local", DynamoDBLocalVersion, true
+	}
+	return "", "", false
+}
+
+// Check implements deploy.Checker: the database is one this provider
+// starts, its programs are installed (or, for Maven downloads, Maven is),
+// and the resource limits fit this machine.
+func (p *Provider) Check(req deploy.Request) error {
+	if _, ok := launchers()[req.Database]; !ok {
+		return fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
+			req.Database, strings.Join(Databases(), ", "))
+	}
+	var errs []error
+	if req.Nodes > 1 && req.Database != "cassandra" && req.Database != "scylladb" {
+		errs = append(errs, fmt.Errorf("nodes=%d, but only cassandra and scylladb run as local clusters", req.Nodes))
+	}
+	if req.Database == "postgres" {
+		if _, err := pgBin(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, r := range requirements(req.Database) {
+		if _, err := need(r.program, r.install); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if name, version, ok := mavenNeeded(req.Database); ok && !cached(name, version) {
+		if _, err := need("mvn", "apt-get install maven (it downloads "+name+" "+version+" from Maven Central once)"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	l := limits.Limits{CPUs: req.CPUs, MemoryBytes: req.MemoryBytes}
+	if err := l.Validate(sysmetrics.CPUCount()); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("local: %s (%s): %w", req.Name, req.Database, err)
+	}
+	return nil
+}
+
+// cached reports whether a Maven download is in the cache already.
+func cached(name, version string) bool {
+	dir, err := cacheDir()
+	if err != nil {
+		return false
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, name+"-"+version, "lib"))
+	return err == nil && len(entries) > 0
+}
