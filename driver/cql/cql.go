@@ -93,7 +93,9 @@ func (db *DB) clusterConfig() *gocql.ClusterConfig {
 	}
 	// Token-aware: each request goes to a replica of its key, saving the
 	// coordinator hop that costs a network round trip inside the cluster.
-	cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback)
+	// Replicas are shuffled so that with RF > 1 a hot key's reads spread
+	// over its replicas instead of always hitting the first one.
+	cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback, gocql.ShuffleReplicas())
 	if c.Username != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}

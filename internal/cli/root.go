@@ -49,7 +49,8 @@ Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newYCSBCommand(st), newKeysCommand(st), newVersionCommand(st), newDriversCommand(st))
+	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newYCSBCommand(st),
+		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st))
 	return root
 }
 

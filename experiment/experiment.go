@@ -1,0 +1,362 @@
+// Package experiment runs an experiment plan end to end: it deploys each
+// target, creates the schema, loads, runs every trial while recording the
+// latency series and every host's resources each second, writes the
+// results directory as it goes, renders the report and tears down, also
+// on error or Ctrl-C.
+package experiment
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/providers"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/sysmetrics"
+)
+
+// Options are the run's environment.
+type Options struct {
+	Stderr io.Writer
+	// Terminal makes progress rewrite one line.
+	Terminal bool
+	Logger   *slog.Logger
+	// Dir is the results directory to create; empty: RESULTS/NAME-TIME.
+	Dir string
+	// WorkDir holds the local databases' data; empty: the system's temp.
+	WorkDir string
+	// Keep leaves local databases' data and logs at teardown.
+	Keep bool
+	// Version and Commit identify the tool in the manifest.
+	Version, Commit string
+	// SpecText is the experiment file as read, kept in the manifest.
+	SpecText string
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Dir     string
+	Report  string
+	Verdict string
+	Status  string
+}
+
+// runState is the shared state of one experiment run.
+type runState struct {
+	plan     *spec.Plan
+	opts     Options
+	log      *slog.Logger
+	w        *results.Writer
+	seed     uint64
+	manifest results.Manifest
+	mu       sync.Mutex // guards manifest and samples
+	samples  []sysmetrics.Sample
+	trial    string // the trial the sysmetrics rows belong to (guarded by mu)
+	coll     *sysmetrics.Collector
+	started  time.Time
+	runsDone int
+}
+
+// Run executes the plan. Results already measured are never lost: the
+// directory is written as the run goes, and the report is rendered even
+// when a step failed or the run was interrupted. The error says why a run
+// did not complete; the Outcome is valid whenever its Dir is set.
+func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if err := Preflight(plan); err != nil {
+		return nil, err
+	}
+	s := &runState{plan: plan, opts: opts, log: opts.Logger, started: time.Now()}
+	s.seed = plan.Spec.Seed
+	if s.seed == 0 {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("draw a seed: %w", err)
+		}
+		s.seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000_000
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join(plan.Spec.Results, plan.Spec.Name+"-"+s.started.Format("20060102-150405"))
+	}
+	w, err := results.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.w = w
+	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
+		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
+		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost()}
+	if err := s.writeManifest(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	fmt.Fprintf(opts.Stderr, "dbarena: %s: %d steps; results in %s\n", plan.Spec.Name, len(plan.Steps), dir)
+
+	s.coll = sysmetrics.NewCollector(time.Second, s.onSamples)
+	s.coll.Add(sysmetrics.NewSelf())
+	s.coll.Add(sysmetrics.NewMachine("machine"))
+	s.coll.Start(ctx)
+
+	runErr := s.runTargets(ctx)
+	s.coll.Stop()
+	return s.finish(ctx, runErr)
+}
+
+// Preflight checks, before anything starts, that every target's provider
+// exists and can deploy it here (programs installed, limits possible), so
+// a missing program fails the experiment at once rather than after the
+// targets before it have run.
+func Preflight(plan *spec.Plan) error {
+	var errs []error
+	for i := range plan.Spec.Targets {
+		t := &plan.Spec.Targets[i]
+		prov, err := providers.Lookup(t.Deploy.Provider)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("target %s: %w", t.Name, err))
+			continue
+		}
+		if c, ok := prov.(deploy.Checker); ok {
+			if err := c.Check(request(t, Options{})); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// request is the deployment request of a target.
+func request(t *spec.Target, opts Options) deploy.Request {
+	return deploy.Request{Name: t.Name, Database: t.Database, Nodes: t.Deploy.Nodes,
+		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Version: t.Deploy.Version,
+		Options: t.Deploy.Options, Properties: t.Properties, WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
+}
+
+// onSamples stores one round of system metrics, labelled with the trial
+// that was running.
+func (s *runState) onSamples(ss []sysmetrics.Sample) {
+	s.mu.Lock()
+	trial := s.trial
+	s.samples = append(s.samples, ss...)
+	s.mu.Unlock()
+	rows := make([]results.Sys, len(ss))
+	for i, x := range ss {
+		rows[i] = results.Sys{Time: x.Time, Trial: trial, Host: x.Host, Role: x.Role, CPUPercent: x.CPUPercent,
+			MemoryBytes: x.MemoryBytes, DiskReadBps: x.DiskReadBps, DiskWriteBps: x.DiskWriteBps,
+			DiskReadIOPS: x.DiskReadIOPS, DiskWriteIOPS: x.DiskWriteIOPS, NetRxBps: x.NetRxBps, NetTxBps: x.NetTxBps}
+	}
+	if err := s.w.AddSys(rows); err != nil {
+		s.log.Warn("sysmetrics not written", "err", err)
+	}
+}
+
+func (s *runState) setTrial(id string) {
+	s.mu.Lock()
+	s.trial = id
+	s.mu.Unlock()
+}
+
+func (s *runState) writeManifest() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.WriteManifest(&s.manifest)
+}
+
+// runTargets deploys the targets one at a time, in file order, so that
+// two databases never compete for the machine, and runs each one's steps.
+func (s *runState) runTargets(ctx context.Context) error {
+	var order []*spec.Target
+	byTarget := map[*spec.Target][]*spec.Step{}
+	for i := range s.plan.Steps {
+		st := &s.plan.Steps[i]
+		if _, ok := byTarget[st.Target]; !ok {
+			order = append(order, st.Target)
+		}
+		byTarget[st.Target] = append(byTarget[st.Target], st)
+	}
+	for _, t := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.runTarget(ctx, t, byTarget[t]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runTarget brings one target up, runs its steps and always tears it down.
+func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (err error) {
+	prov, err := providers.Lookup(t.Deploy.Provider)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.opts.Stderr, "dbarena: deploying %s (%s, %s provider)\n", t.Name, t.Database, prov.Name())
+	dep, err := prov.Up(ctx, request(t, s.opts))
+	if err != nil {
+		return fmt.Errorf("deploy %s: %w", t.Name, err)
+	}
+	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
+		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
+		Properties: redact(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
+	for _, h := range dep.Hosts() {
+		info.Hosts = append(info.Hosts, h.Name)
+		switch {
+		case h.PID > 0:
+			s.coll.Add(sysmetrics.NewProcessTree(h.Name, "database", h.PID))
+		case h.MetricsURL != "":
+			s.coll.Add(sysmetrics.NewNodeExporter(h.Name, "database", h.MetricsURL, nil))
+		}
+	}
+	if lim := dep.Limits(); lim != "" {
+		s.log.Info("resource limits", "target", t.Name, "limits", lim)
+	}
+	ti := s.addTarget(info)
+	defer func() {
+		for _, h := range dep.Hosts() {
+			s.coll.Remove(h.Name)
+		}
+		// Teardown must happen even when ctx was cancelled by Ctrl-C.
+		downCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s\n", t.Name)
+		downErr := dep.Down(downCtx)
+		now := time.Now()
+		s.mu.Lock()
+		s.manifest.Targets[ti].Down = &now
+		s.mu.Unlock()
+		if downErr != nil {
+			err = errors.Join(err, fmt.Errorf("tear down %s: %w", t.Name, downErr))
+		}
+	}()
+	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
+	for _, st := range steps {
+		if err := tr.step(ctx, st); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.manifest.CompletedSteps++
+		s.mu.Unlock()
+		if err := s.writeManifest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *runState) addTarget(info results.TargetInfo) int {
+	s.mu.Lock()
+	s.manifest.Targets = append(s.manifest.Targets, info)
+	n := len(s.manifest.Targets) - 1
+	s.mu.Unlock()
+	if err := s.writeManifest(); err != nil {
+		s.log.Warn("manifest not written", "err", err)
+	}
+	return n
+}
+
+// finish records how the run ended, renders the report and closes files.
+func (s *runState) finish(ctx context.Context, runErr error) (*Outcome, error) {
+	end := time.Now()
+	s.mu.Lock()
+	s.manifest.End = &end
+	switch {
+	case runErr == nil:
+		s.manifest.Status = results.StatusCompleted
+	case ctx.Err() != nil:
+		s.manifest.Status = results.StatusInterrupted
+		s.manifest.Error = runErr.Error()
+	default:
+		s.manifest.Status = results.StatusFailed
+		s.manifest.Error = runErr.Error()
+	}
+	status := s.manifest.Status
+	s.mu.Unlock()
+	errs := []error{runErr, s.writeManifest(), s.w.Close()}
+	out := &Outcome{Dir: s.w.Dir(), Status: status}
+	d, err := results.Read(s.w.Dir())
+	if err == nil {
+		out.Report, err = report.Write(d)
+		out.Verdict = report.Verdict(d)
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("report: %w", err))
+	}
+	return out, errors.Join(errs...)
+}
+
+// mergeProps lays over on top of base.
+func mergeProps(base, over map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// redact hides secrets in properties written to the manifest and report.
+func redact(props map[string]string) map[string]string {
+	out := make(map[string]string, len(props))
+	for k, v := range props {
+		lk := strings.ToLower(k)
+		switch {
+		case strings.Contains(lk, "password"), strings.Contains(lk, "passwd"), strings.Contains(lk, "secret"),
+			strings.Contains(lk, "token"):
+			out[k] = "REDACTED"
+		case strings.Contains(lk, "url"):
+			out[k] = redactURL(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// redactURL hides the password of user:password@host URLs and DSNs.
+func redactURL(v string) string {
+	at := strings.LastIndex(v, "@")
+	if at < 0 {
+		return v
+	}
+	head := v[:at]
+	scheme := ""
+	if i := strings.Index(head, "://"); i >= 0 {
+		scheme, head = head[:i+3], head[i+3:]
+	}
+	if user, _, ok := strings.Cut(head, ":"); ok {
+		return scheme + user + ":REDACTED" + v[at:]
+	}
+	return v
+}
+
+// loaderHost describes this machine.
+func loaderHost() results.Host {
+	h := results.Host{OS: "linux", CPUs: sysmetrics.CPUCount()}
+	h.Hostname, _ = os.Hostname()
+	h.Arch = runtimeArch()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	h.MemoryBytes = memTotal()
+	return h
+}

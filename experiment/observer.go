@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/measure/hlog"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// trialObserver turns each collected interval into timeseries rows and
+// HdrHistogram log lines, both flushed at once so that a killed run keeps
+// every completed interval, and feeds the progress line.
+type trialObserver struct {
+	trial string
+	w     *results.Writer
+	f     *os.File
+	bw    *bufio.Writer
+	hl    *hlog.Writer
+	prog  *progress
+	err   error
+}
+
+func newTrialObserver(w *results.Writer, trial string, start time.Time, prog *progress) (*trialObserver, error) {
+	f, err := os.Create(w.HdrPath(trial))
+	if err != nil {
+		return nil, fmt.Errorf("hdr log: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	hl, err := hlog.NewWriter(bw, start, "dbarena trial "+trial+"; values in nanoseconds")
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &trialObserver{trial: trial, w: w, f: f, bw: bw, hl: hl, prog: prog}, nil
+}
+
+// Interval implements runner.Observer.
+func (o *trialObserver) Interval(iv *runner.Interval) {
+	secs := iv.End.Sub(iv.Start).Seconds()
+	var points []results.Point
+	all := measure.NewHistogram()
+	var allErrs int64
+	prefix := ""
+	if iv.Warmup {
+		prefix = "WARMUP-"
+	}
+	for i := range iv.Results {
+		r := &iv.Results[i]
+		ops, errs := r.OK(), r.ErrorCount()
+		if ops == 0 && errs == 0 {
+			continue
+		}
+		h := r.Latency()
+		all.Merge(h)
+		allErrs += errs
+		points = append(points, point(o.trial, iv, r.Name, ops+errs, errs, secs, h))
+		o.hlog(prefix+r.Name, iv, r.Service)
+		if r.Response != nil && r.Response.TotalCount() > 0 {
+			o.hlog(prefix+"Intended-"+r.Name, iv, r.Response)
+		}
+	}
+	points = append(points, point(o.trial, iv, results.AllOps, iv.Ops, allErrs, secs, all))
+	if o.err == nil {
+		o.err = o.bw.Flush()
+	}
+	if err := o.w.AddPoints(points); err != nil && o.err == nil {
+		o.err = err
+	}
+	if o.prog != nil {
+		o.prog.interval(iv, all)
+	}
+}
+
+func point(trial string, iv *runner.Interval, op string, ops, errs int64, secs float64, h *hdrhistogram.Histogram) results.Point {
+	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Warmup: iv.Warmup, Op: op,
+		Ops: ops, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
+	if secs > 0 {
+		p.Rate = float64(ops) / secs
+	}
+	return p
+}
+
+func (o *trialObserver) hlog(tag string, iv *runner.Interval, h *hdrhistogram.Histogram) {
+	if o.err == nil && h.TotalCount() > 0 {
+		o.err = o.hl.WriteInterval(tag, iv.Start, iv.End, h)
+	}
+}
+
+// Close flushes the log and returns the first error met.
+func (o *trialObserver) Close() error {
+	err := o.err
+	if err == nil {
+		err = o.bw.Flush()
+	}
+	return errors.Join(err, o.f.Close())
+}
+
+// latencyOf converts measure's summary to the results file's.
+func latencyOf(s measure.Stats) results.Latency {
+	return results.Latency{Mean: s.Mean, P50: s.P50, P90: s.P90, P95: s.P95, P99: s.P99, P999: s.P999, Max: s.Max}
+}
+
+// progress prints one line per interval: trial i of N, live ops/s and
+// p99, and the time left. On a terminal it rewrites one line; elsewhere it
+// prints every tenth interval, so a log file stays readable.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	label    string
+	eta      func() time.Duration
+	n        int
+}
+
+func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram) {
+	p.n++
+	if !p.terminal && p.n%10 != 0 {
+		return
+	}
+	secs := iv.End.Sub(iv.Start).Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(iv.Ops) / secs
+	}
+	phase := ""
+	if iv.Warmup {
+		phase = " (warm-up)"
+	}
+	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  p99 %8.2f ms  ETA %s", p.label, iv.Elapsed.Seconds(), phase,
+		rate, float64(all.ValueAtQuantile(99))/1e6, p.eta().Round(time.Second))
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// done ends a terminal's rewritten line.
+func (p *progress) done() {
+	if p.terminal && p.n > 0 {
+		fmt.Fprintln(p.w)
+	}
+	p.n = 0
+}

@@ -1,0 +1,327 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/sysmetrics"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// targetRun runs the steps of one deployed target.
+type targetRun struct {
+	s     *runState
+	t     *spec.Target
+	dep   deploy.Deployment
+	index int // in the manifest's targets
+}
+
+// stepProps lays the deployment's endpoint properties under the step's:
+// what the user wrote always wins.
+func (tr *targetRun) stepProps(st *spec.Step) *properties.Set {
+	p := properties.New()
+	for k, v := range tr.dep.Properties() {
+		p.Set(k, v, properties.Source{File: "deployment of " + tr.t.Name})
+	}
+	p.Merge(st.Properties)
+	return p
+}
+
+// step runs one load or measured trial and appends its row.
+func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
+	s := tr.s
+	props := tr.stepProps(st)
+	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.ID, err)
+	}
+	for _, w := range warnings {
+		s.log.Warn(w.String(), "step", st.ID)
+	}
+	wl, err := workload.New(wcfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.ID, err)
+	}
+	info, err := drivers.Lookup(tr.t.Driver)
+	if err != nil {
+		return err
+	}
+	load := st.Kind == spec.Load
+	cfg, err := tr.runnerConfig(st, props, wcfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.ID, err)
+	}
+	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: cfg.Threads, Logger: s.log})
+	if err != nil {
+		return fmt.Errorf("%s: open driver %s: %w", st.ID, info.Name, err)
+	}
+	defer db.Close()
+	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
+	if sm, ok := db.(driver.SchemaManager); ok {
+		if err := tr.schema(ctx, sm, schema, load); err != nil {
+			return fmt.Errorf("%s: %w", st.ID, err)
+		}
+	}
+
+	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, cfg))
+	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func() time.Duration { return s.eta(st) }}
+	obs, err := newTrialObserver(s.w, st.ID, time.Now(), prog)
+	if err != nil {
+		return err
+	}
+	s.setTrial(st.ID)
+	res, runErr := runner.Run(ctx, cfg, wl, db, obs)
+	s.setTrial("")
+	prog.done()
+	errs := []error{obs.Close()}
+	if runErr != nil {
+		return errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
+	}
+	row := tr.trialRow(st, cfg, res)
+	if load {
+		tr.afterLoad()
+	}
+	tr.native(ctx, db)
+	errs = append(errs, s.w.AddTrial(row))
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
+		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, flagText(row.Flags))
+	if res.Interrupted {
+		errs = append(errs, fmt.Errorf("%s: interrupted", st.ID))
+	}
+	if res.ErrorStopped {
+		errs = append(errs, fmt.Errorf("%s: stopped early: %s", st.ID, res.StopReason))
+	}
+	return errors.Join(errs...)
+}
+
+func flagText(flags []string) string {
+	if len(flags) == 0 {
+		return ""
+	}
+	out := ""
+	for _, f := range flags {
+		out += "\n  warning: " + f
+	}
+	return out
+}
+
+// schema drops and creates the table before a load (as the load section
+// says) and checks it before a run.
+func (tr *targetRun) schema(ctx context.Context, sm driver.SchemaManager, schema driver.Schema, load bool) error {
+	if !load {
+		return sm.CheckSchema(ctx, schema)
+	}
+	if tr.s.plan.Spec.Load.Drop {
+		if err := sm.DropSchema(ctx, schema); err != nil {
+			return fmt.Errorf("drop table: %w", err)
+		}
+	}
+	return sm.CreateSchema(ctx, schema)
+}
+
+// runnerConfig translates a step into the runner's settings.
+func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg workload.Config) (runner.Config, error) {
+	sp := tr.s.plan.Spec
+	cfg := runner.Config{Threads: st.Threads, Target: st.Rate, Interval: time.Second,
+		Seed: tr.s.seed + uint64(st.Repetition-1), InsertRetryLimit: wcfg.InsertionRetryLimit,
+		InsertRetryInterval: wcfg.InsertionRetryInterval}
+	var err error
+	if cfg.StopOnErrorRate, err = props.Float("stop-on-error-rate", 0); err != nil {
+		return cfg, err
+	}
+	if st.Kind == spec.Load {
+		cfg.Phase = runner.Load
+		cfg.Threads = sp.Load.Threads
+		cfg.Target = sp.Load.Target
+		cfg.BatchSize = sp.Load.BatchSize
+		return cfg, cfg.Validate()
+	}
+	cfg.Phase = runner.Transactions
+	cfg.WarmupTime = st.Warmup
+	if st.Operations > 0 {
+		cfg.OperationCount = st.Operations
+	} else {
+		cfg.MaxExecutionTime = st.Warmup + st.Duration
+	}
+	return cfg, cfg.Validate()
+}
+
+func describeStep(st *spec.Step, cfg runner.Config) string {
+	if st.Kind == spec.Load {
+		return fmt.Sprintf("load with %d threads", cfg.Threads)
+	}
+	what := fmt.Sprintf("%s for %s", st.Workload.Name, st.Duration)
+	if st.Operations > 0 {
+		what = fmt.Sprintf("%s for %d operations", st.Workload.Name, st.Operations)
+	}
+	if st.Warmup > 0 {
+		what += fmt.Sprintf(" after %s warm-up", st.Warmup)
+	}
+	rate := ""
+	if cfg.Target > 0 {
+		rate = fmt.Sprintf(" at %.0f ops/s", cfg.Target)
+	}
+	return fmt.Sprintf("%s, %d threads%s", what, cfg.Threads, rate)
+}
+
+// eta estimates the time left in the whole plan from the steps' declared
+// durations (operation-count steps count as their elapsed time so far).
+func (s *runState) eta(cur *spec.Step) time.Duration {
+	var left time.Duration
+	for i := cur.Index; i < len(s.plan.Steps); i++ {
+		st := &s.plan.Steps[i]
+		if st.Kind == spec.Run && st.Operations == 0 {
+			left += st.Duration + st.Warmup
+		}
+	}
+	return left
+}
+
+// trialRow summarizes a finished trial and checks its validity.
+func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result) results.Trial {
+	kind := results.KindRun
+	wname := ""
+	if st.Workload != nil {
+		wname = st.Workload.Name
+	}
+	if st.Kind == spec.Load {
+		kind = results.KindLoad
+	}
+	m := res.Measured
+	row := results.Trial{ID: st.ID, Index: st.Index, Kind: kind, Target: tr.t.Name, Database: tr.t.Database,
+		Driver: tr.t.Driver, Workload: wname, Repetition: st.Repetition, Threads: cfg.Threads, TargetRate: cfg.Target,
+		Start: m.Start, End: res.End, Duration: m.Duration, Operations: m.Operations, Errors: m.Errors,
+		Throughput: m.Throughput, Status: results.StatusCompleted}
+	for _, p := range st.Params {
+		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
+	}
+	if res.Interrupted {
+		row.Status = results.StatusInterrupted
+	}
+	all := measure.NewHistogram()
+	for i := range res.MeasuredResults {
+		r := &res.MeasuredResults[i]
+		h := r.Latency()
+		all.Merge(h)
+		if r.OK() == 0 && r.ErrorCount() == 0 {
+			continue
+		}
+		row.Ops = append(row.Ops, results.Op{Name: r.Name, Operations: r.OK() + r.ErrorCount(), Errors: r.ErrorCount(),
+			Latency: latencyOf(measure.StatsOf(h))})
+	}
+	row.Latency = latencyOf(measure.StatsOf(all))
+	row.Concurrency = row.Throughput * row.Latency.Mean / 1e6
+	tr.s.validity(&row, cfg, res)
+	return row
+}
+
+// validity flags a trial whose numbers describe the client more than the
+// database: a loader CPU near saturation, workers that spent much of their
+// time outside the database (Little's law), a target rate the threads
+// could not reach, errors and interruptions.
+func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.Result) {
+	s.mu.Lock()
+	samples := append([]sysmetrics.Sample(nil), s.samples...)
+	s.mu.Unlock()
+	row.LoaderCPUs = sysmetrics.CPUCount()
+	for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
+		if st.Role == "loader" {
+			row.LoaderCPU, row.LoaderCPUMax = st.MeanCPU, st.MaxCPU
+		}
+	}
+	capacity := float64(row.LoaderCPUs) * 100
+	if row.LoaderCPU >= 0.9*capacity {
+		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: the load generator used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", row.LoaderCPU, capacity))
+	}
+	threads := float64(row.Threads)
+	if cfg.Target == 0 && row.Kind == results.KindRun && threads > 0 && row.Concurrency > 0 && row.Concurrency < 0.7*threads {
+		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: by Little's law only %.1f of %d workers were waiting on the database on average (throughput x mean latency); the rest of the time went to the client", row.Concurrency, row.Threads))
+	}
+	if cfg.Target > 0 && row.Throughput < 0.95*cfg.Target {
+		need := math.Ceil(cfg.Target * row.Latency.Mean / 1e6)
+		msg := fmt.Sprintf("target missed: %.0f of %.0f ops/s", row.Throughput, cfg.Target)
+		if need > threads {
+			msg += fmt.Sprintf("; Little's law needs at least %.0f threads at this latency, the trial had %d", need, row.Threads)
+		}
+		row.Flags = append(row.Flags, msg)
+	}
+	if row.Errors > 0 {
+		row.Flags = append(row.Flags, fmt.Sprintf("errors: %d of %d operations failed", row.Errors, row.Operations))
+	}
+	if res.Interrupted {
+		row.Flags = append(row.Flags, "interrupted: partial trial")
+	}
+	if res.ErrorStopped {
+		row.Flags = append(row.Flags, "stopped early: "+res.StopReason)
+	}
+}
+
+// afterLoad records the data set's size on disk.
+func (tr *targetRun) afterLoad() {
+	var total int64
+	for _, h := range tr.dep.Hosts() {
+		if h.DataDir == "" {
+			continue
+		}
+		if n, err := sysmetrics.DirSize(h.DataDir); err == nil {
+			total += n
+		}
+	}
+	if total > 0 {
+		tr.s.mu.Lock()
+		tr.s.manifest.Targets[tr.index].DataBytes = total
+		tr.s.mu.Unlock()
+	}
+}
+
+// native records database-native figures and the servers' peak memory.
+func (tr *targetRun) native(ctx context.Context, db driver.DB) {
+	s := tr.s
+	var figures map[string]float64
+	if ns, ok := db.(driver.NativeStatser); ok {
+		f, err := ns.NativeStats(ctx)
+		if err != nil {
+			s.log.Warn("native statistics unavailable", "target", tr.t.Name, "err", err)
+		}
+		figures = f
+	}
+	hosts := map[string]bool{}
+	for _, h := range tr.dep.Hosts() {
+		hosts[h.Name] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ti := &s.manifest.Targets[tr.index]
+	if len(figures) > 0 {
+		if ti.Native == nil {
+			ti.Native = map[string]float64{}
+		}
+		for k, v := range figures {
+			ti.Native[k] = v
+		}
+	}
+	var peak float64
+	for _, x := range s.samples {
+		if hosts[x.Host] && !math.IsNaN(x.MemoryBytes) {
+			// Nodes of a local cluster run side by side: sum per round
+			// would be exact; the peak of one node times nodes is close
+			// enough for "did the data fit" and much simpler.
+			peak = math.Max(peak, x.MemoryBytes)
+		}
+	}
+	if peak > 0 {
+		ti.ServerMemoryBytes = int64(peak) * int64(max(len(hosts), 1))
+	}
+}

@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/experiment"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/internal/providers"
+	"github.com/dbarena/dbarena/report"
+	"github.com/dbarena/dbarena/results"
+)
+
+// experimentFlags are the options of `run` and `quickstart`.
+type experimentFlags struct {
+	dryRun  bool
+	keep    bool
+	dir     string
+	workDir string
+}
+
+func (f *experimentFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (every load and trial, in order, with a time estimate) and exit")
+	fl.BoolVar(&f.keep, "keep", false, "keep local databases' data and logs at teardown (their directory is logged)")
+	fl.StringVar(&f.dir, "results", "", "results directory to create (default: the file's results: setting / NAME-DATE-TIME)")
+	fl.StringVar(&f.workDir, "work-dir", "", "where local databases keep their data (default: the system's temporary directory)")
+}
+
+// specOptions tells the spec parser which names are valid.
+func specOptions() spec.Options {
+	return spec.Options{
+		Databases: deploy.DatabaseNames(),
+		Providers: providers.Names(),
+		DriverFor: func(db string) string {
+			d, err := deploy.LookupDatabase(db)
+			if err != nil {
+				return ""
+			}
+			return d.Driver
+		},
+		DriverPrefixes: drivers.Prefixes(),
+	}
+}
+
+func newRunCommand(st *State) *cobra.Command {
+	f := &experimentFlags{}
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Run an experiment file: deploy, load, run every trial, report, tear down",
+		Long: `Run an experiment file end to end. Each target is deployed in turn (so two
+databases never compete for the machine), its tables created, data loaded,
+and every workload x matrix point x repetition run while latency and every
+host's CPU, memory, disk and network are recorded each second. Results are
+written as the run goes; the report is rendered at the end, also after an
+error or Ctrl-C, and teardown always happens.
+
+See examples/ for one file per kind of study, and --dry-run to see a plan.`,
+		Example: `  dbarena run examples/quickstart.yaml --dry-run
+  dbarena run examples/yugabyte-client-sweep.yaml --results results/sweep1`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("run: want exactly one experiment FILE, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageError(fmt.Errorf("experiment file: %w", err))
+			}
+			s, err := spec.Parse(args[0], text, specOptions())
+			if err != nil {
+				return usageError(err)
+			}
+			return runExperiment(cmd.Context(), st, f, s, string(text))
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// runExperiment plans s and runs it, or prints the plan.
+func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.Spec, text string) error {
+	plan, err := spec.NewPlan(s)
+	if err != nil {
+		return usageError(err)
+	}
+	if f.dryRun {
+		return plan.Write(st.Stdout)
+	}
+	bi := ReadBuildInfo()
+	out, err := experiment.Run(ctx, plan, experiment.Options{
+		Stderr: st.Stderr, Terminal: st.StderrIsTerminal, Logger: st.Logger, Dir: f.dir,
+		WorkDir: f.workDir, Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
+	})
+	if out != nil {
+		if out.Verdict != "" {
+			fmt.Fprintln(st.Stdout, out.Verdict)
+		}
+		if out.Report != "" {
+			fmt.Fprintf(st.Stdout, "report: %s\n", out.Report)
+		}
+		fmt.Fprintf(st.Stdout, "results: %s (%s)\n", out.Dir, out.Status)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
+		return &exitError{code: ExitInterrupted, err: err}
+	}
+	return &exitError{code: ExitFailure, err: err}
+}
+
+func newReportCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "report DIR",
+		Short: "Render (again) the HTML report and figures of a results directory",
+		Long: `Read a results directory (manifest.json, trials.csv, timeseries.csv,
+sysmetrics.csv) and write DIR/report.html and DIR/figures/. It never talks
+to a database, so any results directory, also one of an interrupted run,
+can be re-rendered.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("report: want exactly one results DIR, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := results.Read(args[0])
+			if err != nil {
+				return usageError(err)
+			}
+			for _, w := range d.Warnings {
+				st.Logger.Warn(w)
+			}
+			path, err := report.Write(d)
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			fmt.Fprintln(st.Stdout, report.Verdict(d))
+			fmt.Fprintf(st.Stdout, "report: %s\n", path)
+			return nil
+		},
+	}
+}
+
+// quickstartFlags shrink or grow the built-in comparison.
+type quickstartFlags struct {
+	experimentFlags
+	duration string
+	warmup   string
+	records  int
+	threads  int
+	targets  []string
+}
+
+func newQuickstartCommand(st *State) *cobra.Command {
+	f := &quickstartFlags{}
+	cmd := &cobra.Command{
+		Use:   "quickstart",
+		Short: "Compare local PostgreSQL and Cassandra on YCSB load + workloads A-F, then report",
+		Long: `Deploy PostgreSQL and Apache Cassandra on this machine (free ports, data in
+a temporary directory), load the same records into each, run YCSB
+workloads A, B, C, F, D and E against each with the same seed, record
+every process's CPU, memory, disk and network each second, and write a
+report that says which is faster here, by how much, and whether the
+comparison was fair. About 8 minutes on 2 cores with the defaults.
+
+The plan is examples/quickstart.yaml; flags override its sizes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, text, err := quickstartSpec(f)
+			if err != nil {
+				return usageError(err)
+			}
+			return runExperiment(cmd.Context(), st, &f.experimentFlags, s, text)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.duration, "duration", "", "measured time per workload (e.g. 20s; default from the plan)")
+	fl.StringVar(&f.warmup, "warmup", "", "warm-up per workload (e.g. 5s; default from the plan)")
+	fl.IntVar(&f.records, "records", 0, "records to load (default from the plan)")
+	fl.IntVar(&f.threads, "threads", 0, "client threads per trial (default from the plan)")
+	fl.StringSliceVar(&f.targets, "targets", nil, "compare only these targets of the plan (e.g. postgres,redis)")
+	return cmd
+}
+
+// quickstartSpec parses the built-in plan with the flags' overrides laid
+// over it, as YAML, so the overrides get the same checks as a file.
+func quickstartSpec(f *quickstartFlags) (*spec.Spec, string, error) {
+	text, err := spec.Quickstart()
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := spec.Parse("quickstart.yaml", text, specOptions())
+	if err != nil {
+		return nil, "", fmt.Errorf("built-in quickstart plan: %w", err)
+	}
+	if err := applyQuickstartFlags(s, f); err != nil {
+		return nil, "", err
+	}
+	return s, string(text), nil
+}
+
+func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
+	var errs []error
+	if f.duration != "" {
+		d, err := spec.ParseDuration(f.duration)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("--duration %q: want a positive duration such as 20s", f.duration))
+		}
+		s.Run.Duration, s.Run.Operations = d, 0
+	}
+	if f.warmup != "" {
+		d, err := spec.ParseDuration(f.warmup)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("--warmup %q: want a duration such as 5s", f.warmup))
+		}
+		s.Run.Warmup = d
+	}
+	if f.records < 0 || f.threads < 0 {
+		errs = append(errs, errors.New("--records and --threads: want positive numbers"))
+	}
+	if f.records > 0 {
+		s.SetProperty("recordcount", fmt.Sprint(f.records), "--records")
+	}
+	if f.threads > 0 {
+		s.Run.Threads = f.threads
+	}
+	if len(f.targets) > 0 {
+		var keep []spec.Target
+		var names []string
+		for _, t := range s.Targets {
+			names = append(names, t.Name)
+			for _, want := range f.targets {
+				if t.Name == want {
+					keep = append(keep, t)
+				}
+			}
+		}
+		if len(keep) != len(f.targets) {
+			errs = append(errs, fmt.Errorf("--targets %s: the quickstart's targets are %s", strings.Join(f.targets, ","), strings.Join(names, ", ")))
+		}
+		s.Targets = keep
+	}
+	return errors.Join(errs...)
+}

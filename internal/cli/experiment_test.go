@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// requireLocalServers skips on a laptop without the servers' programs and
+// fails under CI=true, where the test command installs them.
+func requireLocalServers(t *testing.T, programs ...string) {
+	t.Helper()
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			if _, statErr := os.Stat(p); statErr == nil {
+				continue
+			}
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed, and CI=true: the test command must install it", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+}
+
+// TestQuickstartEndToEnd runs the README's main job, shrunk to seconds per
+// trial, against real local PostgreSQL and Cassandra, and checks every
+// file of the results directory.
+func TestQuickstartEndToEnd(t *testing.T) {
+	requireLocalServers(t, "/usr/lib/postgresql/15/bin/initdb", "java", "mvn")
+	dir := filepath.Join(t.TempDir(), "qs")
+	code, out, errs := run(t, context.Background(), "quickstart", "--duration", "2s", "--warmup", "1s",
+		"--records", "500", "--threads", "2", "--results", dir)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "report: "+filepath.Join(dir, results.ReportFile))
+
+	d, err := results.Read(dir)
+	require.NoError(t, err)
+	require.Empty(t, d.Warnings)
+	require.Equal(t, results.StatusCompleted, d.Manifest.Status)
+	require.Equal(t, d.Manifest.PlannedSteps, d.Manifest.CompletedSteps)
+	require.Len(t, d.Manifest.Targets, 2)
+	for _, tg := range d.Manifest.Targets {
+		require.NotEmpty(t, tg.Version, tg.Name)
+		require.NotNil(t, tg.Down, "%s torn down", tg.Name)
+		require.Positive(t, tg.DataBytes, "%s data size on disk", tg.Name)
+	}
+	loads, runs := 0, 0
+	for _, tr := range d.Trials {
+		require.Zero(t, tr.Errors, tr.ID)
+		require.Positive(t, tr.Throughput, tr.ID)
+		require.Positive(t, tr.Latency.P99, tr.ID)
+		require.FileExists(t, filepath.Join(dir, results.HdrDir, tr.ID+".hlog"))
+		switch tr.Kind {
+		case results.KindLoad:
+			loads++
+			require.Equal(t, int64(500), tr.Operations, tr.ID)
+		case results.KindRun:
+			runs++
+			require.InDelta(t, 2.0, tr.Duration.Seconds(), 0.5, tr.ID)
+		}
+	}
+	require.Equal(t, 4, loads, "A-D share a load per target; E reloads after D inserted")
+	require.Equal(t, 12, runs, "workloads a-f on two targets")
+	hosts := map[string]bool{}
+	for _, s := range d.Sys {
+		hosts[s.Host] = true
+	}
+	for _, h := range []string{"postgres", "cassandra", "loader"} {
+		require.True(t, hosts[h], "sysmetrics has host %s (got %v)", h, hosts)
+	}
+	series := map[string]bool{}
+	for _, p := range d.Points {
+		series[p.Trial] = true
+	}
+	require.Len(t, series, loads+runs, "every trial has a time series")
+	html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	require.NoError(t, err)
+	require.Contains(t, string(html), "<svg")
+	require.NotContains(t, string(html), "https://", "the report works offline")
+}
+
+func TestRunDryRunAndBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte(`name: dry
+targets:
+  - database: redis
+workloads: [a, c]
+run: {duration: 5s, threads: 2}
+matrix:
+  threads: [1, 2]
+`), 0o644))
+	code, out, errs := run(t, context.Background(), "run", good, "--dry-run")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "redis.a.threads=1")
+	require.Contains(t, out, "redis.c.threads=2")
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: bad\ntargets:\n  - database: postgress\nworkloads: [a]\nrun: {threadz: 2}\n"), 0o644))
+	code, _, errs = run(t, context.Background(), "run", bad)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "bad.yaml:3")
+	require.Contains(t, errs, `did you mean "postgres"`)
+	require.Contains(t, errs, "bad.yaml:5")
+	require.Contains(t, errs, `did you mean "threads"`)
+
+	code, _, errs = run(t, context.Background(), "run", filepath.Join(dir, "missing.yaml"))
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "missing.yaml")
+
+	code, _, errs = run(t, context.Background(), "report", dir)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "is it a results directory?")
+}
+
+// buildDbarena compiles the command for tests that signal a real process.
+func buildDbarena(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dbarena")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/dbarena").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+// startRun starts `dbarena run` on a Redis experiment long enough to be
+// interrupted, and waits until its measured trial is under way.
+func startRun(t *testing.T, bin, dir string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "long.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: long
+properties: {recordcount: 200}
+targets:
+  - database: redis
+workloads: [a]
+run: {duration: 60s, threads: 2}
+`), 0o644))
+	cmd := exec.Command(bin, "run", file, "--results", dir)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	deadline := time.Now().Add(2 * time.Minute)
+	for sc.Scan() && time.Now().Before(deadline) {
+		log.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "redis.a") && strings.Contains(sc.Text(), "threads") {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	time.Sleep(3 * time.Second) // a few intervals of the measured trial
+	return cmd, &log
+}
+
+func TestInterruptedRunKeepsResultsAndTearsDown(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	bin := buildDbarena(t)
+	dir := filepath.Join(t.TempDir(), "r")
+	cmd, log := startRun(t, bin, dir)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, log.String())
+	require.Equal(t, ExitInterrupted, ee.ExitCode())
+
+	d, err := results.Read(dir)
+	require.NoError(t, err)
+	require.Equal(t, results.StatusInterrupted, d.Manifest.Status)
+	require.Len(t, d.Manifest.Targets, 1)
+	require.NotNil(t, d.Manifest.Targets[0].Down, "torn down after Ctrl-C")
+	var runRow *results.Trial
+	for i := range d.Trials {
+		if d.Trials[i].Kind == results.KindRun {
+			runRow = &d.Trials[i]
+		}
+	}
+	require.NotNil(t, runRow, "the interrupted trial's row is written")
+	require.Equal(t, results.StatusInterrupted, runRow.Status)
+	require.Positive(t, runRow.Operations)
+	require.FileExists(t, filepath.Join(dir, results.ReportFile))
+	requireNoServerLeft(t, dir)
+}
+
+func TestKilledRunLeavesConsistentFiles(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	bin := buildDbarena(t)
+	dir := filepath.Join(t.TempDir(), "k")
+	cmd, _ := startRun(t, bin, dir)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+
+	d, err := results.Read(dir)
+	require.NoError(t, err)
+	require.Equal(t, results.StatusInterrupted, d.Manifest.Status, "a run whose process is gone reads as interrupted")
+	require.NotEmpty(t, d.Points, "completed intervals survive a kill")
+	code, out, errs := run(t, context.Background(), "report", dir)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "report: ")
+	requireNoServerLeft(t, dir)
+}
+
+// requireNoServerLeft checks that no redis-server of this test survives:
+// the servers die with dbarena (parent-death signal) or at teardown.
+func requireNoServerLeft(t *testing.T, dir string) {
+	t.Helper()
+	d, err := results.Read(dir)
+	require.NoError(t, err)
+	port := ""
+	for _, tg := range d.Manifest.Targets {
+		port = tg.Properties["redis.addr"]
+	}
+	require.NotEmpty(t, port)
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("pgrep", "-f", "redis-server "+port).Output()
+		return len(strings.TrimSpace(string(out))) == 0
+	}, 20*time.Second, 100*time.Millisecond, "redis-server %s still runs", port)
+}
+
+func TestPreflightFailsBeforeAnythingStarts(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "scylla.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: pre\ntargets:\n  - database: redis\n  - database: scylladb\nworkloads: [c]\n"), 0o644))
+	t.Setenv("PATH", dir) // neither redis-server nor scylla
+	code, _, errs := run(t, context.Background(), "run", file, "--results", filepath.Join(dir, "r"))
+	require.Equal(t, ExitFailure, code)
+	require.Contains(t, errs, "redis-server not found")
+	require.Contains(t, errs, "scylla not found")
+	require.NoDirExists(t, filepath.Join(dir, "r"), "nothing was started or written")
+}
