@@ -255,3 +255,15 @@ func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
 	}
 	return errors.Join(errs...)
 }
+
+func newSchemaCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of experiment files, for editors",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := st.Stdout.Write(spec.JSONSchema())
+			return err
+		},
+	}
+}

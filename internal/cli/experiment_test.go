@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,4 +242,12 @@ func TestPreflightFailsBeforeAnythingStarts(t *testing.T) {
 	require.Contains(t, errs, "redis-server not found")
 	require.Contains(t, errs, "scylla not found")
 	require.NoDirExists(t, filepath.Join(dir, "r"), "nothing was started or written")
+}
+
+func TestSchemaCommand(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "schema")
+	require.Equal(t, ExitOK, code, errs)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	require.Contains(t, v["$schema"], "2020-12")
 }

@@ -41,15 +41,16 @@ func newRootCommand(st *State) *cobra.Command {
 latency without coordinated omission.
 
 Start with:
-  dbarena ycsb load memory -P workloads/workloada
-  dbarena ycsb run memory -P workloads/workloada -p operationcount=100000 -threads 4 -s
+  dbarena quickstart                        local PostgreSQL vs Cassandra, with a report
+  dbarena run examples/quickstart.yaml --dry-run
+  dbarena ycsb run memory -P workloads/workloada --preload -threads 4 -s
 
 Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
 130 interrupted (results written and marked interrupted).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newYCSBCommand(st),
+	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newSchemaCommand(st), newYCSBCommand(st),
 		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st))
 	return root
 }
