@@ -57,9 +57,18 @@ func classOf(err error) driver.Class {
 
 // opError classifies a failed operation and names it, the table and the
 // key, so that one line of the error summary says what failed where.
-func opError(op, table, key string, err error) error {
+//
+// gocql reports requests in flight on a connection that broke as
+// "context canceled" (it cancels the connection's own context): when the
+// caller's ctx is still live, that is the server going away, not the
+// caller stopping.
+func opError(ctx context.Context, op, table, key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &driver.Error{Class: classOf(err), Err: fmt.Errorf("cql %s %s %q: %w", op, table, key, err)}
+	class := classOf(err)
+	if class == driver.ClassCanceled && ctx.Err() == nil {
+		class = driver.ClassUnavailable
+	}
+	return &driver.Error{Class: class, Err: fmt.Errorf("cql %s %s %q: %w", op, table, key, err)}
 }

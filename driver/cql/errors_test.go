@@ -36,7 +36,7 @@ func TestClassOf(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.Equal(t, tc.want, classOf(tc.err))
-			require.Equal(t, tc.want, driver.Classify(opError("read", "usertable", "user1", tc.err)))
+			require.Equal(t, tc.want, driver.Classify(opError(canceledCtx(tc.want), "read", "usertable", "user1", tc.err)))
 		})
 	}
 }
@@ -56,4 +56,20 @@ func TestConnectErrorNamesTheLogin(t *testing.T) {
 	err = db.connectError(errors.New("gocql: no response received from cassandra within timeout period"))
 	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
 	require.ErrorContains(t, err, "db1:9042")
+}
+
+// canceledCtx is a cancelled context for the case that expects CANCELED
+// (the caller stopped), a live one otherwise.
+func canceledCtx(want driver.Class) context.Context {
+	if want != driver.ClassCanceled {
+		return context.Background()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+func TestCanceledByABrokenConnectionIsUnavailable(t *testing.T) {
+	err := opError(context.Background(), "read", "usertable", "user1", context.Canceled)
+	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
 }

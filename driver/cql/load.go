@@ -103,7 +103,7 @@ func (s *session) insertUnlogged(ctx context.Context, table string, keys []strin
 	return l.each(n, s.db.cfg.LoadConcurrency, func(i int) error {
 		c := l.chunks[i]
 		if err := c.batch.ExecContext(ctx); err != nil {
-			return opError("batch insert", table, c.first, err)
+			return opError(ctx, "batch insert", table, c.first, err)
 		}
 		return nil
 	})

@@ -156,7 +156,7 @@ func (s *session) Read(ctx context.Context, table, key string, fields []string, 
 		found = true
 	}
 	if err := iter.Close(); err != nil {
-		return dst[:0], opError("read", table, key, err)
+		return dst[:0], opError(ctx, "read", table, key, err)
 	}
 	if !found {
 		return dst[:0], driver.ErrNotFound
@@ -185,7 +185,7 @@ func (s *session) Scan(ctx context.Context, table, startKey string, count int, f
 		}
 	}
 	if err := iter.Close(); err != nil {
-		return dst[:0], opError("scan", table, startKey, err)
+		return dst[:0], opError(ctx, "scan", table, startKey, err)
 	}
 	return dst, nil
 }
@@ -202,7 +202,7 @@ func (s *session) Update(ctx context.Context, table, key string, values record.R
 	setKey(&st.args[len(values)], key)
 	ok, err := s.write(ctx, st)
 	if err != nil {
-		return opError("update", table, key, err)
+		return opError(ctx, "update", table, key, err)
 	}
 	if !ok {
 		return driver.ErrNotFound
@@ -221,7 +221,7 @@ func (s *session) Insert(ctx context.Context, table, key string, values record.R
 	}
 	ok, err := s.write(ctx, st)
 	if err != nil {
-		return opError("insert", table, key, err)
+		return opError(ctx, "insert", table, key, err)
 	}
 	if !ok {
 		return driver.Errorf(driver.ClassConflict, "cql insert %s %q: key exists (IF NOT EXISTS not applied)", table, key)
@@ -236,7 +236,7 @@ func (s *session) Delete(ctx context.Context, table, key string) error {
 	setKey(&st.args[0], key)
 	ok, err := s.write(ctx, st)
 	if err != nil {
-		return opError("delete", table, key, err)
+		return opError(ctx, "delete", table, key, err)
 	}
 	if !ok {
 		return driver.ErrNotFound
