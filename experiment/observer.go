@@ -116,8 +116,10 @@ type progress struct {
 	w        io.Writer
 	terminal bool
 	label    string
-	eta      func() time.Duration
-	n        int
+	// eta returns the time left in the plan given the current step's
+	// elapsed time.
+	eta func(elapsed time.Duration) time.Duration
+	n   int
 }
 
 func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram) {
@@ -135,7 +137,7 @@ func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram) {
 		phase = " (warm-up)"
 	}
 	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  p99 %8.2f ms  ETA %s", p.label, iv.Elapsed.Seconds(), phase,
-		rate, float64(all.ValueAtQuantile(99))/1e6, p.eta().Round(time.Second))
+		rate, float64(all.ValueAtQuantile(99))/1e6, p.eta(iv.Elapsed).Round(time.Second))
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

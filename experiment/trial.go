@@ -76,7 +76,7 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
 
 	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, cfg))
-	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func() time.Duration { return s.eta(st) }}
+	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
 	obs, err := newTrialObserver(s.w, st.ID, time.Now(), prog)
 	if err != nil {
 		return err
@@ -176,9 +176,10 @@ func describeStep(st *spec.Step, cfg runner.Config) string {
 	return fmt.Sprintf("%s, %d threads%s", what, cfg.Threads, rate)
 }
 
-// eta estimates the time left in the whole plan from the steps' declared
-// durations (operation-count steps count as their elapsed time so far).
-func (s *runState) eta(cur *spec.Step) time.Duration {
+// eta estimates the time left in the whole plan from the run steps'
+// declared durations, less what the current step has done; loads and
+// operation-count steps are not counted (their length is unknown).
+func (s *runState) eta(cur *spec.Step, elapsed time.Duration) time.Duration {
 	var left time.Duration
 	for i := cur.Index; i < len(s.plan.Steps); i++ {
 		st := &s.plan.Steps[i]
@@ -186,7 +187,10 @@ func (s *runState) eta(cur *spec.Step) time.Duration {
 			left += st.Duration + st.Warmup
 		}
 	}
-	return left
+	if cur.Kind == spec.Run && cur.Operations == 0 {
+		left -= min(elapsed, cur.Duration+cur.Warmup)
+	}
+	return max(left, 0)
 }
 
 // trialRow summarizes a finished trial and checks its validity.

@@ -176,3 +176,17 @@ func TestCheck(t *testing.T) {
 	require.ErrorContains(t, err, "java not found")
 	require.ErrorContains(t, err, "apt-get install maven")
 }
+
+func TestDynamoDBLocalUp(t *testing.T) {
+	requireProgram(t, "java")
+	if !cached("dynamodb-local", DynamoDBLocalVersion) {
+		requireProgram(t, "mvn")
+	}
+	d := up(t, deploy.Request{Name: "ddb", Database: "dynamodb"})
+	endpoint := d.Properties()["dynamodb.endpoint"]
+	require.Regexp(t, `^http://127\.0\.0\.1:\d+$`, endpoint)
+	require.Contains(t, d.Version(), DynamoDBLocalVersion)
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(endpoint, "http://"), time.Second)
+	require.NoError(t, err)
+	c.Close()
+}
