@@ -67,7 +67,10 @@ func (c *collector) collect(now int64, final bool) {
 
 func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
 	ops := r.TotalCounted()
-	if ops == 0 && warm {
+	// An empty warm-up interval says nothing, nor does an empty measured
+	// one while the warm-up still runs: the measured phase has not begun.
+	// An empty measured interval after that is a real stall and is kept.
+	if ops == 0 && (warm || (!final && c.s.warming.Load())) {
 		return
 	}
 	c.totalOps += ops

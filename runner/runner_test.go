@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,4 +244,38 @@ func TestValidate(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+}
+
+// intervalLog records every interval an observer sees.
+type intervalLog struct {
+	mu  sync.Mutex
+	ivs []runner.Interval
+}
+
+func (l *intervalLog) Interval(iv *runner.Interval) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ivs = append(l.ivs, runner.Interval{Warmup: iv.Warmup, Final: iv.Final, Ops: iv.Ops, Elapsed: iv.Elapsed})
+}
+
+func TestNoEmptyMeasuredIntervalsDuringWarmup(t *testing.T) {
+	db := &stallDB{}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	log := &intervalLog{}
+	_, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 2, Target: 2000, WarmupTime: 400 * time.Millisecond,
+		MaxExecutionTime: 800 * time.Millisecond, Interval: 50 * time.Millisecond, Seed: 1,
+	}, wl, db, log)
+	require.NoError(t, err)
+	warm, measured := 0, 0
+	for _, iv := range log.ivs {
+		if iv.Warmup {
+			warm++
+			continue
+		}
+		measured++
+		require.Positive(t, iv.Ops, "measured interval at %s is empty: the warm-up still ran", iv.Elapsed)
+	}
+	require.Greater(t, warm, 3)
+	require.Greater(t, measured, 3)
 }
