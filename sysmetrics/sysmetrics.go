@@ -87,7 +87,16 @@ type rater struct {
 	primed bool
 }
 
+// minSpan is the shortest span a rate is computed over: counters move in
+// steps (ticks of 10 ms, whole pages), so a rate over a few milliseconds
+// is noise. A sample sooner than that is skipped and the next one covers
+// the longer span.
+const minSpan = 200 * time.Millisecond
+
 func (r *rater) next(cur counters, now time.Time) (Sample, bool) {
+	if r.primed && now.Sub(r.prevT) < minSpan {
+		return Sample{}, false
+	}
 	prev, prevT, ok := r.prev, r.prevT, r.primed
 	r.prev, r.prevT, r.primed = cur, now, true
 	if !ok {

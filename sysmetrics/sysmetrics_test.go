@@ -335,3 +335,15 @@ func TestSelfLeavesChildrenOut(t *testing.T) {
 	require.Equal(t, RoleLoader, s.Role)
 	require.Less(t, s.CPUPercent, 40.0, "the child's busy loop is not the loader's CPU")
 }
+
+func TestShortSpansAreSkipped(t *testing.T) {
+	var r rater
+	t0 := time.Unix(100, 0)
+	_, ok := r.next(counters{cpuSeconds: 1}, t0)
+	require.False(t, ok, "priming")
+	_, ok = r.next(counters{cpuSeconds: 1.001}, t0.Add(5*time.Millisecond))
+	require.False(t, ok, "5 ms is too short to say anything")
+	s, ok := r.next(counters{cpuSeconds: 2}, t0.Add(time.Second))
+	require.True(t, ok)
+	require.InDelta(t, 100.0, s.CPUPercent, 1e-9, "the rate spans the whole second since the priming")
+}
