@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbarena/dbarena/analysis/littles"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
@@ -226,7 +227,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 			Latency: latencyOf(measure.StatsOf(h))})
 	}
 	row.Latency = latencyOf(measure.StatsOf(all))
-	row.Concurrency = row.Throughput * row.Latency.Mean / 1e6
+	row.Concurrency = littles.Concurrency(row.Throughput, time.Duration(row.Latency.Mean*float64(time.Microsecond)))
 	tr.s.validity(&row, cfg, res)
 	return row
 }
@@ -254,7 +255,7 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: by Little's law only %.1f of %d workers were waiting on the database on average (throughput x mean latency); the rest of the time went to the client", row.Concurrency, row.Threads))
 	}
 	if cfg.Target > 0 && row.Throughput < 0.95*cfg.Target {
-		need := math.Ceil(cfg.Target * row.Latency.Mean / 1e6)
+		need := math.Ceil(littles.Concurrency(cfg.Target, time.Duration(row.Latency.Mean*float64(time.Microsecond))))
 		msg := fmt.Sprintf("target missed: %.0f of %.0f ops/s", row.Throughput, cfg.Target)
 		if need > threads {
 			msg += fmt.Sprintf("; Little's law needs at least %.0f threads at this latency, the trial had %d", need, row.Threads)

@@ -251,3 +251,16 @@ func TestSchemaCommand(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
 	require.Contains(t, v["$schema"], "2020-12")
 }
+
+func TestAnalyzeLittlesLaw(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "analyze", "littles-law", "--throughput", "100000", "--latency", "2ms", "--threads", "64")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "200.0 operations in flight")
+	require.Contains(t, out, "With 64 threads: at most 32,000 ops/s")
+	code, _, errs = run(t, context.Background(), "analyze", "littles-law", "--throughput", "100000")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "--latency are required")
+	code, _, errs = run(t, context.Background(), "analyze", "littles-law", "--throughput", "-5", "--latency", "2ms")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "throughput -5")
+}

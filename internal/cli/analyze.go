@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/analysis/littles"
+)
+
+func newAnalyzeCommand(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "analyze",
+		Short: "Analyses that work on numbers from anywhere: Little's law, ...",
+	}
+	cmd.AddCommand(newLittlesLawCommand(st))
+	return cmd
+}
+
+func newLittlesLawCommand(st *State) *cobra.Command {
+	var (
+		throughput float64
+		latency    time.Duration
+		threads    int
+		perLoader  int
+		headroom   float64
+	)
+	cmd := &cobra.Command{
+		Use:   "littles-law",
+		Short: "How many threads (and loader machines) a throughput needs at a latency",
+		Long: `Little's law: operations in flight = throughput x mean latency. A closed-loop
+worker has one operation in flight, so a target of 100,000 ops/s at 2 ms
+needs at least 200 workers; with fewer, the benchmark measures the client.`,
+		Example: `  dbarena analyze littles-law --throughput 100000 --latency 2ms
+  dbarena analyze littles-law --throughput 50000 --latency 1.2ms --threads 32 --threads-per-loader 256`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("throughput") || !cmd.Flags().Changed("latency") {
+				return usageError(fmt.Errorf("analyze littles-law: --throughput and --latency are required"))
+			}
+			p, err := littles.Size(throughput, latency, headroom, threads, perLoader)
+			if err != nil {
+				return usageError(fmt.Errorf("analyze littles-law: %w", err))
+			}
+			fmt.Fprint(st.Stdout, p)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.Float64Var(&throughput, "throughput", 0, "target throughput in operations per second")
+	fl.DurationVar(&latency, "latency", 0, "mean latency per operation (e.g. 2ms, 800us)")
+	fl.IntVar(&threads, "threads", 0, "threads you have: says whether they can reach the throughput")
+	fl.IntVar(&perLoader, "threads-per-loader", 0, "threads one load machine runs well: says how many loaders")
+	fl.Float64Var(&headroom, "headroom", 1.5, "factor over the minimum, since latency under load varies")
+	return cmd
+}
