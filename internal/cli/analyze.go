@@ -2,19 +2,23 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/analysis/littles"
+	"github.com/dbarena/dbarena/analysis/usl"
 )
 
 func newAnalyzeCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "analyze",
-		Short: "Analyses that work on numbers from anywhere: Little's law, ...",
+		Short: "Analyses that work on numbers from anywhere: Little's law, the Universal Scalability Law",
 	}
-	cmd.AddCommand(newLittlesLawCommand(st))
+	cmd.AddCommand(newLittlesLawCommand(st), newUSLCommand(st))
 	return cmd
 }
 
@@ -54,4 +58,48 @@ needs at least 200 workers; with fewer, the benchmark measures the client.`,
 	fl.IntVar(&perLoader, "threads-per-loader", 0, "threads one load machine runs well: says how many loaders")
 	fl.Float64Var(&headroom, "headroom", 1.5, "factor over the minimum, since latency under load varies")
 	return cmd
+}
+
+func newUSLCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "usl FILE.csv",
+		Short: "Fit the Universal Scalability Law to (concurrency, throughput) points",
+		Long: `Fit X(N) = λN / (1 + σ(N-1) + κN(N-1)) to a CSV of points with a header:
+N from a column named n, clients, threads, nodes, load, concurrency or users
+(else the first column), throughput from x, throughput, tput, ops, ops_sec,
+ops_per_sec or throughput_ops_sec (else the second). Repeated N are
+repetitions. σ and κ are kept >= 0; when the unconstrained fit would go
+negative, a note says so and why. "-" reads standard input.`,
+		Example: `  dbarena analyze usl sweep.csv`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("analyze usl: want exactly one CSV FILE, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r io.Reader = st.Stdin
+			if r == nil {
+				r = strings.NewReader("")
+			}
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return usageError(fmt.Errorf("analyze usl: %w", err))
+				}
+				defer f.Close()
+				r = f
+			}
+			pts, err := usl.ReadCSV(r, args[0])
+			if err != nil {
+				return usageError(fmt.Errorf("analyze usl: %w", err))
+			}
+			fit, err := usl.FitPoints(pts)
+			if err != nil {
+				return usageError(fmt.Errorf("analyze usl: %s: %w", args[0], err))
+			}
+			fmt.Fprint(st.Stdout, fit)
+			return nil
+		},
+	}
 }

@@ -264,3 +264,16 @@ func TestAnalyzeLittlesLaw(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "throughput -5")
 }
+
+func TestAnalyzeUSL(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "analyze", "usl", "../../analysis/usl/testdata/specsdm91.csv")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "model   usl, 7 points")
+	require.Contains(t, out, "sigma   0.0277")
+	require.Contains(t, out, "peak    1884 at N = 96.52")
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	require.NoError(t, os.WriteFile(bad, []byte("threads,ops\n1,10\n2,x\n"), 0o644))
+	code, _, errs = run(t, context.Background(), "analyze", "usl", bad)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "bad.csv:3: column ops")
+}

@@ -9,6 +9,8 @@ import (
 // State is everything a command reads from or writes to the process, so the
 // CLI can run in-process in tests.
 type State struct {
+	// Stdin is read by commands given "-" as a file.
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	// Getenv reads an environment variable.
@@ -21,7 +23,7 @@ type State struct {
 
 // NewState returns the state of the running process.
 func NewState() *State {
-	s := &State{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	s := &State{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		s.StderrIsTerminal = true
 	}
