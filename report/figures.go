@@ -18,6 +18,9 @@ import (
 // costs rendering time and page weight.
 const maxFigures = 60
 
+// maxSweepFigures bounds the client-sweep figures.
+const maxSweepFigures = 12
+
 // maxResourceFigures bounds the per-target resource timelines.
 const maxResourceFigures = 8
 
@@ -79,6 +82,18 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 	}
 	if len(overview.Figures) > 0 {
 		groups = append(groups, overview)
+	}
+	if sweeps := findSweeps(s); len(sweeps) > 0 {
+		g := figureGroup{Title: "Client sweeps"}
+		for i, sw := range sweeps {
+			if i == maxSweepFigures {
+				g.Note = fmt.Sprintf("Only the first %d of %d sweeps are drawn; the scalability table covers all.", maxSweepFigures, len(sweeps))
+				break
+			}
+			g.Figures = append(g.Figures, sweepFigure(s, sw, name("sweep-"+sw.label)))
+		}
+		groups = append(groups, g)
+		budget -= len(g.Figures)
 	}
 	for _, r := range s.rows[:perRow] {
 		groups = append(groups, figureGroup{Title: "Workload " + r.label, Figures: []*figure{

@@ -27,12 +27,19 @@ type page struct {
 	VerdictText string
 	Warnings    []warning
 	Fits        []fit
+	Sweeps      []sweepView
 	Groups      []figureGroup
 	FigureNote  string
 	Trials      []trialView
 	SpecFile    string
 	Spec        string
 	Footer      string
+}
+
+// sweepView is the scalability analysis of one client sweep.
+type sweepView struct {
+	Label    string
+	Findings []sweepFinding
 }
 
 // fact is one labelled value.
@@ -116,6 +123,9 @@ func buildPage(d *results.Data) *page {
 		p.Empty = "No trials yet: the run recorded no load or measured trial, so there is nothing to compare."
 	case len(s.rows) == 0:
 		p.Empty = "No measured runs yet: only the load phase finished (see the load figures and the trial table)."
+	}
+	for _, sw := range findSweeps(s) {
+		p.Sweeps = append(p.Sweeps, sweepView{Label: sw.label, Findings: analyzeSweep(s, sw)})
 	}
 	p.Groups, p.FigureNote = buildFigures(d, s)
 	for i := range d.Trials {
