@@ -111,6 +111,7 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	fmt.Fprintf(opts.Stderr, "dbarena: %s: %d steps; results in %s\n", plan.Spec.Name, len(plan.Steps), dir)
 
 	s.coll = sysmetrics.NewCollector(time.Second, s.onSamples)
+	s.coll.Logger = s.log
 	s.coll.Add(sysmetrics.NewSelf())
 	s.coll.Add(sysmetrics.NewMachine("machine"))
 	s.coll.Start(ctx)

@@ -8,24 +8,27 @@ import (
 )
 
 // Collector samples its sources every interval on its own goroutine and
-// hands each round's samples to a sink.
+// hands each round's samples to a sink. A source whose Sample fails is
+// skipped that round and logged once (until it is added again): a server
+// that exited must not stop the others' sampling.
 type Collector struct {
 	interval time.Duration
 	sink     func([]Sample)
-	// Logger receives one warning per failing source; nil discards.
+	// Logger receives one warning per failing source; nil discards. Set
+	// it before Start.
 	Logger *slog.Logger
 
-	mu        sync.Mutex
-	sources   []Source
-	warned    map[string]bool
-	lastRound time.Time
+	mu      sync.Mutex
+	sources []Source
+	warned  map[string]bool
+	started bool
 
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	startOnce, stopOnce sync.Once
+	stop, done          chan struct{}
 }
 
-// NewCollector returns a collector; interval <= 0 means one second.
+// NewCollector returns a collector that calls sink with every round's
+// samples, from one goroutine at a time; interval <= 0 means one second.
 func NewCollector(interval time.Duration, sink func([]Sample)) *Collector {
 	if interval <= 0 {
 		interval = time.Second
@@ -34,20 +37,27 @@ func NewCollector(interval time.Duration, sink func([]Sample)) *Collector {
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// Add starts sampling src from the next round; its first sample primes.
-// It primes at once, so the first rates cover the very next interval.
+// Add starts sampling src. It primes src at once, on the caller's
+// goroutine, so that the first round after it already yields a rate; a
+// remote source makes Add wait for one scrape. It is safe while the
+// collector runs.
 func (c *Collector) Add(src Source) {
-	_, _, _ = src.Sample(time.Now()) // priming: an error shows again next round
+	_, _, err := src.Sample(time.Now())
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	delete(c.warned, src.Name())
 	c.sources = append(c.sources, src)
+	c.mu.Unlock()
+	if err != nil {
+		c.warn(src.Name(), err)
+	}
 }
 
-// Remove stops sampling the source called name.
+// Remove stops sampling the sources called name. It is safe while the
+// collector runs; a round under way may still report them.
 func (c *Collector) Remove(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	kept := c.sources[:0]
+	kept := make([]Source, 0, len(c.sources))
 	for _, s := range c.sources {
 		if s.Name() != name {
 			kept = append(kept, s)
@@ -56,57 +66,78 @@ func (c *Collector) Remove(name string) {
 	c.sources = kept
 }
 
-// Start runs the sampling loop until ctx ends or Stop is called.
+// Start runs the sampling loop until ctx ends or Stop is called. Calls
+// after the first do nothing.
 func (c *Collector) Start(ctx context.Context) {
-	go func() {
-		defer close(c.done)
-		t := time.NewTicker(c.interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-c.stop:
-				return
-			case now := <-t.C:
-				c.round(now)
-			}
-		}
-	}()
-}
-
-// Stop ends the loop and takes one last sample, so the tail of a run is
-// not lost, unless the last round was under half an interval ago: rates
-// over a few milliseconds are noise (a 4 KiB write in 1 ms reads as
-// 4 MB/s). It is idempotent.
-func (c *Collector) Stop() {
-	c.stopOnce.Do(func() {
-		close(c.stop)
-		<-c.done
+	c.startOnce.Do(func() {
 		c.mu.Lock()
-		last := c.lastRound
+		c.started = true
 		c.mu.Unlock()
-		if time.Since(last) >= c.interval/2 {
-			c.round(time.Now())
-		}
+		go c.loop(ctx)
 	})
 }
 
-// round samples every source once.
-func (c *Collector) round(now time.Time) {
+func (c *Collector) loop(ctx context.Context) {
+	defer close(c.done)
+	t := time.NewTicker(c.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.round()
+		}
+	}
+}
+
+// Stop ends the loop and takes one last round, so the tail of a run since
+// the last tick is not lost (a source drops it if it is too short to give
+// a rate, see minSpan). It waits for the loop's round under way, and is
+// idempotent.
+func (c *Collector) Stop() {
+	c.stopOnce.Do(func() {
+		close(c.stop)
+		c.mu.Lock()
+		started := c.started
+		c.mu.Unlock()
+		if started {
+			<-c.done
+		}
+		c.round()
+	})
+}
+
+// round samples every source, in parallel so that a slow remote host
+// does not delay the reading of the others, and hands the samples, in
+// the order the sources were added, to the sink.
+func (c *Collector) round() {
 	c.mu.Lock()
 	srcs := append([]Source(nil), c.sources...)
-	c.lastRound = now
 	c.mu.Unlock()
+	type result struct {
+		s   Sample
+		ok  bool
+		err error
+	}
+	res := make([]result, len(srcs))
+	var wg sync.WaitGroup
+	for i, src := range srcs {
+		wg.Go(func() {
+			s, ok, err := src.Sample(time.Now())
+			res[i] = result{s, ok, err}
+		})
+	}
+	wg.Wait()
 	var out []Sample
-	for _, s := range srcs {
-		smp, ok, err := s.Sample(now)
-		if err != nil {
-			c.warn(s.Name(), err)
-			continue
-		}
-		if ok {
-			out = append(out, smp)
+	for i, r := range res {
+		switch {
+		case r.err != nil:
+			c.warn(srcs[i].Name(), r.err)
+		case r.ok:
+			out = append(out, r.s)
 		}
 	}
 	if len(out) > 0 && c.sink != nil {
@@ -114,6 +145,7 @@ func (c *Collector) round(now time.Time) {
 	}
 }
 
+// warn logs a source's failure, once.
 func (c *Collector) warn(name string, err error) {
 	c.mu.Lock()
 	first := !c.warned[name]

@@ -2,7 +2,9 @@ package sysmetrics
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,59 +19,88 @@ type machine struct {
 	r                 rater
 }
 
-// NewMachine samples this machine: CPU from /proc/stat (busy = all but
-// idle and iowait, 100 per core), memory in use from /proc/meminfo (total
-// minus available), disks from /proc/diskstats (whole disks only, so a
-// partition or device-mapper volume is not counted twice) and network
-// from /proc/net/dev (every interface, lo included: local databases talk
-// over it).
-func NewMachine(name string) Source { return &machine{procRoot: "/proc", sysRoot: "/sys", name: name} }
+// NewMachine samples this machine, with RoleMachine: CPU from /proc/stat
+// (busy = every mode but idle and iowait, 100 per core), memory in use
+// from /proc/meminfo (MemTotal - MemAvailable: page cache the kernel can
+// drop is not in use), disks from /proc/diskstats (whole disks only, see
+// countedDisk) and network from /proc/net/dev (every interface, lo
+// included: local databases talk over it).
+func NewMachine(name string) Source {
+	return &machine{procRoot: "/proc", sysRoot: "/sys", name: name}
+}
 
+// Name implements Source.
 func (m *machine) Name() string { return m.name }
+
+// Role implements Source.
 func (m *machine) Role() string { return RoleMachine }
 
 // Sample implements Source.
 func (m *machine) Sample(now time.Time) (Sample, bool, error) {
-	var c counters
-	var err error
-	if c.cpuSeconds, err = m.cpu(); err != nil {
-		return Sample{}, false, err
-	}
-	if c.memory, err = m.memory(); err != nil {
-		return Sample{}, false, err
-	}
-	if c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, err = m.disks(); err != nil {
-		return Sample{}, false, err
-	}
-	if c.netRx, c.netTx, err = parseNetDev(filepath.Join(m.procRoot, "net", "dev")); err != nil {
-		return Sample{}, false, err
+	c, err := m.read()
+	if err != nil {
+		return Sample{}, false, fmt.Errorf("machine %s: %w", m.name, err)
 	}
 	s, ok := m.r.next(c, now)
 	s.Host, s.Role = m.name, RoleMachine
 	return s, ok, nil
 }
 
-func (m *machine) cpu() (float64, error) {
-	f, err := os.Open(filepath.Join(m.procRoot, "stat"))
-	if err != nil {
-		return 0, err
+// read reads the machine's counters.
+func (m *machine) read() (counters, error) {
+	var c counters
+	files := []struct {
+		name  string
+		parse func([]byte) error
+	}{
+		{"stat", func(b []byte) (err error) { c.cpuSeconds, err = parseCPUStat(b); return err }},
+		{"meminfo", func(b []byte) (err error) { c.memory, err = parseMeminfo(b); return err }},
+		{"diskstats", func(b []byte) (err error) {
+			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, err = parseDiskstats(b, m.wholeDisk)
+			return err
+		}},
+		{"net/dev", func(b []byte) (err error) { c.netRx, c.netTx, err = parseNetDev(b); return err }},
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
-		return 0, fmt.Errorf("empty %s", f.Name())
+	for _, f := range files {
+		path := filepath.Join(m.procRoot, f.name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return counters{}, err
+		}
+		if err := f.parse(b); err != nil {
+			return counters{}, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	fields := strings.Fields(sc.Text())
-	if len(fields) < 6 || fields[0] != "cpu" {
-		return 0, fmt.Errorf("%s: unexpected first line %q", f.Name(), sc.Text())
+	return c, nil
+}
+
+// wholeDisk reports whether a local block device is counted: a disk of
+// its own by name (countedDisk) and listed in /sys/block, where
+// partitions are not, whatever their naming scheme.
+func (m *machine) wholeDisk(name string) bool {
+	if !countedDisk(name) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(m.sysRoot, "block", name))
+	return err == nil
+}
+
+// parseCPUStat returns the busy seconds of all cores from /proc/stat's
+// first line: user nice system idle iowait irq softirq steal, in ticks.
+// Idle and iowait (idle with I/O outstanding) are not busy; steal (the
+// hypervisor ran someone else) is, like node_exporter's other modes: the
+// core was not there for us. Guest time is already inside user and nice.
+func parseCPUStat(b []byte) (float64, error) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, fmt.Errorf("unexpected first line %q", line)
 	}
 	var busy float64
-	// user nice system idle iowait irq softirq steal (guest and
-	// guest_nice are already inside user and nice).
-	for i, v := range fields[1:min(len(fields), 9)] {
+	for i, v := range f[1:min(len(f), 9)] {
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", f.Name(), err)
+			return 0, fmt.Errorf("cpu field %d: %w", i+1, err)
 		}
 		if i != 3 && i != 4 {
 			busy += n
@@ -78,83 +109,81 @@ func (m *machine) cpu() (float64, error) {
 	return busy / clockTicks, nil
 }
 
-func (m *machine) memory() (float64, error) {
-	f, err := os.Open(filepath.Join(m.procRoot, "meminfo"))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	var total, avail float64
-	sc := bufio.NewScanner(f)
+// parseMeminfo returns MemTotal - MemAvailable from /proc/meminfo, in
+// bytes.
+func parseMeminfo(b []byte) (float64, error) {
+	total, avail := math.NaN(), math.NaN()
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), ":")
-		n, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-		switch k {
-		case "MemTotal":
+		if k != "MemTotal" && k != "MemAvailable" {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", k, err)
+		}
+		if k == "MemTotal" {
 			total = n * 1024
-		case "MemAvailable":
+		} else {
 			avail = n * 1024
 		}
 	}
-	return total - avail, sc.Err()
+	if math.IsNaN(total) || math.IsNaN(avail) {
+		// MemAvailable exists since Linux 3.14; without it "in use"
+		// would need the kernel's own estimate of reclaimable memory.
+		return 0, fmt.Errorf("no MemTotal and MemAvailable")
+	}
+	return total - avail, nil
 }
 
-// wholeDisk reports whether a block device is a disk of its own: listed
-// in /sys/block (partitions are not) and not a loop, RAM, optical,
-// device-mapper or software-RAID device stacked on other disks.
-func (m *machine) wholeDisk(name string) bool {
-	for _, p := range []string{"loop", "ram", "zram", "sr", "dm-", "md"} {
-		if strings.HasPrefix(name, p) {
-			return false
-		}
-	}
-	_, err := os.Stat(filepath.Join(m.sysRoot, "block", name))
-	return err == nil
-}
-
-// disks sums /proc/diskstats over whole disks: bytes (512-byte sectors)
-// and completed operations.
-func (m *machine) disks() (rb, wb, rops, wops float64, err error) {
-	b, err := os.ReadFile(filepath.Join(m.procRoot, "diskstats"))
-	if err != nil {
-		return 0, 0, 0, 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
+// parseDiskstats sums /proc/diskstats over the devices keep accepts:
+// bytes (sectors are 512 bytes whatever the device's block size) and
+// completed operations.
+func parseDiskstats(b []byte, keep func(string) bool) (rb, wb, rops, wops float64, err error) {
+	for i, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 10 || !m.wholeDisk(f[2]) {
+		if len(f) == 0 {
 			continue
 		}
-		num := func(i int) float64 { n, _ := strconv.ParseFloat(f[i], 64); return n }
-		rops += num(3)
-		rb += num(5) * 512
-		wops += num(7)
-		wb += num(9) * 512
+		if len(f) < 10 {
+			return 0, 0, 0, 0, fmt.Errorf("line %d: short line %q", i+1, line)
+		}
+		if !keep(f[2]) {
+			continue
+		}
+		// major minor name, then reads completed(3) merged(4)
+		// sectors(5) ms(6), writes completed(7) merged(8) sectors(9).
+		var n [4]float64
+		for j, k := range []int{3, 5, 7, 9} {
+			if n[j], err = strconv.ParseFloat(f[k], 64); err != nil {
+				return 0, 0, 0, 0, fmt.Errorf("line %d (%s): %w", i+1, f[2], err)
+			}
+		}
+		rops, rb, wops, wb = rops+n[0], rb+n[1]*512, wops+n[2], wb+n[3]*512
 	}
 	return rb, wb, rops, wops, nil
 }
 
-// parseNetDev sums received and sent bytes over every interface.
-func parseNetDev(path string) (rx, tx float64, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		_, rest, ok := strings.Cut(line, ":")
+// parseNetDev sums received and sent bytes over every interface of
+// /proc/net/dev. A wide counter may touch the colon after the name
+// ("eth0:12345"), so lines are split at the colon, not at spaces.
+func parseNetDev(b []byte) (rx, tx float64, err error) {
+	for i, line := range strings.Split(string(b), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
 		if !ok {
-			continue
+			continue // the two header lines
 		}
 		f := strings.Fields(rest)
 		if len(f) < 9 {
-			continue
+			return 0, 0, fmt.Errorf("line %d: short line %q", i+1, line)
 		}
 		r, err1 := strconv.ParseFloat(f[0], 64)
 		t, err2 := strconv.ParseFloat(f[8], 64)
 		if err1 != nil || err2 != nil {
-			return 0, 0, fmt.Errorf("%s: bad line %q", path, line)
+			return 0, 0, fmt.Errorf("line %d (%s): bad counters %q", i+1, strings.TrimSpace(name), line)
 		}
-		rx += r
-		tx += t
+		rx, tx = rx+r, tx+t
 	}
 	return rx, tx, nil
 }

@@ -1,193 +1,146 @@
 package sysmetrics
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
-// nodeExporter scrapes a remote host's node_exporter.
+// scrapeTimeout bounds one scrape. node_exporter answers in tens of
+// milliseconds; a round of the collector waits for its slowest source, so
+// a hung host must not hold the others' samples for long.
+const scrapeTimeout = 2 * time.Second
+
+// maxScrape bounds the answer read: node_exporter's is about 60 KB, and a
+// wrong URL must not fill memory.
+const maxScrape = 16 << 20
+
+// nodeExporter scrapes a host's node_exporter.
 type nodeExporter struct {
 	name, role, url string
 	client          *http.Client
 	r               rater
 }
 
-// NewNodeExporter samples a host through node_exporter's /metrics: CPU
-// from node_cpu_seconds_total (all modes but idle and iowait, 100 per
-// core), memory in use (MemTotal - MemAvailable), disk bytes and completed
-// operations summed over devices (loop and ram left out) and network
-// bytes summed over interfaces. client nil uses a 5-second timeout.
+// NewNodeExporter samples a host through node_exporter's metrics page at
+// url (".../metrics"):
+//   - CPU from node_cpu_seconds_total, every mode but idle and iowait, 100
+//     per core as for the other sources;
+//   - memory in use, node_memory_MemTotal_bytes minus
+//     node_memory_MemAvailable_bytes;
+//   - disk bytes and completed operations (node_disk_read_bytes_total,
+//     node_disk_written_bytes_total, node_disk_reads_completed_total,
+//     node_disk_writes_completed_total) summed over whole disks (see
+//     countedDisk);
+//   - network bytes (node_network_receive_bytes_total,
+//     node_network_transmit_bytes_total) summed over every interface.
+//
+// Rates span the host's own clock between scrapes (node_time_seconds),
+// so network delay does not skew them. A figure the exporter does not
+// serve (its collector disabled) is NaN. A nil client uses
+// http.DefaultTransport; every scrape is bounded by two seconds anyway.
 func NewNodeExporter(name, role, url string, client *http.Client) Source {
 	if client == nil {
-		client = &http.Client{Timeout: 5 * time.Second}
+		client = &http.Client{}
 	}
 	return &nodeExporter{name: name, role: role, url: url, client: client}
 }
 
+// Name implements Source.
 func (n *nodeExporter) Name() string { return n.name }
+
+// Role implements Source.
 func (n *nodeExporter) Role() string { return n.role }
 
 // Sample implements Source.
 func (n *nodeExporter) Sample(now time.Time) (Sample, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), n.client.Timeout+time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
-	if err != nil {
-		return Sample{}, false, fmt.Errorf("%s: %w", n.url, err)
-	}
-	resp, err := n.client.Do(req)
+	c, took, err := n.scrape()
 	if err != nil {
 		return Sample{}, false, fmt.Errorf("scrape %s: %w", n.url, err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return Sample{}, false, fmt.Errorf("scrape %s: HTTP %s", n.url, resp.Status)
-	}
-	samples, err := parseExposition(resp.Body)
-	if err != nil {
-		return Sample{}, false, fmt.Errorf("scrape %s: %w", n.url, err)
-	}
-	c := nodeCounters(samples)
-	s, ok := n.r.next(c, now)
+	// The exporter read its counters between our request and its answer
+	// (it writes nothing before it has gathered everything).
+	s, ok := n.r.next(c, now.Add(took/2))
 	s.Host, s.Role = n.name, n.role
 	return s, ok, nil
 }
 
-// nodeCounters reads the cumulative counters out of a scrape.
-func nodeCounters(samples []metric) counters {
-	var c counters
-	for _, m := range samples {
-		disk := !strings.HasPrefix(m.labels["device"], "loop") && !strings.HasPrefix(m.labels["device"], "ram")
+// scrape fetches and reads one scrape, and returns how long the host took
+// to start answering.
+func (n *nodeExporter) scrape() (counters, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
+	if err != nil {
+		return counters{}, 0, err
+	}
+	// The classic text format, not protobuf or OpenMetrics.
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	start := time.Now()
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return counters{}, 0, err
+	}
+	took := time.Since(start)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return counters{}, 0, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	metrics, err := parseExposition(io.LimitReader(resp.Body, maxScrape))
+	if err != nil {
+		return counters{}, 0, err
+	}
+	c, err := nodeCounters(metrics)
+	return c, took, err
+}
+
+// nodeCounters reads the cumulative counters out of a scrape. A family
+// that is absent leaves its figure NaN; a scrape with none of them is not
+// node_exporter's.
+func nodeCounters(metrics []metric) (counters, error) {
+	c := unmeasured()
+	total, avail := math.NaN(), math.NaN()
+	found := false
+	add := func(to *float64, v float64, counted bool) {
+		found = true
+		if !counted {
+			v = 0
+		}
+		*to = known(*to) + v
+	}
+	for _, m := range metrics {
+		disk := countedDisk(m.labels["device"])
 		switch m.name {
 		case "node_cpu_seconds_total":
-			if mode := m.labels["mode"]; mode != "idle" && mode != "iowait" {
-				c.cpuSeconds += m.value
-			}
+			mode := m.labels["mode"]
+			add(&c.cpuSeconds, m.value, mode != "idle" && mode != "iowait")
 		case "node_memory_MemTotal_bytes":
-			c.memory += m.value
+			add(&total, m.value, true)
 		case "node_memory_MemAvailable_bytes":
-			c.memory -= m.value
+			add(&avail, m.value, true)
 		case "node_disk_read_bytes_total":
-			if disk {
-				c.diskRead += m.value
-			}
+			add(&c.diskRead, m.value, disk)
 		case "node_disk_written_bytes_total":
-			if disk {
-				c.diskWrite += m.value
-			}
+			add(&c.diskWrite, m.value, disk)
 		case "node_disk_reads_completed_total":
-			if disk {
-				c.diskReadOps += m.value
-			}
+			add(&c.diskReadOps, m.value, disk)
 		case "node_disk_writes_completed_total":
-			if disk {
-				c.diskWriteOps += m.value
-			}
+			add(&c.diskWriteOps, m.value, disk)
 		case "node_network_receive_bytes_total":
-			c.netRx += m.value
+			add(&c.netRx, m.value, true)
 		case "node_network_transmit_bytes_total":
-			c.netTx += m.value
+			add(&c.netTx, m.value, true)
+		case "node_time_seconds":
+			c.hostClock = m.value
 		}
 	}
-	return c
-}
-
-// metric is one sample line of the Prometheus text format.
-type metric struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
-// parseExposition reads the Prometheus text exposition format (version
-// 0.0.4): "name{label="value",...} value [timestamp]" lines and "#"
-// comments. It is written here rather than taken from
-// prometheus/common/expfmt because that package brings protobuf and two
-// other modules for the eight counters we read.
-func parseExposition(r io.Reader) ([]metric, error) {
-	var out []metric
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || text[0] == '#' {
-			continue
-		}
-		m, err := parseMetricLine(text)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		out = append(out, m)
+	if !found {
+		return counters{}, errors.New("none of node_exporter's CPU, memory, disk or network metrics in the answer")
 	}
-	return out, sc.Err()
-}
-
-func parseMetricLine(text string) (metric, error) {
-	m := metric{labels: map[string]string{}}
-	i := strings.IndexAny(text, "{ \t")
-	if i <= 0 {
-		return m, fmt.Errorf("no value in %q", text)
-	}
-	m.name = text[:i]
-	rest := text[i:]
-	if rest[0] == '{' {
-		var err error
-		if rest, err = parseLabels(rest[1:], m.labels); err != nil {
-			return m, fmt.Errorf("%s: %w", m.name, err)
-		}
-	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return m, fmt.Errorf("%s: no value", m.name)
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return m, fmt.Errorf("%s: value %q: %w", m.name, fields[0], err)
-	}
-	m.value = v
-	return m, nil
-}
-
-// parseLabels reads `a="x",b="y"}` into labels and returns what follows
-// the closing brace. Values may hold escaped \\, \" and \n.
-func parseLabels(s string, labels map[string]string) (string, error) {
-	for {
-		s = strings.TrimLeft(s, " ,")
-		if s == "" {
-			return "", fmt.Errorf("unterminated labels")
-		}
-		if s[0] == '}' {
-			return s[1:], nil
-		}
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 || eq+1 >= len(s) || s[eq+1] != '"' {
-			return "", fmt.Errorf("bad label in %q", s)
-		}
-		name := strings.TrimSpace(s[:eq])
-		var val strings.Builder
-		j := eq + 2
-		for ; j < len(s) && s[j] != '"'; j++ {
-			if s[j] == '\\' && j+1 < len(s) {
-				j++
-				if s[j] == 'n' {
-					val.WriteByte('\n')
-					continue
-				}
-			}
-			val.WriteByte(s[j])
-		}
-		if j >= len(s) {
-			return "", fmt.Errorf("unterminated value of label %s", name)
-		}
-		labels[name] = val.String()
-		s = s[j+1:]
-	}
+	c.memory = total - avail
+	return c, nil
 }

@@ -3,184 +3,227 @@ package sysmetrics
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
+	"syscall"
 )
 
-// clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat.
-// The kernel fixes it at 100 on every Linux architecture for user space
-// (sysconf(_SC_CLK_TCK)), independent of the kernel's own HZ.
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/PID/stat and
+// /proc/stat: what sysconf(_SC_CLK_TCK) returns. golang.org/x/sys/unix has
+// no sysconf, and none is needed: the kernel converts its internal HZ to
+// USER_HZ for user space, and USER_HZ is 100 on every Linux architecture
+// (it is part of the ABI; procps and node_exporter's procfs assume the
+// same).
 const clockTicks = 100
 
-// procRoot is /proc; tests point it at fixtures.
-type procFS struct{ root string }
-
-// statFields parses /proc/PID/stat. The command name is in parentheses
-// and may itself contain spaces and parentheses, so fields are counted
-// from the last ')'. It returns the parent pid and utime+stime in ticks.
-func parseStat(b []byte) (ppid int, ticks float64, err error) {
-	end := bytes.LastIndexByte(b, ')')
-	if end < 0 {
-		return 0, 0, fmt.Errorf("no command name in %q", b)
-	}
-	f := strings.Fields(string(b[end+1:]))
-	// After the name: state(0) ppid(1) ... utime(11) stime(12).
-	if len(f) < 13 {
-		return 0, 0, fmt.Errorf("short stat line %q", b)
-	}
-	ppid, err = strconv.Atoi(f[1])
-	if err != nil {
-		return 0, 0, fmt.Errorf("ppid %q: %w", f[1], err)
-	}
-	ut, err1 := strconv.ParseFloat(f[11], 64)
-	st, err2 := strconv.ParseFloat(f[12], 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("utime/stime in %q", b)
-	}
-	return ppid, ut + st, nil
+// procStat is what /proc/PID/stat says about one process.
+type procStat struct {
+	ppid int
+	// start is when the process started, in ticks since boot. With the
+	// pid it identifies a process: pids are reused.
+	start uint64
+	// own is the CPU the process used (utime+stime, all its threads,
+	// live and exited), children the CPU of the children it waited for
+	// (cutime+cstime), both in seconds.
+	own, children float64
 }
 
-// tree returns pid and its descendants, found through every process's
-// parent: children appear and vanish between samples.
-func (p procFS) tree(pid int) ([]int, error) {
+// parseStat parses a /proc/PID/stat line. The command name is in
+// parentheses and may itself hold spaces and parentheses, so the fields
+// are counted from the last ')'.
+func parseStat(b []byte) (procStat, error) {
+	end := bytes.LastIndexByte(b, ')')
+	if end < 0 {
+		return procStat{}, fmt.Errorf("no command name in %q", b)
+	}
+	// After the name, numbered from 0: state(0) ppid(1) ... utime(11)
+	// stime(12) cutime(13) cstime(14) ... starttime(19); proc(5) numbers
+	// them from 1 with the pid and name first, so utime is its 14.
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return procStat{}, fmt.Errorf("short stat line %q", b)
+	}
+	var st procStat
+	var err error
+	if st.ppid, err = strconv.Atoi(f[1]); err != nil {
+		return procStat{}, fmt.Errorf("ppid: %w", err)
+	}
+	if st.start, err = strconv.ParseUint(f[19], 10, 64); err != nil {
+		return procStat{}, fmt.Errorf("starttime: %w", err)
+	}
+	var ticks [4]float64
+	for i := range ticks {
+		// cutime and cstime are signed in the kernel's format.
+		n, err := strconv.ParseInt(f[11+i], 10, 64)
+		if err != nil {
+			return procStat{}, fmt.Errorf("cpu times: %w", err)
+		}
+		ticks[i] = float64(n)
+	}
+	st.own = (ticks[0] + ticks[1]) / clockTicks
+	st.children = (ticks[2] + ticks[3]) / clockTicks
+	return st, nil
+}
+
+// parseIO reads storage bytes from a /proc/PID/io file: read_bytes and
+// write_bytes count what reaches or would reach the block layer (writes
+// when pages are dirtied), unlike rchar and wchar, which count page-cache
+// hits and pipes too.
+func parseIO(b []byte) (read, write float64, err error) {
+	read, write = math.NaN(), math.NaN()
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		if k != "read_bytes" && k != "write_bytes" {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", k, err)
+		}
+		if k == "read_bytes" {
+			read = n
+		} else {
+			write = n
+		}
+	}
+	if math.IsNaN(read) || math.IsNaN(write) {
+		return 0, 0, fmt.Errorf("no read_bytes and write_bytes in %q", b)
+	}
+	return read, write, nil
+}
+
+// parseStatm returns the resident pages of a /proc/PID/statm line.
+func parseStatm(b []byte) (float64, error) {
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("short statm line %q", b)
+	}
+	return strconv.ParseFloat(f[1], 64)
+}
+
+// procFS reads a proc file system; tests point root at fixtures.
+type procFS struct{ root string }
+
+// stat reads one process's stat file.
+func (p procFS) stat(pid int) (procStat, error) {
+	path := filepath.Join(p.root, strconv.Itoa(pid), "stat")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return procStat{}, err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return procStat{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return st, nil
+}
+
+// stats reads every process's stat file. A process that exits during the
+// walk is left out.
+func (p procFS) stats() (map[int]procStat, error) {
 	entries, err := os.ReadDir(p.root)
 	if err != nil {
 		return nil, err
 	}
-	children := map[int][]int{}
+	out := make(map[int]procStat, len(entries))
 	for _, e := range entries {
-		id, err := strconv.Atoi(e.Name())
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
+			continue // not a process: meminfo, self, ...
+		}
+		st, err := p.stat(pid)
+		if gone(err) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(p.root, e.Name(), "stat"))
 		if err != nil {
-			continue // exited since the listing
+			return nil, err
 		}
-		ppid, _, err := parseStat(b)
-		if err != nil {
-			continue
-		}
-		children[ppid] = append(children[ppid], id)
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
+		out[pid] = st
 	}
 	return out, nil
 }
 
-// readProc reads one process's cumulative counters.
-func (p procFS) readProc(pid int) (counters, error) {
-	dir := filepath.Join(p.root, strconv.Itoa(pid))
-	c := counters{netRx: math.NaN(), netTx: math.NaN(), diskReadOps: math.NaN(), diskWriteOps: math.NaN()}
-	b, err := os.ReadFile(filepath.Join(dir, "stat"))
+// rss returns a process's resident set in bytes.
+func (p procFS) rss(pid int) (float64, error) {
+	path := filepath.Join(p.root, strconv.Itoa(pid), "statm")
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return c, err
+		return 0, err
 	}
-	_, ticks, err := parseStat(b)
+	pages, err := parseStatm(b)
 	if err != nil {
-		return c, fmt.Errorf("%s/stat: %w", dir, err)
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	c.cpuSeconds = ticks / clockTicks
-	if b, err := os.ReadFile(filepath.Join(dir, "statm")); err == nil {
-		if f := strings.Fields(string(b)); len(f) >= 2 {
-			pages, _ := strconv.ParseFloat(f[1], 64)
-			c.memory = pages * float64(os.Getpagesize())
+	return pages * float64(os.Getpagesize()), nil
+}
+
+// io returns a process's storage bytes, its exited threads and the
+// children it waited for included.
+func (p procFS) io(pid int) (read, write float64, err error) {
+	return readIO(filepath.Join(p.root, strconv.Itoa(pid), "io"))
+}
+
+// threadsIO returns the storage bytes of a process's live threads alone:
+// unlike its io file, without the children it waited for.
+func (p procFS) threadsIO(pid int) (read, write float64, err error) {
+	dir := filepath.Join(p.root, strconv.Itoa(pid), "task")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		r, w, err := readIO(filepath.Join(dir, e.Name(), "io"))
+		if gone(err) {
+			continue // the thread ended
 		}
-	}
-	c.diskRead, c.diskWrite = math.NaN(), math.NaN()
-	if f, err := os.Open(filepath.Join(dir, "io")); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			k, v, _ := strings.Cut(sc.Text(), ":")
-			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				continue
-			}
-			switch k {
-			case "read_bytes":
-				c.diskRead = n
-			case "write_bytes":
-				c.diskWrite = n
-			}
-		}
-	}
-	return c, nil
-}
-
-// processTree samples a process and its descendants.
-type processTree struct {
-	fs         procFS
-	name, role string
-	pid        int
-	// alone leaves descendants out.
-	alone bool
-	r     rater
-}
-
-// NewProcessTree samples pid and every descendant: CPU from utime+stime,
-// memory as summed resident set, disk bytes from /proc/PID/io (storage
-// traffic, counted when pages are dirtied; needs root for other users'
-// processes, else NaN). Processes have no IOPS or network counters of
-// their own: those are NaN.
-func NewProcessTree(name, role string, pid int) Source {
-	return &processTree{fs: procFS{root: "/proc"}, name: name, role: role, pid: pid}
-}
-
-// NewSelf samples this process alone: the load generator. Its children
-// are left out: the local provider's database servers are its children,
-// and their CPU is not the loader's.
-func NewSelf() Source {
-	return &processTree{fs: procFS{root: "/proc"}, name: "loader", role: RoleLoader, pid: os.Getpid(), alone: true}
-}
-
-func (t *processTree) Name() string { return t.name }
-func (t *processTree) Role() string { return t.role }
-
-// Sample implements Source.
-func (t *processTree) Sample(now time.Time) (Sample, bool, error) {
-	pids, err := []int{t.pid}, error(nil)
-	if !t.alone {
-		pids, err = t.fs.tree(t.pid)
-	}
-	if err != nil {
-		return Sample{}, false, fmt.Errorf("%s: %w", t.name, err)
-	}
-	var sum counters
-	sum.diskReadOps, sum.diskWriteOps, sum.netRx, sum.netTx = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	found := false
-	ioKnown := false
-	for _, pid := range pids {
-		c, err := t.fs.readProc(pid)
 		if err != nil {
-			if pid == t.pid {
-				return Sample{}, false, fmt.Errorf("%s: process %d: %w", t.name, pid, err)
+			return 0, 0, err
+		}
+		read, write = read+r, write+w
+	}
+	return read, write, nil
+}
+
+func readIO(path string) (read, write float64, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if read, write, err = parseIO(b); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return read, write, nil
+}
+
+// gone reports whether err says a process (or thread) no longer exists:
+// its directory is gone, or it is being reaped while we read.
+func gone(err error) bool { return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) }
+
+// descendants returns root and every process below it, through the
+// parents in stats. The stat files are not read at one instant, so a pid
+// reused during the walk could make a parent its own descendant: each
+// process is taken once.
+func descendants(stats map[int]procStat, root int) []int {
+	children := map[int][]int{}
+	for pid, st := range stats {
+		children[st.ppid] = append(children[st.ppid], pid)
+	}
+	out := []int{root}
+	seen := map[int]bool{root: true}
+	for i := 0; i < len(out); i++ {
+		for _, c := range children[out[i]] {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
 			}
-			continue // a child exited between the listing and the read
-		}
-		found = true
-		sum.cpuSeconds += c.cpuSeconds
-		sum.memory += c.memory
-		if !math.IsNaN(c.diskRead) {
-			sum.diskRead += c.diskRead
-			sum.diskWrite += c.diskWrite
-			ioKnown = true
 		}
 	}
-	if !found {
-		return Sample{}, false, fmt.Errorf("%s: process %d is gone", t.name, t.pid)
-	}
-	if !ioKnown {
-		sum.diskRead, sum.diskWrite = math.NaN(), math.NaN()
-	}
-	s, ok := t.r.next(sum, now)
-	s.Host, s.Role = t.name, t.role
-	return s, ok, nil
+	return out
 }

@@ -2,20 +2,25 @@
 // a benchmark involves, once per interval: each database server's process
 // tree (locally, from /proc), whole machines (/proc, or node_exporter's
 // Prometheus text format for remote hosts) and the load generator itself.
-// Rates are computed between two samples, so the first sample of a source
-// only primes its counters.
+//
+// Every figure but memory is a rate computed between two readings of
+// cumulative counters, so the first reading of a source only primes it.
+// A Collector samples a set of sources every interval and hands each
+// round to a sink; Summarize condenses a trial's samples per host.
+//
+//	c := sysmetrics.NewCollector(time.Second, write)
+//	c.Logger = logger
+//	c.Add(sysmetrics.NewSelf())
+//	c.Add(sysmetrics.NewMachine("machine"))
+//	c.Start(ctx)
+//	c.Add(sysmetrics.NewProcessTree("postgres", sysmetrics.RoleDatabase, pid))
+//	...
+//	c.Stop()
 package sysmetrics
 
 import (
-	"errors"
-	"io/fs"
 	"math"
-	"path/filepath"
-	"sort"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Roles of a source.
@@ -29,173 +34,120 @@ const (
 // NaN marks a figure the source cannot measure.
 type Sample struct {
 	Time time.Time
+	// Host is the source's name, Role one of the Role constants.
 	Host string
 	Role string
-	// CPUPercent is 100 for one core busy the whole interval.
+	// CPUPercent is 100 for one core busy the whole interval, so four
+	// busy cores read 400.
 	CPUPercent float64
 	// MemoryBytes is resident memory summed over a process tree, or the
-	// memory in use (total - available) of a machine.
+	// memory in use (total - available) of a machine. It is a level at
+	// Time, not a rate.
 	MemoryBytes float64
-	// Disk and network rates, bytes and operations per second.
-	DiskReadBps, DiskWriteBps   float64
+	// DiskReadBps and DiskWriteBps are bytes per second from and to
+	// storage.
+	DiskReadBps, DiskWriteBps float64
+	// DiskReadIOPS and DiskWriteIOPS are completed operations per second;
+	// NaN for process trees, which have no per-process operation counts.
 	DiskReadIOPS, DiskWriteIOPS float64
-	NetRxBps, NetTxBps          float64
+	// NetRxBps and NetTxBps are network bytes per second; NaN for process
+	// trees, which have no network counters of their own.
+	NetRxBps, NetTxBps float64
 }
 
-// Source is one thing to sample.
+// Source is one thing to sample. A source is sampled from one goroutine
+// at a time.
 type Source interface {
+	// Name is the host name its samples carry, unique in a Collector.
 	Name() string
+	// Role is one of the Role constants.
 	Role() string
 	// Sample returns the use since the previous call. The first call
-	// primes the counters and returns ok=false.
+	// primes the counters and returns ok=false, as does a call too soon
+	// after the previous one to give a meaningful rate (see minSpan).
 	Sample(now time.Time) (s Sample, ok bool, err error)
 }
 
-// counters are cumulative figures a source reads; rates are their
-// differences over time. NaN fields are not measured.
+// counters are the cumulative figures a source reads (memory aside, which
+// is a level); rates are their differences over time. NaN marks a figure
+// not measured.
 type counters struct {
 	cpuSeconds                float64
 	memory                    float64
 	diskRead, diskWrite       float64
 	diskReadOps, diskWriteOps float64
 	netRx, netTx              float64
+	// hostClock is the measured host's own clock, in seconds, when it read
+	// its counters (node_exporter's node_time_seconds), or 0 when unknown.
+	// A remote host's counters are read some unknown time after we ask,
+	// and that delay varies with the network and the host's load; the
+	// host's own clock is not subject to either.
+	hostClock float64
 }
 
-// rate turns two readings into a sample, clamping negative differences
-// (a child process exited and took its counters with it) to zero.
-func rate(prev, cur counters, prevT, now time.Time) Sample {
-	dt := now.Sub(prevT).Seconds()
-	per := func(a, b float64) float64 {
-		if math.IsNaN(a) || math.IsNaN(b) {
-			return math.NaN()
-		}
-		if dt <= 0 || b < a {
-			return 0
-		}
-		return (b - a) / dt
-	}
-	return Sample{Time: now, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
-		DiskReadBps: per(prev.diskRead, cur.diskRead), DiskWriteBps: per(prev.diskWrite, cur.diskWrite),
-		DiskReadIOPS: per(prev.diskReadOps, cur.diskReadOps), DiskWriteIOPS: per(prev.diskWriteOps, cur.diskWriteOps),
-		NetRxBps: per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
-}
-
-// rater keeps the previous reading of a source.
-type rater struct {
-	prev   counters
-	prevT  time.Time
-	primed bool
+// unmeasured returns counters with every figure unknown.
+func unmeasured() counters {
+	n := math.NaN()
+	return counters{cpuSeconds: n, memory: n, diskRead: n, diskWrite: n,
+		diskReadOps: n, diskWriteOps: n, netRx: n, netTx: n}
 }
 
 // minSpan is the shortest span a rate is computed over: counters move in
 // steps (ticks of 10 ms, whole pages), so a rate over a few milliseconds
-// is noise. A sample sooner than that is skipped and the next one covers
-// the longer span.
+// is noise (a 4 KiB write in 1 ms reads as 4 MB/s). A reading sooner than
+// that is skipped, and the next one covers the longer span.
 const minSpan = 200 * time.Millisecond
 
-func (r *rater) next(cur counters, now time.Time) (Sample, bool) {
-	if r.primed && now.Sub(r.prevT) < minSpan {
+// rater keeps a source's previous reading and turns the next one into
+// rates.
+type rater struct {
+	prev   counters
+	prevAt time.Time
+	primed bool
+}
+
+// next takes the counters read at time at and returns the rates since the
+// previous reading, or ok=false when this reading only primes or comes
+// within minSpan of the previous one.
+func (r *rater) next(cur counters, at time.Time) (s Sample, ok bool) {
+	if !r.primed {
+		r.prev, r.prevAt, r.primed = cur, at, true
 		return Sample{}, false
 	}
-	prev, prevT, ok := r.prev, r.prevT, r.primed
-	r.prev, r.prevT, r.primed = cur, now, true
-	if !ok {
+	dt := span(r.prev, cur, at.Sub(r.prevAt))
+	if dt < minSpan.Seconds() {
 		return Sample{}, false
 	}
-	return rate(prev, cur, prevT, now), true
+	prev := r.prev
+	r.prev, r.prevAt = cur, at
+	return rates(prev, cur, dt, at), true
 }
 
-// Stats summarizes one host's samples over a window.
-type Stats struct {
-	Host, Role                        string
-	Samples                           int
-	MeanCPU, MaxCPU                   float64
-	MaxMemory                         float64
-	MeanDiskReadBps, MeanDiskWriteBps float64
-	MeanNetRxBps, MeanNetTxBps        float64
+// span returns the seconds between two readings: the host's own clock
+// when both readings carry it and it roughly agrees with ours (a clock
+// stepped by NTP between the readings does not), else our clock's span.
+func span(prev, cur counters, local time.Duration) float64 {
+	dt := local.Seconds()
+	if prev.hostClock > 0 && cur.hostClock > 0 {
+		if host := cur.hostClock - prev.hostClock; host > 0 && math.Abs(host-dt) <= dt/2 {
+			return host
+		}
+	}
+	return dt
 }
 
-// Summarize returns one Stats per host for the samples whose time lies in
-// [from, to], sorted by host. NaN figures are left out of means.
-func Summarize(samples []Sample, from, to time.Time) []Stats {
-	type acc struct {
-		st     Stats
-		sums   [5]float64
-		counts [5]int
+// rates turns two readings dt seconds apart into a sample. A counter
+// that went down (a device vanished, a counter wrapped) gives 0, never a
+// negative rate.
+func rates(prev, cur counters, dt float64, at time.Time) Sample {
+	per := func(a, b float64) float64 {
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return math.NaN()
+		}
+		return math.Max(b-a, 0) / dt
 	}
-	byHost := map[string]*acc{}
-	for _, s := range samples {
-		if s.Time.Before(from) || s.Time.After(to) {
-			continue
-		}
-		a := byHost[s.Host]
-		if a == nil {
-			a = &acc{st: Stats{Host: s.Host, Role: s.Role, MaxCPU: math.Inf(-1)}}
-			byHost[s.Host] = a
-		}
-		a.st.Samples++
-		for i, v := range [5]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps} {
-			if !math.IsNaN(v) {
-				a.sums[i] += v
-				a.counts[i]++
-			}
-		}
-		if !math.IsNaN(s.CPUPercent) {
-			a.st.MaxCPU = math.Max(a.st.MaxCPU, s.CPUPercent)
-		}
-		if !math.IsNaN(s.MemoryBytes) {
-			a.st.MaxMemory = math.Max(a.st.MaxMemory, s.MemoryBytes)
-		}
-	}
-	out := make([]Stats, 0, len(byHost))
-	for _, a := range byHost {
-		mean := func(i int) float64 {
-			if a.counts[i] == 0 {
-				return math.NaN()
-			}
-			return a.sums[i] / float64(a.counts[i])
-		}
-		a.st.MeanCPU, a.st.MeanDiskReadBps, a.st.MeanDiskWriteBps = mean(0), mean(1), mean(2)
-		a.st.MeanNetRxBps, a.st.MeanNetTxBps = mean(3), mean(4)
-		if math.IsInf(a.st.MaxCPU, -1) {
-			a.st.MaxCPU = math.NaN()
-		}
-		out = append(out, a.st)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
-	return out
-}
-
-// CPUCount returns the cores this process may run on (its affinity mask),
-// which is what "the loader's CPU is saturated" must be measured against.
-func CPUCount() int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err == nil && set.Count() > 0 {
-		return set.Count()
-	}
-	return 1
-}
-
-// DirSize returns the bytes a directory tree occupies on disk (allocated
-// blocks, not apparent sizes: sparse and preallocated files count as the
-// storage they use). Files that vanish during the walk are skipped.
-func DirSize(path string) (int64, error) {
-	var total int64
-	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p != path && errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // removed since it was listed
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			total += st.Blocks * 512
-		}
-		return nil
-	})
-	return total, err
+	return Sample{Time: at, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
+		DiskReadBps: per(prev.diskRead, cur.diskRead), DiskWriteBps: per(prev.diskWrite, cur.diskWrite),
+		DiskReadIOPS: per(prev.diskReadOps, cur.diskReadOps), DiskWriteIOPS: per(prev.diskWriteOps, cur.diskWriteOps),
+		NetRxBps: per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
 }

@@ -1,0 +1,147 @@
+package sysmetrics
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return b
+}
+
+func TestParseStat(t *testing.T) {
+	// pid_stat.txt is a real stat line of a copy of sleep named
+	// "x) (y) z", with the CPU times set to known values.
+	st, err := parseStat(fixture(t, "pid_stat.txt"))
+	require.NoError(t, err)
+	require.Equal(t, procStat{ppid: 17875, start: 3905755, own: 3.0, children: 0.1}, st)
+
+	for name, line := range map[string]string{
+		"no parentheses": "1234 sleep S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 100",
+		"short":          "1234 (sleep) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0",
+		"bad ppid":       "1234 (sleep) S x 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 100",
+		"bad utime":      "1234 (sleep) S 1 1 1 0 -1 0 0 0 0 0 1.5 1 0 0 20 0 1 0 100",
+		"bad starttime":  "1234 (sleep) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 -1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := parseStat([]byte(line))
+			require.Error(t, err)
+		})
+	}
+}
+
+func TestParseIOAndStatm(t *testing.T) {
+	r, w, err := parseIO(fixture(t, "pid_io.txt"))
+	require.NoError(t, err)
+	require.Equal(t, 4096.0, r, "read_bytes, not rchar")
+	require.Equal(t, 33554432.0, w, "write_bytes, not wchar")
+	_, _, err = parseIO([]byte("rchar: 1\nwchar: 2\n"))
+	require.ErrorContains(t, err, "no read_bytes")
+	_, _, err = parseIO([]byte("read_bytes: x\nwrite_bytes: 1\n"))
+	require.ErrorContains(t, err, "read_bytes")
+
+	pages, err := parseStatm([]byte("730 428 401 5 0 89 0\n"))
+	require.NoError(t, err)
+	require.Equal(t, 428.0, pages, "the second field, resident")
+	_, err = parseStatm([]byte("730\n"))
+	require.Error(t, err)
+}
+
+func TestParseCPUStat(t *testing.T) {
+	busy, err := parseCPUStat(fixture(t, "proc_stat.txt"))
+	require.NoError(t, err)
+	// user 1321061 + nice 13914 + system 390756 + irq 0 + softirq 79143
+	// + steal 69508 ticks; idle and iowait left out; guest is in user.
+	require.InDelta(t, 18743.82, busy, 1e-9)
+	_, err = parseCPUStat([]byte("intr 1 2 3\n"))
+	require.Error(t, err)
+}
+
+func TestParseMeminfo(t *testing.T) {
+	used, err := parseMeminfo(fixture(t, "meminfo.txt"))
+	require.NoError(t, err)
+	require.Equal(t, float64((24682416-24144032)*1024), used)
+	_, err = parseMeminfo([]byte("MemTotal: 100 kB\nMemFree: 50 kB\n"))
+	require.ErrorContains(t, err, "MemAvailable")
+}
+
+func TestParseDiskstats(t *testing.T) {
+	b := fixture(t, "diskstats.txt")
+	rb, wb, rops, wops, err := parseDiskstats(b, countedDisk)
+	require.NoError(t, err)
+	// sda, nvme0n1, vda and mmcblk0 only: not their partitions, nor
+	// loop0, dm-0, md0 or zram0.
+	require.Equal(t, float64(80000+6000+47909010+40)*512, rb)
+	require.Equal(t, float64(160000+8000+58139768+48)*512, wb)
+	require.Equal(t, float64(1000+300+1181753+5), rops)
+	require.Equal(t, float64(2000+400+1561974+6), wops)
+
+	rb, _, _, _, err = parseDiskstats(b, func(name string) bool { return name == "sda1" })
+	require.NoError(t, err)
+	require.Equal(t, 79000.0*512, rb, "the keep function decides")
+
+	_, _, _, _, err = parseDiskstats([]byte("8 0 sda 1 2\n"), countedDisk)
+	require.ErrorContains(t, err, "line 1")
+	_, _, _, _, err = parseDiskstats([]byte("8 0 sda 1 0 x 0 1 0 8 0 0 0 0\n"), countedDisk)
+	require.ErrorContains(t, err, "sda")
+}
+
+func TestParseNetDev(t *testing.T) {
+	rx, tx, err := parseNetDev(fixture(t, "net_dev.txt"))
+	require.NoError(t, err)
+	// lo counts: local databases talk over it. eth0's counter touches
+	// the colon.
+	require.Equal(t, float64(94218151443+888000000), rx)
+	require.Equal(t, float64(94218151443+3900000), tx)
+	_, _, err = parseNetDev([]byte("  eth0: 1 2 3\n"))
+	require.ErrorContains(t, err, "line 1")
+	_, _, err = parseNetDev([]byte("  eth0: x 0 0 0 0 0 0 0 1 0\n"))
+	require.ErrorContains(t, err, "eth0")
+}
+
+func TestCountedDisk(t *testing.T) {
+	for name, want := range map[string]bool{
+		"sda": true, "sdab": true, "vda": true, "xvdf": true, "hdc": true, "nvme0n1": true, "nvme12n3": true,
+		"mmcblk0": true, "nbd0": true, "rbd0": true,
+		"sda1": false, "sdab12": false, "vda1": false, "xvdf1": false, "hdc3": false, "nvme0n1p1": false,
+		"mmcblk0p2": false, "loop0": false, "ram1": false, "zram0": false, "sr0": false, "fd0": false,
+		"dm-0": false, "md127": false,
+	} {
+		require.Equal(t, want, countedDisk(name), name)
+	}
+}
+
+func TestParseExposition(t *testing.T) {
+	ms, err := parseExposition(strings.NewReader(string(fixture(t, "scrape1.txt"))))
+	require.NoError(t, err)
+	last := ms[len(ms)-1]
+	require.Equal(t, "node_uname_info", last.name)
+	require.Equal(t, `#1 SMP "quoted" \ slash`, last.labels["version"])
+	require.Equal(t, "db-1", last.labels["nodename"])
+
+	// A real node_exporter 1.5.0 page: HELP texts with escapes,
+	// histograms, summaries, +Inf and NaN.
+	ms, err = parseExposition(strings.NewReader(string(fixture(t, "node_exporter-1.5.0-a.txt"))))
+	require.NoError(t, err)
+	require.Greater(t, len(ms), 400)
+
+	for name, tc := range map[string]struct{ text, err string }{
+		"unterminated labels": {"ok 1\nbad{a=\"x\" 2\n", "line 2"},
+		"no value":            {"lonely\n", "line 1"},
+		"bad value":           {"m{a=\"b\"} one\n", "value"},
+		"unquoted label":      {"m{a=b} 1\n", "bad label"},
+		"html":                {"<html><body>Not here</body></html>\n", "line 1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := parseExposition(strings.NewReader(tc.text))
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}
