@@ -248,10 +248,17 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 		}
 	}()
 	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
+	sw := newSweepTracker(s.plan.Spec.Run)
 	for _, st := range steps {
-		if err := tr.step(ctx, st); err != nil {
+		if at, skip := sw.saturated(st); skip {
+			s.skip(st, at)
+			continue
+		}
+		x, err := tr.step(ctx, st)
+		if err != nil {
 			return err
 		}
+		sw.record(st, x)
 		s.mu.Lock()
 		s.manifest.CompletedSteps++
 		s.mu.Unlock()

@@ -39,39 +39,46 @@ func (tr *targetRun) stepProps(st *spec.Step) *properties.Set {
 	return p
 }
 
-// step runs one load or measured trial and appends its row.
-func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
+// step runs one load or measured trial, appends its row and returns the
+// throughput measured (0 when the trial did not run).
+func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
+	row, err := tr.trial(ctx, st)
+	return row.Throughput, err
+}
+
+// trial runs one step and returns its row.
+func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	s := tr.s
 	props := tr.stepProps(st)
 	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
 	if err != nil {
-		return fmt.Errorf("%s: %w", st.ID, err)
+		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
 	}
 	for _, w := range warnings {
 		s.log.Warn(w.String(), "step", st.ID)
 	}
 	wl, err := workload.New(wcfg)
 	if err != nil {
-		return fmt.Errorf("%s: %w", st.ID, err)
+		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
 	}
 	info, err := drivers.Lookup(tr.t.Driver)
 	if err != nil {
-		return err
+		return results.Trial{}, err
 	}
 	load := st.Kind == spec.Load
 	cfg, err := tr.runnerConfig(st, props, wcfg)
 	if err != nil {
-		return fmt.Errorf("%s: %w", st.ID, err)
+		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
 	}
 	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: cfg.Threads, Logger: s.log})
 	if err != nil {
-		return fmt.Errorf("%s: open driver %s: %w", st.ID, info.Name, err)
+		return results.Trial{}, fmt.Errorf("%s: open driver %s: %w", st.ID, info.Name, err)
 	}
 	defer db.Close()
 	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
 	if sm, ok := db.(driver.SchemaManager); ok {
 		if err := tr.schema(ctx, sm, schema, load); err != nil {
-			return fmt.Errorf("%s: %w", st.ID, err)
+			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
 		}
 	}
 
@@ -80,7 +87,7 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
 	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
 	obs, err := newTrialObserver(s.w, st.ID, time.Now(), prog)
 	if err != nil {
-		return err
+		return results.Trial{}, err
 	}
 	s.setTrial(st.ID)
 	res, runErr := runner.Run(ctx, cfg, wl, db, obs)
@@ -88,7 +95,7 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
 	prog.done()
 	errs := []error{obs.Close()}
 	if runErr != nil {
-		return errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
+		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
 	}
 	row := tr.trialRow(st, cfg, res)
 	if load {
@@ -104,7 +111,7 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) error {
 	if res.ErrorStopped {
 		errs = append(errs, fmt.Errorf("%s: stopped early: %s", st.ID, res.StopReason))
 	}
-	return errors.Join(errs...)
+	return row, errors.Join(errs...)
 }
 
 func flagText(flags []string) string {

@@ -65,11 +65,14 @@ type Manifest struct {
 	// directory whose process is gone on this host for an interrupted one.
 	PID int `json:"pid,omitempty"`
 	// PlannedSteps is the plan's length; CompletedSteps how many finished.
-	PlannedSteps   int          `json:"planned_steps"`
-	CompletedSteps int          `json:"completed_steps"`
-	Loader         Host         `json:"loader"`
-	Targets        []TargetInfo `json:"targets"`
-	Warnings       []string     `json:"warnings,omitempty"`
+	PlannedSteps   int `json:"planned_steps"`
+	CompletedSteps int `json:"completed_steps"`
+	// SkippedSteps were left out on purpose: the rest of a client sweep
+	// run until saturated.
+	SkippedSteps int          `json:"skipped_steps,omitempty"`
+	Loader       Host         `json:"loader"`
+	Targets      []TargetInfo `json:"targets"`
+	Warnings     []string     `json:"warnings,omitempty"`
 }
 
 // Host describes the machine that ran the load generator.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -173,7 +174,7 @@ func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
 // duration and operations exclude each other; 0 counts as not given, so
 // that "operations: 0" next to a duration reads as "no count".
 func (d *decoder) run(n *yaml.Node, lines map[string]int) RunSettings {
-	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1}
+	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1, SaturationGain: defaultSaturationGain, SaturationSteps: defaultSaturationSteps}
 	if n != nil {
 		d.runFields(n, lines, &r)
 	}
@@ -207,6 +208,27 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	}
 	if v := f.get("repetitions"); v != nil {
 		r.Repetitions, _ = d.positiveInt(v, "run.repetitions")
+	}
+	if v := f.get("until"); v != nil {
+		if u, ok := d.str(v, "run.until"); ok {
+			if u != UntilSaturated {
+				d.errorf(v, "run.until", "want %q (stop a threads sweep once throughput stops growing), got %q", UntilSaturated, u)
+			}
+			r.Until = u
+		}
+	}
+	if v := f.get("saturation_gain"); v != nil {
+		if g, ok := d.scalar(v, "run.saturation_gain", "a fraction"); ok {
+			x, err := strconv.ParseFloat(g, 64)
+			if err != nil || !(x > 0 && x < 1) {
+				d.errorf(v, "run.saturation_gain", "want a fraction between 0 and 1 (0.05: a step that adds under 5%% is flat), got %q", g)
+			} else {
+				r.SaturationGain = x
+			}
+		}
+	}
+	if v := f.get("saturation_steps"); v != nil {
+		r.SaturationSteps, _ = d.positiveInt(v, "run.saturation_steps")
 	}
 }
 

@@ -16,11 +16,15 @@ import (
 // steady state (compactions, checkpoints) should set a longer duration
 // and a warm-up explicitly.
 const (
-	defaultResults     = "results"
+	defaultResults     = "dbarena-results"
 	defaultLoadThreads = 4
 	defaultRunThreads  = 8
-	defaultDuration    = 60 * time.Second
-	defaultProvider    = "local"
+	// A sweep run until saturated stops after two steps in a row that
+	// each added under 5% throughput: one flat step can be noise.
+	defaultSaturationGain  = 0.05
+	defaultSaturationSteps = 2
+	defaultDuration        = 60 * time.Second
+	defaultProvider        = "local"
 )
 
 // spec decodes the whole document. Problems are collected in d.errs.
@@ -44,6 +48,9 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	s.Run = d.run(f.get("run"), s.lines)
 	if n := f.get("matrix"); n != nil {
 		s.Matrix = d.matrix(n)
+	}
+	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
+		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}
 	d.checkSize(s, f.key("matrix"))
 	return s
@@ -323,4 +330,14 @@ func knownAxis(key string, driverPrefixes []string) bool {
 	}
 	prefix, rest, ok := strings.Cut(key, ".")
 	return ok && rest != "" && contains(driverPrefixes, prefix)
+}
+
+// hasAxis reports whether the matrix sweeps property.
+func hasAxis(m []Axis, property string) bool {
+	for _, a := range m {
+		if a.Property == property {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ matrix:
 		fmt.Println(err)
 	}
 	// Output:
-	// experiment quick (quick.yaml): seed 7; results under results/
+	// experiment quick (quick.yaml): seed 7; results under dbarena-results/
 	// STEP  ID                    KIND  TARGET    DATABASE   DRIVER    WORKLOAD  PARAMS     THREADS  RATE  LENGTH        WARM-UP
 	// 0     postgres.load.1       load  postgres  postgres   postgres  a         -          4        -     1000 records  -
 	// 1     postgres.a.threads=1  run   postgres  postgres   postgres  a         threads=1  1        -     30s           5s

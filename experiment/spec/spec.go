@@ -157,7 +157,18 @@ type RunSettings struct {
 	// Target is the rate limit in operations per second; 0 is none.
 	Target      float64
 	Repetitions int
+	// Until is "saturated" to end a client sweep early: once the matrix
+	// axis threads has added under SaturationGain (a fraction) of
+	// throughput for SaturationSteps steps in a row, the remaining thread
+	// counts of that workload and matrix point are skipped. "" runs every
+	// point.
+	Until           string
+	SaturationGain  float64
+	SaturationSteps int
 }
+
+// UntilSaturated is RunSettings.Until's one value.
+const UntilSaturated = "saturated"
 
 // Axis is one dimension of the matrix.
 type Axis struct {

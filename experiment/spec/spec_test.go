@@ -55,6 +55,11 @@ func badFixtures() map[string][]string {
 			`duplicates.bad.yaml:15: run: duplicate key "threads" (first at line 14)`,
 			`duplicates.bad.yaml:17:19: matrix.threads[2]: duplicate value "1" (first at line 17)`,
 		},
+		"until.bad.yaml": {
+			`until.bad.yaml:7: run.until: until: saturated stops a client sweep: it needs a matrix axis "threads" with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]`,
+			`until.bad.yaml:8: run.saturation_gain: want a fraction between 0 and 1 (0.05: a step that adds under 5% is flat), got "5"`,
+			`until.bad.yaml:9: run.saturation_steps: want a positive integer, got "0"`,
+		},
 		"both.bad.yaml": {
 			`both.bad.yaml:8: workloads[0]: give builtin or file, not both (builtin at line 7)`,
 			`both.bad.yaml:11: run: give duration or operations, not both (duration at line 10)`,
@@ -159,7 +164,7 @@ func TestGoodFixtures(t *testing.T) {
 // checkMinimal checks every default.
 func checkMinimal(t *testing.T, s *spec.Spec) {
 	require.Equal(t, "minimal", s.Name)
-	require.Equal(t, "results", s.Results)
+	require.Equal(t, "dbarena-results", s.Results)
 	require.Zero(t, s.Seed)
 	require.Len(t, s.Targets, 1)
 	tg := s.Targets[0]
@@ -170,7 +175,7 @@ func checkMinimal(t *testing.T, s *spec.Spec) {
 	require.Equal(t, "a", s.Workloads[0].Name)
 	require.Equal(t, "a", s.Workloads[0].Builtin)
 	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 4, BatchSize: 1, Drop: true}, s.Load)
-	require.Equal(t, spec.RunSettings{Duration: 60 * time.Second, Threads: 8, Repetitions: 1}, s.Run)
+	require.Equal(t, spec.RunSettings{Duration: 60 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}, s.Run)
 	require.Empty(t, s.Matrix)
 }
 
@@ -210,7 +215,7 @@ func checkFull(t *testing.T, s *spec.Spec) {
 
 	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 2, BatchSize: 100, Drop: true}, s.Load)
 	require.Equal(t, spec.RunSettings{Duration: 90 * time.Second, Warmup: 10 * time.Second, Threads: 4, Target: 1000.5,
-		Repetitions: 2}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
+		Repetitions: 2, SaturationGain: 0.05, SaturationSteps: 2}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
 	require.Equal(t, []spec.Axis{
 		{Property: "threads", Values: []string{"1", "2"}, Line: 57, ValueLines: []int{57, 57}},
 		{Property: "requestdistribution", Values: []string{"uniform", "zipfian"}, Line: 58, ValueLines: []int{59, 60}},
@@ -218,7 +223,7 @@ func checkFull(t *testing.T, s *spec.Spec) {
 }
 
 func checkOperations(t *testing.T, s *spec.Spec) {
-	require.Equal(t, spec.RunSettings{Operations: 100000, Threads: 16, Repetitions: 1}, s.Run)
+	require.Equal(t, spec.RunSettings{Operations: 100000, Threads: 16, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}, s.Run)
 	require.Equal(t, "redis", s.Targets[0].Driver)
 }
 
@@ -240,13 +245,13 @@ func TestValues(t *testing.T) {
 		run  string
 		want spec.RunSettings
 	}{
-		"go duration":       {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1}},
-		"seconds":           {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1}},
-		"fractional":        {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1}},
-		"quoted number":     {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1}},
-		"operations only":   {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1}},
-		"neither: default":  {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1}},
-		"duration zero ops": {run: "{duration: 0, operations: 7}", want: spec.RunSettings{Operations: 7, Threads: 8, Repetitions: 1}},
+		"go duration":       {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"seconds":           {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"fractional":        {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"quoted number":     {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"operations only":   {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"neither: default":  {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"duration zero ops": {run: "{duration: 0, operations: 7}", want: spec.RunSettings{Operations: 7, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

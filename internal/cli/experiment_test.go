@@ -277,3 +277,38 @@ func TestAnalyzeUSL(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "bad.csv:3: column ops")
 }
+
+// TestSweepUntilSaturated runs a real client sweep against local Redis
+// with a threshold that only a doubling of throughput passes: on two
+// cores the sweep cannot double all the way to 32 threads, so it stops
+// early, and the rest is skipped, recorded and reported.
+func TestSweepUntilSaturated(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: sweep
+properties: {recordcount: 200}
+targets:
+  - database: redis
+workloads: [c]
+run: {duration: 1s, threads: 1, until: saturated, saturation_gain: 0.999, saturation_steps: 1}
+matrix:
+  threads: [1, 2, 4, 8, 16, 32]
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	skipped := d.Manifest.SkippedSteps
+	require.GreaterOrEqual(t, skipped, 1, errs)
+	require.Equal(t, d.Manifest.PlannedSteps, d.Manifest.CompletedSteps+skipped)
+	require.Contains(t, strings.Join(d.Manifest.Warnings, "\n"), "redis.c.threads=32 skipped: the sweep saturated at threads=")
+	runs := 0
+	for _, tr := range d.Trials {
+		if tr.Kind == results.KindRun {
+			runs++
+		}
+	}
+	require.Equal(t, 6-skipped, runs)
+}
