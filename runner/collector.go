@@ -44,6 +44,14 @@ func (c *collector) loop() {
 		case <-c.s.done:
 			return
 		case <-t.C:
+			// When a tick and the stop are both pending, select picks
+			// either; a collection after the stop would end past the run
+			// and leave the final interval running backwards.
+			select {
+			case <-c.s.done:
+				return
+			default:
+			}
 			c.collect(c.s.cfg.Clock.Now(), false)
 		}
 	}
@@ -52,6 +60,9 @@ func (c *collector) loop() {
 // collect gathers everything recorded up to now and hands it to the
 // observers; final marks the last collection of the run.
 func (c *collector) collect(now int64, final bool) {
+	// A tick collected while the workers were stopping may end after the
+	// run's end; the final interval then starts and ends there.
+	now = max(now, c.lastMono)
 	if c.s.warmRec != nil {
 		c.s.warmRec.Collect(c.warmIv)
 		c.emit(c.warmIv, true, false, now)
