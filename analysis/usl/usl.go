@@ -8,18 +8,25 @@
 // fall past a peak at N* = sqrt((1-σ)/κ)).
 //
 // The fit is nonlinear least squares (Levenberg-Marquardt) with σ and κ
-// kept at or above zero, since negative values have no physical meaning;
-// the unconstrained fit is run too, and when it would have gone negative
-// the result says so and why that happens, rather than printing a
-// coefficient nobody can explain (a published YugabyteDB study got a
-// negative κ from an online calculator and was left puzzled).
+// kept at or above zero, since negative values have no physical meaning.
+// When κ's best value under that bound is 0 the result is Amdahl's law,
+// and says so. The unconstrained fit is run too, and when it would have
+// gone negative the result says so and why that happens, rather than
+// printing a coefficient nobody can explain (a published YugabyteDB
+// study got a negative κ from an online calculator and was left
+// puzzled).
+//
+// On SPEC SDM91 and the ray-tracer benchmark, the datasets the R package
+// usl ships, the coefficients, standard errors, residual standard error
+// and peak agree with the ones that package publishes, at the precision
+// it prints them (up to six significant digits; see the tests).
 package usl
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,33 +34,44 @@ import (
 // Point is one measurement: throughput X at concurrency N.
 type Point struct{ N, X float64 }
 
+// Model names, as found in Fit.Model.
+const (
+	ModelUSL    = "usl"
+	ModelAmdahl = "amdahl"
+)
+
 // Fit is the result of fitting the law to points.
 type Fit struct {
+	// Lambda is the throughput at N = 1, Sigma the contention, Kappa the
+	// coherency cost.
 	Lambda, Sigma, Kappa float64
-	// Standard errors; NaN for a parameter held at its bound (0), where
-	// the usual formula would mislead.
+	// Standard errors, from s²(JᵀJ)⁻¹ with the Jacobian J at the
+	// solution. NaN for a parameter held at its bound (0), where that
+	// formula describes a parameter that is not free and would mislead,
+	// and for all of them when there are no residual degrees of freedom.
 	LambdaErr, SigmaErr, KappaErr float64
 	// R2 is the coefficient of determination, RSE the residual standard
-	// error on N-p degrees of freedom.
+	// error s = sqrt(RSS/DF).
 	R2, RSE float64
-	// Model is "usl", or "amdahl" when the best κ is 0 (no coherency
-	// cost: throughput approaches λ/σ and never falls).
+	// DF is the residual degrees of freedom: the points less the
+	// parameters estimated, not counting one held at its bound.
+	DF int
+	// Model is ModelUSL, or ModelAmdahl when κ is 0: no coherency cost,
+	// throughput approaches λ/σ and never falls.
 	Model string
-	// Peak is N* and PeakX the throughput there; NaN without a peak.
+	// Peak is N* = sqrt((1-σ)/κ) and PeakX the throughput there; NaN
+	// without a peak (κ = 0, or σ >= 1).
 	Peak, PeakX float64
-	// Unconstrained is the plain least-squares fit, bounds ignored.
+	// Unconstrained is the plain least-squares fit with the bounds on σ
+	// and κ lifted (κ stays 0 for FitAmdahl); NaN when it failed.
 	Unconstrained struct{ Lambda, Sigma, Kappa float64 }
-	// Notes explain anything a reader should know about the fit.
+	// Notes explain, in plain words, anything a reader should know
+	// about the fit: the fallback to Amdahl's law, a coefficient the
+	// unconstrained fit would have made negative and why, a peak that
+	// is an extrapolation.
 	Notes []string
 	// N is the number of points fitted.
 	N int
-}
-
-// params are λ, σ, κ.
-type params [3]float64
-
-func model(p params, n float64) float64 {
-	return p[0] * n / (1 + p[1]*(n-1) + p[2]*n*(n-1))
 }
 
 // Predict returns the fitted throughput at concurrency n.
@@ -61,77 +79,117 @@ func (f *Fit) Predict(n float64) float64 {
 	return model(params{f.Lambda, f.Sigma, f.Kappa}, n)
 }
 
-// FitPoints fits the law to pts (repeated N are fine: repetitions).
+// FitPoints fits the law to pts, which need at least 3 distinct values of
+// N (repeated N are repetitions and all count). When the best κ ≥ 0 is
+// 0 the result is Amdahl's law, with a note.
 func FitPoints(pts []Point) (*Fit, error) {
-	if err := check(pts); err != nil {
+	if err := check(pts, 3); err != nil {
 		return nil, err
 	}
-	start := initial(pts)
-	free := [3]bool{true, true, true}
-	p, ok := levenbergMarquardt(pts, start, free, true)
+	all := [3]bool{true, true, true}
+	p, ok := problem{pts: pts, free: all, bounded: true}.best(starts(pts, true))
 	if !ok {
-		return nil, errors.New("usl: the fit did not converge")
+		return nil, fmt.Errorf("usl: %d points: the fit did not converge", len(pts))
 	}
-	f := &Fit{N: len(pts), Model: "usl", Peak: math.NaN(), PeakX: math.NaN()}
-	if negligibleKappa(pts, p) {
-		// The coherency term does not help: refit Amdahl's law, with κ
-		// fixed, so its standard errors use the right degrees of freedom.
-		p[2] = 0
-		free[2] = false
-		if q, ok := levenbergMarquardt(pts, p, free, true); ok {
-			p = q
-		}
-		f.Model = "amdahl"
-		f.Notes = append(f.Notes, "κ is 0 (no coherency cost in these points): the fit is Amdahl's law, throughput approaches λ/σ and has no peak")
+	if p[iKappa] > 0 && !negligibleKappa(pts, p) {
+		f := finish(pts, p, all, ModelUSL)
+		f.unconstrained(pts, all, p)
+		return f, nil
 	}
-	if p[1] <= 0 {
-		free[1] = false
+	// κ's best value is 0: refit with κ fixed, so the result is Amdahl's
+	// law exactly and its degrees of freedom count two parameters.
+	free := [3]bool{true, true, false}
+	p[iKappa] = 0
+	if q, ok := (problem{pts: pts, free: free, bounded: true}).best([]params{p}); ok {
+		p = q
 	}
-	f.Lambda, f.Sigma, f.Kappa = p[0], p[1], p[2]
-	f.stats(pts, p, free)
-	if f.Kappa > 0 && f.Sigma < 1 {
-		f.Peak = math.Sqrt((1 - f.Sigma) / f.Kappa)
-		f.PeakX = f.Predict(f.Peak)
-	}
-	if u, ok := levenbergMarquardt(pts, start, [3]bool{true, true, true}, false); ok {
-		f.Unconstrained.Lambda, f.Unconstrained.Sigma, f.Unconstrained.Kappa = u[0], u[1], u[2]
-		f.explainNegative(pts)
-	}
+	f := finish(pts, p, free, ModelAmdahl)
+	f.Notes = append([]string{"κ's best value (with κ ≥ 0) is 0: no coherency cost shows in these points, so this is Amdahl's law" + limitPhrase(f)}, f.Notes...)
+	f.unconstrained(pts, all, p)
 	return f, nil
 }
 
+// FitAmdahl fits Amdahl's law, the law with κ fixed at 0, to pts, which
+// need at least 2 distinct values of N: for sweeps too short to show a
+// coherency cost, or to compare with FitPoints.
+func FitAmdahl(pts []Point) (*Fit, error) {
+	if err := check(pts, 2); err != nil {
+		return nil, err
+	}
+	free := [3]bool{true, true, false}
+	var st []params
+	for _, s := range starts(pts, true) {
+		st = append(st, params{s[iLambda], s[iSigma], 0})
+	}
+	p, ok := problem{pts: pts, free: free, bounded: true}.best(st)
+	if !ok {
+		return nil, fmt.Errorf("usl: %d points: the Amdahl fit did not converge", len(pts))
+	}
+	f := finish(pts, p, free, ModelAmdahl)
+	f.Notes = append([]string{"Amdahl's law, as asked: κ is fixed at 0" + limitPhrase(f)}, f.Notes...)
+	f.unconstrained(pts, free, p)
+	return f, nil
+}
+
+// limitPhrase says where an Amdahl curve levels off.
+func limitPhrase(f *Fit) string {
+	if f.Sigma > 0 {
+		return fmt.Sprintf("; throughput approaches λ/σ = %.4g and has no peak", f.Lambda/f.Sigma)
+	}
+	return "; σ is 0 too, so the fitted curve is linear scaling, X = λN"
+}
+
 // negligibleKappa reports whether the coherency term changes no point's
-// prediction by more than a millionth: an exact Amdahl curve leaves κ at
-// a rounding-size positive value rather than at 0.
+// prediction by more than a millionth. An exact Amdahl curve leaves κ at
+// a rounding-size positive value rather than at 0, and a coherency cost
+// that small is not one anybody could measure.
 func negligibleKappa(pts []Point, p params) bool {
 	for _, q := range pts {
-		if p[2]*q.N*(q.N-1) > 1e-6*(1+p[1]*(q.N-1)) {
+		if p[iKappa]*q.N*(q.N-1) > 1e-6*(1+p[iSigma]*(q.N-1)) {
 			return false
 		}
 	}
 	return true
 }
 
-// explainNegative notes when the unconstrained fit went below zero.
-func (f *Fit) explainNegative(pts []Point) {
+// finish builds the Fit for the solution p of a fit over the free
+// parameters: statistics, peak and the notes that depend on them.
+func finish(pts []Point, p params, free [3]bool, name string) *Fit {
+	f := &Fit{N: len(pts), Model: name, Lambda: p[iLambda], Sigma: p[iSigma], Kappa: p[iKappa]}
+	// A σ held at its bound is not estimated: leave it out of the
+	// degrees of freedom and the covariance, like κ in Amdahl's law.
+	est := free
+	if p[iSigma] <= 0 {
+		est[iSigma] = false
+	}
+	f.stats(pts, p, est)
+	f.Peak, f.PeakX = math.NaN(), math.NaN()
 	maxN := 0.0
-	for _, p := range pts {
-		maxN = math.Max(maxN, p.N)
+	for _, q := range pts {
+		maxN = math.Max(maxN, q.N)
 	}
-	if f.Unconstrained.Kappa < 0 {
-		why := "throughput grows faster than the law allows at the top of the data: noise, too few points past the peak, or a superlinear effect such as more cache as nodes are added"
-		if !math.IsNaN(f.Peak) && maxN < f.Peak {
-			why += fmt.Sprintf(" (the sweep stops at %g, before the fitted peak)", maxN)
+	switch {
+	case f.Kappa > 0 && f.Sigma < 1:
+		f.Peak = math.Sqrt((1 - f.Sigma) / f.Kappa)
+		f.PeakX = f.Predict(f.Peak)
+		if f.Peak > maxN {
+			f.Notes = append(f.Notes, fmt.Sprintf("the peak at N = %.4g lies beyond the largest N measured (%g): it is an extrapolation", f.Peak, maxN))
 		}
-		f.Notes = append(f.Notes, fmt.Sprintf("unconstrained, κ would be %.3g (negative: %s); it is held at 0", f.Unconstrained.Kappa, why))
+	case f.Sigma >= 1:
+		f.Notes = append(f.Notes, fmt.Sprintf("σ is %.3g, at least 1: throughput never rises above its value at N = 1, so there is no peak", f.Sigma))
 	}
-	if f.Unconstrained.Sigma < 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("unconstrained, σ would be %.3g (negative: superlinear speed-up at low concurrency, often a depressed first point, e.g. one measured cold or without warm-up); it is held at 0", f.Unconstrained.Sigma))
+	switch {
+	case f.DF <= 0:
+		f.Notes = append(f.Notes, fmt.Sprintf("%d points for %d parameters: the curve passes through every point, so there are no standard errors", f.N, f.N-f.DF))
+	case len(pts) < 6:
+		f.Notes = append(f.Notes, fmt.Sprintf("only %d points: the coefficients are rough; 6 or more, some past the peak, pin them down", f.N))
 	}
+	return f
 }
 
-// stats fills R², RSE and the standard errors.
-func (f *Fit) stats(pts []Point, p params, free [3]bool) {
+// stats fills R², the residual standard error, the degrees of freedom
+// and the standard errors of the estimated parameters est.
+func (f *Fit) stats(pts []Point, p params, est [3]bool) {
 	var sse, mean, sst float64
 	for _, q := range pts {
 		mean += q.X
@@ -142,209 +200,94 @@ func (f *Fit) stats(pts []Point, p params, free [3]bool) {
 		sse += r * r
 		sst += (q.X - mean) * (q.X - mean)
 	}
-	f.R2 = 1 - sse/sst
-	k := 0
-	for _, fr := range free {
-		if fr {
-			k++
-		}
+	f.R2 = math.NaN() // all X equal: nothing to explain
+	if sst > 0 {
+		f.R2 = 1 - sse/sst
 	}
-	dof := len(pts) - k
-	f.LambdaErr, f.SigmaErr, f.KappaErr = math.NaN(), math.NaN(), math.NaN()
-	if dof <= 0 {
-		f.RSE = math.NaN()
-		return
-	}
-	s2 := sse / float64(dof)
-	f.RSE = math.Sqrt(s2)
-	jtj, idx := normalMatrix(pts, p, free)
-	var inv mat.Dense
-	if err := inv.Inverse(jtj); err != nil {
-		return
-	}
-	se := func(i int) float64 { return math.Sqrt(s2 * inv.At(i, i)) }
-	for j, pi := range idx {
-		switch pi {
-		case 0:
-			f.LambdaErr = se(j)
-		case 1:
-			f.SigmaErr = se(j)
-		case 2:
-			f.KappaErr = se(j)
-		}
-	}
-}
-
-// jacobianRow is the gradient of the model in λ, σ, κ at n.
-func jacobianRow(p params, n float64) [3]float64 {
-	d := 1 + p[1]*(n-1) + p[2]*n*(n-1)
-	return [3]float64{n / d, -p[0] * n * (n - 1) / (d * d), -p[0] * n * n * (n - 1) / (d * d)}
-}
-
-// normalMatrix is JᵀJ over the free parameters, and their indices.
-func normalMatrix(pts []Point, p params, free [3]bool) (*mat.Dense, []int) {
 	var idx []int
-	for i, fr := range free {
-		if fr {
+	for i, e := range est {
+		if e {
 			idx = append(idx, i)
 		}
 	}
-	m := mat.NewDense(len(idx), len(idx), nil)
-	for _, q := range pts {
-		g := jacobianRow(p, q.N)
-		for a, i := range idx {
-			for b, j := range idx {
-				m.Set(a, b, m.At(a, b)+g[i]*g[j])
-			}
+	f.DF = len(pts) - len(idx)
+	f.LambdaErr, f.SigmaErr, f.KappaErr = math.NaN(), math.NaN(), math.NaN()
+	f.RSE = math.NaN()
+	if f.DF <= 0 {
+		return
+	}
+	s2 := sse / float64(f.DF)
+	f.RSE = math.Sqrt(s2)
+	se, err := standardErrors(pts, p, idx, s2)
+	if err != nil {
+		f.Notes = append(f.Notes, "the parameters cannot be told apart in these points (the Jacobian is singular): no standard errors")
+		return
+	}
+	for k, i := range idx {
+		switch i {
+		case iLambda:
+			f.LambdaErr = se[k]
+		case iSigma:
+			f.SigmaErr = se[k]
+		case iKappa:
+			f.KappaErr = se[k]
 		}
 	}
-	return m, idx
 }
 
-// levenbergMarquardt minimises the squared residuals over the free
-// parameters from start, damping with Marquardt's diagonal scaling
-// (λ, σ and κ differ by orders of magnitude). With bounded, σ and κ are
-// projected onto [0, ∞) after each step and λ stays positive.
-func levenbergMarquardt(pts []Point, start params, free [3]bool, bounded bool) (params, bool) {
-	p := start
-	sse := func(p params) float64 {
-		var s float64
-		for _, q := range pts {
-			r := q.X - model(p, q.N)
-			s += r * r
-		}
-		return s
+// check validates the points for a fit of minDistinct parameters.
+func check(pts []Point, minDistinct int) error {
+	if len(pts) < minDistinct {
+		return fmt.Errorf("usl: %d points: want at least %d (better 6 or more, some past the peak)", len(pts), minDistinct)
 	}
-	cur := sse(p)
-	mu := 1e-3
-	for iter := 0; iter < 1000; iter++ {
-		jtj, idx := normalMatrix(pts, p, free)
-		k := len(idx)
-		jtr := make([]float64, k)
-		for _, q := range pts {
-			g := jacobianRow(p, q.N)
-			r := q.X - model(p, q.N)
-			for a, i := range idx {
-				jtr[a] += g[i] * r
-			}
-		}
-		improved := false
-		for tries := 0; tries < 30; tries++ {
-			a := mat.DenseCopyOf(jtj)
-			for i := 0; i < k; i++ {
-				a.Set(i, i, a.At(i, i)*(1+mu)+1e-300)
-			}
-			var delta mat.VecDense
-			if err := delta.SolveVec(a, mat.NewVecDense(k, jtr)); err != nil {
-				mu *= 10
-				continue
-			}
-			next := p
-			for a, i := range idx {
-				next[i] += delta.AtVec(a)
-			}
-			if bounded {
-				next[1], next[2] = math.Max(next[1], 0), math.Max(next[2], 0)
-			}
-			if next[0] <= 0 || !validDenominators(pts, next) {
-				mu *= 10
-				continue
-			}
-			if s := sse(next); s < cur {
-				rel := (cur - s) / math.Max(cur, 1e-300)
-				p, cur = next, s
-				mu = math.Max(mu/10, 1e-12)
-				improved = true
-				if rel < 1e-14 {
-					return p, true
-				}
-				break
-			}
-			mu *= 10
-		}
-		if !improved {
-			return p, !math.IsNaN(cur)
-		}
-	}
-	return p, true
-}
-
-// validDenominators rejects parameters that put a pole inside the data.
-func validDenominators(pts []Point, p params) bool {
-	for _, q := range pts {
-		if 1+p[1]*(q.N-1)+p[2]*q.N*(q.N-1) <= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// initial estimates λ from the best throughput per unit of concurrency,
-// then σ and κ from Gunther's linearisation: with C(N) = X/(λN),
-// N/C - 1 = σ(N-1) + κN(N-1), a linear least squares with no intercept.
-func initial(pts []Point) params {
-	lambda := 0.0
-	for _, q := range pts {
-		lambda = math.Max(lambda, q.X/q.N)
-	}
-	var a11, a12, a22, b1, b2 float64
-	for _, q := range pts {
-		c := q.X / (lambda * q.N)
-		y := q.N/c - 1
-		u, v := q.N-1, q.N*(q.N-1)
-		a11, a12, a22 = a11+u*u, a12+u*v, a22+v*v
-		b1, b2 = b1+u*y, b2+v*y
-	}
-	det := a11*a22 - a12*a12
-	sigma, kappa := 0.0, 0.0
-	if det != 0 {
-		sigma = (b1*a22 - b2*a12) / det
-		kappa = (a11*b2 - a12*b1) / det
-	}
-	return params{lambda, math.Max(sigma, 0), math.Max(kappa, 0)}
-}
-
-func check(pts []Point) error {
-	if len(pts) < 3 {
-		return fmt.Errorf("usl: %d points: want at least 3 (better 6 or more, some past the peak)", len(pts))
-	}
-	distinct := map[float64]bool{}
+	var ns []float64
 	for i, q := range pts {
 		if !(q.N > 0) || math.IsInf(q.N, 0) {
-			return fmt.Errorf("usl: point %d: N=%v: want a positive concurrency", i+1, q.N)
+			return fmt.Errorf("usl: point %d: N=%v: want a positive, finite concurrency", i+1, q.N)
 		}
 		if !(q.X > 0) || math.IsInf(q.X, 0) {
-			return fmt.Errorf("usl: point %d (N=%v): X=%v: want a positive throughput", i+1, q.N, q.X)
+			return fmt.Errorf("usl: point %d (N=%v): X=%v: want a positive, finite throughput", i+1, q.N, q.X)
 		}
-		distinct[q.N] = true
+		ns = append(ns, q.N)
 	}
-	if len(distinct) < 3 {
-		return fmt.Errorf("usl: the points have %d distinct values of N: want at least 3", len(distinct))
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
+	switch {
+	case len(ns) == 1:
+		return fmt.Errorf("usl: all %d points have N=%v: the law needs throughput at several concurrencies", len(pts), ns[0])
+	case len(ns) < minDistinct:
+		return fmt.Errorf("usl: only %d distinct values of N %v: %d parameters need at least %d (FitAmdahl, with κ = 0, needs 2)", len(ns), ns, minDistinct, minDistinct)
 	}
 	return nil
 }
 
-// String summarizes the fit for a terminal.
-func (f *Fit) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "model   %s, %d points, R² %.4f, residual standard error %.4g\n", f.Model, f.N, f.R2, f.RSE)
-	fmt.Fprintf(&b, "lambda  %.6g%s  (throughput of one)\n", f.Lambda, pm(f.LambdaErr))
-	fmt.Fprintf(&b, "sigma   %.6g%s  (contention)\n", f.Sigma, pm(f.SigmaErr))
-	fmt.Fprintf(&b, "kappa   %.6g%s  (coherency)\n", f.Kappa, pm(f.KappaErr))
-	if !math.IsNaN(f.Peak) {
-		fmt.Fprintf(&b, "peak    %.4g at N = %.4g\n", f.PeakX, f.Peak)
-	} else if f.Sigma > 0 {
-		fmt.Fprintf(&b, "peak    none; throughput approaches %.4g (λ/σ)\n", f.Lambda/f.Sigma)
+// standardErrors returns sqrt(s² diag((JᵀJ)⁻¹)) over the parameters idx.
+// JᵀJ is scaled to unit diagonal before it is inverted: λ, σ and κ
+// differ by orders of magnitude, and unscaled the matrix looks
+// near-singular when it is only badly scaled.
+func standardErrors(pts []Point, p params, idx []int, s2 float64) ([]float64, error) {
+	k := len(idx)
+	jtj, _ := problem{pts: pts}.normal(p)
+	d := make([]float64, k)
+	for a, i := range idx {
+		d[a] = math.Sqrt(jtj[i][i])
+		if !(d[a] > 0) {
+			return nil, errors.New("usl: a parameter has no effect on the fit")
+		}
 	}
-	for _, n := range f.Notes {
-		fmt.Fprintf(&b, "note    %s\n", n)
+	m := mat.NewDense(k, k, nil)
+	for a, i := range idx {
+		for b, j := range idx {
+			m.Set(a, b, jtj[i][j]/(d[a]*d[b]))
+		}
 	}
-	return b.String()
-}
-
-func pm(se float64) string {
-	if math.IsNaN(se) {
-		return " (at its bound: no standard error)"
+	var inv mat.Dense
+	if err := inv.Inverse(m); err != nil {
+		return nil, fmt.Errorf("usl: invert JᵀJ: %w", err)
 	}
-	return fmt.Sprintf(" ± %.3g", se)
+	se := make([]float64, k)
+	for a := range idx {
+		se[a] = math.Sqrt(s2*inv.At(a, a)) / d[a]
+	}
+	return se, nil
 }

@@ -3,64 +3,59 @@ package usl
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestSPECSDM91 fits the dataset the R package usl ships (Gunther,
-// Guerrilla Capacity Planning, 2007: a Sun SPARCcenter 2000 in SPEC
-// SDM91) and compares with the coefficients, standard errors and peak
-// that package publishes in its README and tests.
-func TestSPECSDM91(t *testing.T) {
-	f, err := os.Open("testdata/specsdm91.csv")
-	require.NoError(t, err)
-	defer f.Close()
-	pts, err := ReadCSV(f, "specsdm91.csv")
-	require.NoError(t, err)
-	fit, err := FitPoints(pts)
-	require.NoError(t, err)
-	require.Equal(t, "usl", fit.Model)
-	require.InEpsilon(t, 89.9952330, fit.Lambda, 1e-4)
-	require.InEpsilon(t, 0.0277285, fit.Sigma, 1e-4)
-	require.InEpsilon(t, 0.0001044, fit.Kappa, 1e-3)
-	require.InEpsilon(t, 14.2134894, fit.LambdaErr, 1e-3)
-	require.InEpsilon(t, 0.0091217, fit.SigmaErr, 1e-3)
-	require.InEpsilon(t, 0.0000199, fit.KappaErr, 1e-2)
-	require.InEpsilon(t, 82.8, fit.RSE, 1e-3)
-	require.InEpsilon(t, 96.51956, fit.Peak, 1e-4)
-	require.InEpsilon(t, 1884, fit.PeakX, 1e-3)
-	// fitted(u) in the package's tests, printed to 3 digits.
-	for i, want := range []float64{90, 1078, 1541, 1850, 1879, 1822, 1646} {
-		require.InDelta(t, want, fit.Predict(pts[i].N), 0.5+want*0.001, "N=%v", pts[i].N)
+// requireNote asserts that one of the fit's notes contains part.
+func requireNote(t *testing.T, f *Fit, part string) {
+	t.Helper()
+	for _, n := range f.Notes {
+		if strings.Contains(n, part) {
+			return
+		}
 	}
+	require.Failf(t, "note not found", "no note contains %q; notes: %q", part, f.Notes)
 }
 
-// TestExactSmallDataset is the package's coef test: the points follow
-// σ = κ = 0.02, λ = 1 to four decimals.
-func TestExactSmallDataset(t *testing.T) {
-	pts := []Point{{1, 1}, {2, 1.8868}, {4, 3.0769}, {6, 3.5294}, {8, 3.5398}, {10, 3.3557}}
-	fit, err := FitPoints(pts)
-	require.NoError(t, err)
-	require.InDelta(t, 0.02, fit.Sigma, 5e-5)
-	require.InDelta(t, 0.02, fit.Kappa, 5e-5)
-	require.InDelta(t, 1.00, fit.Lambda, 5e-4)
-}
-
-func TestRecoversSyntheticCoefficients(t *testing.T) {
-	truth := params{1200, 0.08, 0.0015}
+// sweep evaluates the law with p at ns, reps times each.
+func sweep(p params, reps int, ns ...float64) []Point {
 	var pts []Point
-	for _, n := range []float64{1, 2, 4, 8, 16, 24, 32, 48, 64} {
-		pts = append(pts, Point{n, model(truth, n)})
+	for _, n := range ns {
+		for range reps {
+			pts = append(pts, Point{n, model(p, n)})
+		}
 	}
-	fit, err := FitPoints(pts)
-	require.NoError(t, err)
-	require.InEpsilon(t, truth[0], fit.Lambda, 1e-6)
-	require.InEpsilon(t, truth[1], fit.Sigma, 1e-6)
-	require.InEpsilon(t, truth[2], fit.Kappa, 1e-6)
-	require.InDelta(t, 1, fit.R2, 1e-9)
+	return pts
+}
+
+func TestRecoversExactCoefficients(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		truth params
+		pts   []Point
+	}{
+		{"database sweep", params{1200, 0.08, 0.0015}, sweep(params{1200, 0.08, 0.0015}, 1, 1, 2, 4, 8, 16, 24, 32, 48, 64)},
+		{"small kappa, wide range", params{5000, 0.02, 1e-5}, sweep(params{5000, 0.02, 1e-5}, 1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)},
+		{"no N=1 point", params{300, 0.05, 0.002}, sweep(params{300, 0.05, 0.002}, 1, 4, 8, 16, 32, 48, 64)},
+		{"repetitions", params{80, 0.1, 0.01}, sweep(params{80, 0.1, 0.01}, 3, 1, 2, 3, 5, 8, 13)},
+		{"fractional N", params{1, 0.3, 0.05}, sweep(params{1, 0.3, 0.05}, 1, 0.5, 1, 1.5, 2.5, 4, 6)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fit, err := FitPoints(c.pts)
+			require.NoError(t, err)
+			require.Equal(t, ModelUSL, fit.Model)
+			require.InEpsilon(t, c.truth[iLambda], fit.Lambda, 1e-6)
+			require.InEpsilon(t, c.truth[iSigma], fit.Sigma, 1e-6)
+			require.InEpsilon(t, c.truth[iKappa], fit.Kappa, 1e-6)
+			require.InDelta(t, 1, fit.R2, 1e-9)
+			require.InEpsilon(t, math.Sqrt((1-c.truth[iSigma])/c.truth[iKappa]), fit.Peak, 1e-6)
+			require.InEpsilon(t, model(c.truth, fit.Peak), fit.PeakX, 1e-6)
+			require.Equal(t, len(c.pts)-3, fit.DF)
+		})
+	}
 }
 
 // TestRecoversWithNoise is a property test: 3% multiplicative noise on
@@ -72,76 +67,194 @@ func TestRecoversWithNoise(t *testing.T) {
 	const seeds = 50
 	for seed := uint64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		var pts []Point
-		for _, n := range []float64{1, 2, 4, 8, 16, 32, 48, 64, 96} {
-			for r := 0; r < 3; r++ {
-				pts = append(pts, Point{n, model(truth, n) * (1 + 0.03*rng.NormFloat64())})
-			}
+		pts := sweep(truth, 3, 1, 2, 4, 8, 16, 32, 48, 64, 96)
+		for i := range pts {
+			pts[i].X *= 1 + 0.03*rng.NormFloat64()
 		}
 		fit, err := FitPoints(pts)
 		require.NoError(t, err)
-		require.InEpsilon(t, truth[0], fit.Lambda, 0.1)
-		require.InDelta(t, truth[1], fit.Sigma, 0.02)
-		require.InDelta(t, truth[2], fit.Kappa, 0.0005)
-		if math.Abs(fit.Kappa-truth[2]) <= 3*fit.KappaErr && math.Abs(fit.Sigma-truth[1]) <= 3*fit.SigmaErr {
+		require.InEpsilon(t, truth[iLambda], fit.Lambda, 0.1)
+		require.InDelta(t, truth[iSigma], fit.Sigma, 0.02)
+		require.InDelta(t, truth[iKappa], fit.Kappa, 0.0005)
+		if math.Abs(fit.Kappa-truth[iKappa]) <= 3*fit.KappaErr && math.Abs(fit.Sigma-truth[iSigma]) <= 3*fit.SigmaErr {
 			within++
 		}
 	}
 	require.GreaterOrEqual(t, within, seeds*9/10, "standard errors are honest")
 }
 
-func TestAmdahl(t *testing.T) {
-	var pts []Point
-	for _, n := range []float64{1, 2, 4, 8, 16, 32} {
-		pts = append(pts, Point{n, 100 * n / (1 + 0.1*(n-1))})
+func TestAmdahlFallback(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		sigma float64
+		limit string
+	}{
+		{"contention", 0.1, "approaches 1000"},
+		{"linear", 0, "grows linearly"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fit, err := FitPoints(sweep(params{100, c.sigma, 0}, 1, 1, 2, 4, 8, 16, 32))
+			require.NoError(t, err)
+			require.Equal(t, ModelAmdahl, fit.Model)
+			require.Zero(t, fit.Kappa)
+			require.True(t, math.IsNaN(fit.KappaErr))
+			require.True(t, math.IsNaN(fit.Peak))
+			require.True(t, math.IsNaN(fit.PeakX))
+			require.InEpsilon(t, 100, fit.Lambda, 1e-6)
+			require.InDelta(t, c.sigma, fit.Sigma, 1e-6*math.Max(c.sigma, 1e-3))
+			requireNote(t, fit, "κ's best value (with κ ≥ 0) is 0")
+			require.Contains(t, fit.String(), c.limit)
+		})
 	}
-	fit, err := FitPoints(pts)
-	require.NoError(t, err)
-	require.Equal(t, "amdahl", fit.Model)
-	require.Equal(t, 0.0, fit.Kappa)
-	require.True(t, math.IsNaN(fit.KappaErr))
-	require.True(t, math.IsNaN(fit.Peak))
-	require.InEpsilon(t, 0.1, fit.Sigma, 1e-6)
-	require.Contains(t, fit.String(), "approaches 1000")
 }
 
-// TestSuperlinearTopExplainsNegativeKappa mimics a sweep that grows
-// faster at the top than at the bottom: the constrained κ is 0 and a
-// note says why the unconstrained one went negative.
+func TestFitAmdahl(t *testing.T) {
+	t.Run("two points", func(t *testing.T) {
+		fit, err := FitAmdahl([]Point{{1, 100}, {10, 500}})
+		require.NoError(t, err)
+		require.Equal(t, ModelAmdahl, fit.Model)
+		require.InEpsilon(t, 100, fit.Lambda, 1e-9)
+		require.InEpsilon(t, 1.0/9, fit.Sigma, 1e-6) // 500 = 100·10/(1+9σ)
+		require.Zero(t, fit.DF)
+		require.True(t, math.IsNaN(fit.LambdaErr))
+		require.True(t, math.IsNaN(fit.RSE))
+		requireNote(t, fit, "no standard errors")
+	})
+	t.Run("USL-shaped points", func(t *testing.T) {
+		pts := sweep(params{1200, 0.08, 0.0015}, 1, 1, 2, 4, 8, 16, 24, 32, 48, 64)
+		fit, err := FitAmdahl(pts)
+		require.NoError(t, err)
+		require.Zero(t, fit.Kappa)
+		require.Zero(t, fit.Unconstrained.Kappa, "κ stays fixed in the unconstrained Amdahl fit")
+		require.Less(t, fit.R2, 0.99, "a curve that falls is a poor Amdahl fit")
+		requireNote(t, fit, "as asked")
+	})
+}
+
+// TestSuperlinearTopExplainsNegativeKappa is a sweep that grows faster
+// at the top than at the bottom, as with more cache per node: the
+// constrained κ is 0 and a note says why the unconstrained one went
+// negative.
 func TestSuperlinearTopExplainsNegativeKappa(t *testing.T) {
 	pts := []Point{{1, 100}, {2, 190}, {4, 350}, {8, 640}, {16, 1250}, {32, 2600}}
 	fit, err := FitPoints(pts)
 	require.NoError(t, err)
-	require.Equal(t, 0.0, fit.Kappa)
+	require.Equal(t, ModelAmdahl, fit.Model)
+	require.Zero(t, fit.Kappa)
 	require.Less(t, fit.Unconstrained.Kappa, 0.0)
-	found := false
-	for _, n := range fit.Notes {
-		if strings.Contains(n, "κ would be") && strings.Contains(n, "too few points past the peak") {
-			found = true
-		}
-	}
-	require.True(t, found, "notes: %v", fit.Notes)
+	requireNote(t, fit, "κ would be")
+	requireNote(t, fit, "too few points past the peak")
+	requireNote(t, fit, "superlinear effect such as more cache")
+	require.Contains(t, fit.String(), "note    unconstrained, κ would be")
+}
+
+// TestSuperlinearStartExplainsNegativeSigma is a sweep whose throughput
+// per client rises from N = 1 to N = 8 (what a cold or throttled first
+// point looks like), generated from the law with σ = -0.03: the
+// unconstrained fit recovers that σ, the constrained one holds σ at 0,
+// and a note explains it.
+func TestSuperlinearStartExplainsNegativeSigma(t *testing.T) {
+	truth := params{100, -0.03, 0.002}
+	pts := sweep(truth, 1, 1, 2, 4, 8, 12, 16, 24, 32)
+	fit, err := FitPoints(pts)
+	require.NoError(t, err)
+	require.InEpsilon(t, truth[iSigma], fit.Unconstrained.Sigma, 1e-6)
+	require.InEpsilon(t, truth[iKappa], fit.Unconstrained.Kappa, 1e-6)
+	require.Zero(t, fit.Sigma)
+	require.Greater(t, fit.Kappa, 0.0)
+	require.True(t, math.IsNaN(fit.SigmaErr), "σ at its bound has no standard error")
+	require.False(t, math.IsNaN(fit.KappaErr))
+	require.False(t, math.IsNaN(fit.LambdaErr))
+	require.Equal(t, len(pts)-2, fit.DF, "σ held at 0 is not estimated")
+	requireNote(t, fit, "σ would be -0.03")
+	requireNote(t, fit, "warm-up")
+	requireNote(t, fit, "higher at N = 8 than at N = 1")
+	require.Contains(t, fit.String(), "sigma   0 (at its bound: no standard error)")
 }
 
 func TestBadInput(t *testing.T) {
-	for name, pts := range map[string][]Point{
-		"two points":      {{1, 1}, {2, 2}},
-		"zero N":          {{0, 1}, {2, 2}, {3, 3}},
-		"negative X":      {{1, 1}, {2, -2}, {3, 3}},
-		"NaN X":           {{1, 1}, {2, math.NaN()}, {3, 3}},
-		"two distinct Ns": {{1, 1}, {1, 1.1}, {2, 2}, {2, 2.1}},
+	for _, c := range []struct {
+		name string
+		fit  func([]Point) (*Fit, error)
+		pts  []Point
+		want string
+	}{
+		{"no points", FitPoints, nil, "0 points: want at least 3"},
+		{"two points", FitPoints, []Point{{1, 1}, {2, 2}}, "2 points: want at least 3"},
+		{"zero N", FitPoints, []Point{{1, 1}, {0, 1}, {2, 2}}, "point 2: N=0: want a positive"},
+		{"negative N", FitPoints, []Point{{-1, 1}, {1, 1}, {2, 2}}, "point 1: N=-1"},
+		{"NaN N", FitPoints, []Point{{1, 1}, {2, 2}, {math.NaN(), 3}}, "point 3: N=NaN"},
+		{"infinite N", FitPoints, []Point{{1, 1}, {2, 2}, {math.Inf(1), 3}}, "point 3: N=+Inf"},
+		{"zero X", FitPoints, []Point{{1, 1}, {2, 0}, {3, 3}}, "point 2 (N=2): X=0: want a positive"},
+		{"negative X", FitPoints, []Point{{1, 1}, {2, -2}, {3, 3}}, "X=-2"},
+		{"NaN X", FitPoints, []Point{{1, 1}, {2, math.NaN()}, {3, 3}}, "X=NaN"},
+		{"all N equal", FitPoints, []Point{{4, 1}, {4, 1.1}, {4, 0.9}}, "all 3 points have N=4"},
+		{"two distinct N", FitPoints, []Point{{1, 1}, {1, 1.1}, {2, 2}, {2, 2.1}}, "only 2 distinct values of N [1 2]: 3 parameters need at least 3 (FitAmdahl"},
+		{"Amdahl, one point", FitAmdahl, []Point{{1, 1}}, "1 points: want at least 2"},
+		{"Amdahl, all N equal", FitAmdahl, []Point{{2, 1}, {2, 1.2}}, "all 2 points have N=2"},
 	} {
-		_, err := FitPoints(pts)
-		require.Error(t, err, name)
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.fit(c.pts)
+			require.ErrorContains(t, err, c.want)
+		})
 	}
 }
 
-func TestReadCSV(t *testing.T) {
-	pts, err := ReadCSV(strings.NewReader("run,Threads,ops_sec\na,1,10\nb,2,19.5\n"), "x.csv")
+func TestString(t *testing.T) {
+	fit, err := FitPoints(sweep(params{1000, 0.05, 0.002}, 1, 1, 2, 4, 8))
 	require.NoError(t, err)
-	require.Equal(t, []Point{{1, 10}, {2, 19.5}}, pts)
-	_, err = ReadCSV(strings.NewReader("n,x\n1,10\n2,abc\n"), "bad.csv")
-	require.ErrorContains(t, err, `bad.csv:3: column x: "abc" is not a number`)
-	_, err = ReadCSV(strings.NewReader(""), "empty.csv")
-	require.ErrorContains(t, err, "empty.csv: empty file")
+	s := fit.String()
+	require.Contains(t, s, "model   usl, 4 points, R² 1.0000")
+	require.Contains(t, s, "on 1 degrees of freedom")
+	require.Contains(t, s, "lambda  1000 ± ")
+	require.Contains(t, s, "peak    7")
+	require.Contains(t, s, "note    the peak at N = 21.79 lies beyond the largest N measured (8): it is an extrapolation")
+	require.Contains(t, s, "note    only 4 points")
+}
+
+// TestNoBetterPointThanTheFit is a property test over 300 random
+// problems: λ from 0.01 to 10⁶, σ from 10⁻⁴ to 1 (sometimes 0), κ from
+// 10⁻⁷ to 0.1 (sometimes 0), five shapes of sweep, noise from none to
+// 20%. The fit's SSE is never above that of the true coefficients (a
+// feasible point, so a fit above it missed the minimum), the
+// unconstrained SSE never above the constrained one, and exact data
+// give the truth back.
+func TestNoBetterPointThanTheFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	grids := [][]float64{{1, 2, 4, 8, 16, 32, 64}, {1, 2, 3, 4, 5, 6}, {4, 8, 16, 32, 64, 128, 256}, {1, 10, 100, 1000},
+		{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128}}
+	for range 300 {
+		truth := params{math.Pow(10, rng.Float64()*8-2), math.Pow(10, rng.Float64()*4-4), math.Pow(10, rng.Float64()*6-7)}
+		if rng.IntN(4) == 0 {
+			truth[iKappa] = 0
+		}
+		if rng.IntN(6) == 0 {
+			truth[iSigma] = 0
+		}
+		ns := grids[rng.IntN(len(grids))]
+		noise := []float64{0, 0.01, 0.05, 0.2}[rng.IntN(4)]
+		var pts []Point
+		scale := 0.0
+		for _, n := range ns {
+			x := model(truth, n) * math.Max(0.05, 1+noise*rng.NormFloat64())
+			pts = append(pts, Point{n, x})
+			scale += x * x
+		}
+		fit, err := FitPoints(pts)
+		require.NoError(t, err)
+		pr := problem{pts: pts}
+		got := pr.sse(params{fit.Lambda, fit.Sigma, fit.Kappa})
+		slack := 1e-20 * scale // rounding, for exact data
+		require.LessOrEqual(t, got, pr.sse(truth)*(1+1e-7)+slack, "truth %v, sweep %v, noise %v", truth, ns, noise)
+		u := pr.sse(params{fit.Unconstrained.Lambda, fit.Unconstrained.Sigma, fit.Unconstrained.Kappa})
+		require.LessOrEqual(t, u, got*(1+1e-9)+slack, "truth %v, sweep %v, noise %v", truth, ns, noise)
+		if noise == 0 {
+			require.InEpsilon(t, truth[iLambda], fit.Lambda, 1e-6, "truth %v, sweep %v", truth, ns)
+			if truth[iKappa] == 0 {
+				require.Equal(t, ModelAmdahl, fit.Model, "truth %v, sweep %v", truth, ns)
+			} else {
+				require.InEpsilon(t, truth[iKappa], fit.Kappa, 1e-5, "truth %v, sweep %v", truth, ns)
+			}
+		}
+	}
 }
