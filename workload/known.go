@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/suggest"
 	"github.com/dbarena/dbarena/properties"
 )
 
@@ -100,30 +101,9 @@ func contains(list []string, s string) bool {
 func closest(key string) string {
 	best, bestD := "", 4
 	for _, k := range knownProperties() {
-		if d := editDistance(key, k); d < bestD {
+		if d := suggest.Distance(key, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/internal/suggest"
 )
 
 // decoder walks the YAML tree by hand rather than with KnownFields: only
@@ -142,7 +144,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string) (fields, 
 	}
 	for _, p := range ps {
 		if !contains(allowed, p.key.Value) {
-			d.errorf(p.key, path, "unknown key %q; %s", p.key.Value, suggest(p.key.Value, allowed))
+			d.errorf(p.key, path, "unknown key %q; %s", p.key.Value, hintOrList(p.key.Value, allowed))
 			continue
 		}
 		f.keys[p.key.Value], f.vals[p.key.Value] = p.key, p.val
@@ -281,63 +283,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// suggest returns "did you mean "x"?" for the nearest of valid, or the
+// hintOrList returns "did you mean "x"?" for the nearest of valid, or the
 // list of valid values when none is near.
-func suggest(got string, valid []string) string {
-	if best := nearest(got, valid); best != "" {
+func hintOrList(got string, valid []string) string {
+	if best := suggest.Nearest(got, valid); best != "" {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
 	sorted := append([]string(nil), valid...)
 	sort.Strings(sorted)
 	return "valid: " + strings.Join(sorted, ", ")
-}
-
-// nearest returns the candidate closest to s by edit distance, if it is
-// close enough to be a plausible typo: at most a third of the word's
-// length, and never more than 3 edits. Failing that, the shortest
-// candidate that s abbreviates (at least 4 characters: "requestdist").
-func nearest(s string, candidates []string) string {
-	lower := strings.ToLower(s)
-	best, bestD := "", min(3, max(1, len(s)/3))+1
-	for _, c := range candidates {
-		if d := editDistance(lower, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best != "" || len(s) < 4 {
-		return best
-	}
-	for _, c := range candidates {
-		if strings.HasPrefix(c, lower) && (best == "" || len(c) < len(best)) {
-			best = c
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance between a and
-// b, in bytes: Levenshtein's insertions, deletions and substitutions, plus
-// the swap of two neighbours as one edit, the most common typing slip.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

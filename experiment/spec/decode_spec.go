@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/internal/suggest"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -263,7 +264,7 @@ func (d *decoder) checkProvider(n *yaml.Node, path, provider string) {
 
 // didYouMean returns " (did you mean "x"?)" or "".
 func didYouMean(got string, valid []string) string {
-	if best := nearest(got, valid); best != "" {
+	if best := suggest.Nearest(got, valid); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
@@ -310,7 +311,7 @@ func (d *decoder) checkSize(s *Spec, at *yaml.Node) {
 func unknownAxis(key string, driverPrefixes []string) string {
 	msg := fmt.Sprintf("unknown matrix axis %q: want threads, target, a workload property or a driver property (%s)",
 		key, prefixList(driverPrefixes))
-	if best := nearest(key, axisSuggestions()); best != "" {
+	if best := suggest.Nearest(key, axisSuggestions()); best != "" {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/suggest"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -157,7 +158,7 @@ func TestNearest(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			require.Equal(t, tc.want, nearest(tc.in, sections()["targets[].deploy"]))
+			require.Equal(t, tc.want, suggest.Nearest(tc.in, sections()["targets[].deploy"]))
 		})
 	}
 }
