@@ -11,6 +11,9 @@ const (
 	// ExitUsage: bad input: an unknown flag, command or driver, a property
 	// with a bad value, a missing or unreadable file. Nothing was run.
 	ExitUsage = 2
+	// ExitSlower: dbarena compare --fail-on-slower found a change that
+	// is slower beyond the repetitions' noise.
+	ExitSlower = 3
 	// ExitInterrupted: SIGINT or SIGTERM stopped a run; everything measured
 	// until then was written and marked interrupted.
 	ExitInterrupted = 130

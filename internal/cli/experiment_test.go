@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -311,4 +312,50 @@ matrix:
 		}
 	}
 	require.Equal(t, 6-skipped, runs)
+}
+
+// writeRun writes a results directory with one workload on one target,
+// a repetition per throughput, latency inversely proportional to it.
+func writeRun(t *testing.T, dir string, throughputs ...float64) {
+	t.Helper()
+	w, err := results.Create(dir)
+	require.NoError(t, err)
+	for i, x := range throughputs {
+		require.NoError(t, w.AddTrial(results.Trial{ID: fmt.Sprintf("pg.a.%d", i+1), Kind: results.KindRun, Target: "pg", Workload: "a",
+			Repetition: i + 1, Threads: 16, Throughput: x, Operations: int64(x * 10), Status: results.StatusCompleted,
+			Latency: results.Latency{Mean: 16e6 / x, P50: 12e6 / x, P99: 60e6 / x, P999: 90e6 / x}}))
+	}
+	require.NoError(t, w.WriteManifest(&results.Manifest{Status: results.StatusCompleted,
+		Targets: []results.TargetInfo{{Name: "pg", Database: "postgres", Version: "16.4"}}}))
+	require.NoError(t, w.Close())
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	a, b, same := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "same")
+	writeRun(t, a, 10210, 10090, 10150)
+	writeRun(t, b, 8920, 9010, 8960) // about 11.7% slower
+	writeRun(t, same, 10180, 10120, 10160)
+
+	code, out, errs := run(t, context.Background(), "compare", a, b)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "throughput ops/s")
+	require.Regexp(t, `throughput ops/s\s+10150 ± 60 \(3\)\s+8963 ± 45 \(3\)\s+-11\.7%\s+\[-1\d\.\d%, -1\d\.\d%\]\s+slower`, out)
+
+	code, _, errs = run(t, context.Background(), "compare", "--fail-on-slower", a, b)
+	require.Equal(t, ExitSlower, code)
+	require.Contains(t, errs, "slower in B than in A")
+
+	code, out, errs = run(t, context.Background(), "compare", "--fail-on-slower", a, same)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "no significant difference")
+
+	for _, args := range [][]string{
+		{"compare", a},
+		{"compare", a, filepath.Join(dir, "missing")},
+		{"compare", "--level", "95", a, b},
+	} {
+		code, _, errs := run(t, context.Background(), args...)
+		require.Equal(t, ExitUsage, code, "%v: %s", args, errs)
+	}
 }
