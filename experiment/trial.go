@@ -102,6 +102,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		tr.afterLoad()
 	}
 	tr.native(ctx, db)
+	tr.reference(ctx, st, props.Map(), wcfg, &row, label)
 	errs = append(errs, s.w.AddTrial(row))
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
 		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, flagText(row.Flags))

@@ -28,6 +28,8 @@ type page struct {
 	Warnings    []warning
 	Fits        []fit
 	Sweeps      []sweepView
+	References  []referenceView
+	RefNotes    []string
 	Groups      []figureGroup
 	FigureNote  string
 	Trials      []trialView
@@ -127,6 +129,7 @@ func buildPage(d *results.Data) *page {
 	for _, sw := range findSweeps(s) {
 		p.Sweeps = append(p.Sweeps, sweepView{Label: sw.label, Findings: analyzeSweep(s, sw)})
 	}
+	p.References, p.RefNotes = referenceSection(d)
 	p.Groups, p.FigureNote = buildFigures(d, s)
 	for i := range d.Trials {
 		p.Trials = append(p.Trials, trialOf(&d.Trials[i]))

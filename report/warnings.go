@@ -31,6 +31,9 @@ func trialFlags(t *results.Trial) []string {
 	if t.Errors > 0 && !has("errors") {
 		flags = append(flags, fmt.Sprintf("errors: %d of %d operations failed", t.Errors, t.Operations))
 	}
+	if f := referenceFlag(t); f != "" && !has("client ceiling") {
+		flags = append(flags, f)
+	}
 	switch t.Status {
 	case results.StatusInterrupted, results.StatusRunning:
 		if !has("interrupted") {

@@ -259,6 +259,11 @@ func trialColumns() []column[Trial] {
 				return nil
 			}},
 		strCol("status", func(t *Trial) *string { return &t.Status }),
+		strCol("reference_tool", func(t *Trial) *string { return &t.Reference.Tool }),
+		strCol("reference_command", func(t *Trial) *string { return &t.Reference.Command }),
+		floatCol("reference_ops_sec", func(t *Trial) *float64 { return &t.Reference.Throughput }),
+		floatCol("reference_latency_mean_us", func(t *Trial) *float64 { return &t.Reference.MeanLatency }),
+		strCol("reference_note", func(t *Trial) *string { return &t.Reference.Note }),
 	)
 	return cols
 }

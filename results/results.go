@@ -164,6 +164,31 @@ type Trial struct {
 	// Flags are validity warnings ("client-bound: ...").
 	Flags  []string
 	Status string
+	// Reference is the database's own load tool run on the same reads
+	// right after the trial (run.reference); its Tool is "" when none
+	// ran, and then Note may say why.
+	Reference Reference
+}
+
+// Reference is one run of a native load tool beside a trial.
+type Reference struct {
+	// Tool is the program (pgbench, redis-benchmark), Command the command
+	// line it ran, secrets masked.
+	Tool, Command string
+	// Throughput is in ops/s, MeanLatency in microseconds (0: not
+	// reported).
+	Throughput, MeanLatency float64
+	// Note says what differed from the trial, or why no reference ran.
+	Note string
+}
+
+// Ratio is the trial's throughput as a share of the reference's; 0 when
+// no reference ran.
+func (t *Trial) Ratio() float64 {
+	if t.Reference.Throughput <= 0 {
+		return 0
+	}
+	return t.Throughput / t.Reference.Throughput
 }
 
 // Point is one row of timeseries.csv: one operation type (or "ALL") in

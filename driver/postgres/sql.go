@@ -277,3 +277,7 @@ func appendCopyText(dst, v []byte) []byte {
 	}
 	return dst
 }
+
+// ReadAllSQL is the statement a read of every field sends, with the key
+// as $1: a native tool such as pgbench can run the very same query.
+func (c Config) ReadAllSQL(table string) string { return c.sql.readAll(table) }

@@ -230,6 +230,9 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("saturation_steps"); v != nil {
 		r.SaturationSteps, _ = d.positiveInt(v, "run.saturation_steps")
 	}
+	if v := f.get("reference"); v != nil {
+		r.Reference, _ = d.boolean(v, "run.reference")
+	}
 }
 
 // duration decodes an optional duration; absent is 0.

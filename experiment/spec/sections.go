@@ -13,7 +13,7 @@ func sections() map[string][]string {
 		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "version", "options"},
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
-		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps"},
+		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference"},
 	}
 }
 

@@ -165,6 +165,11 @@ type RunSettings struct {
 	Until           string
 	SaturationGain  float64
 	SaturationSteps int
+	// Reference runs the database's own load tool after each read-only
+	// trial, on the same reads, threads and duration (package
+	// reference), so the report can tell a client ceiling from the
+	// database's.
+	Reference bool
 }
 
 // UntilSaturated is RunSettings.Until's one value.

@@ -60,6 +60,9 @@ func badFixtures() map[string][]string {
 			`until.bad.yaml:8: run.saturation_gain: want a fraction between 0 and 1 (0.05: a step that adds under 5% is flat), got "5"`,
 			`until.bad.yaml:9: run.saturation_steps: want a positive integer, got "0"`,
 		},
+		"reference.bad.yaml": {
+			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
+		},
 		"both.bad.yaml": {
 			`both.bad.yaml:8: workloads[0]: give builtin or file, not both (builtin at line 7)`,
 			`both.bad.yaml:11: run: give duration or operations, not both (duration at line 10)`,
@@ -297,4 +300,14 @@ func TestMemory(t *testing.T) {
 			require.Equal(t, tc.want, s.Targets[0].Deploy.MemoryBytes)
 		})
 	}
+}
+
+func TestReference(t *testing.T) {
+	parse := func(run string) *spec.Spec {
+		s, err := spec.Parse("ref.yaml", []byte("name: ref\ntargets: [{database: postgres}]\nworkloads: [c]\nrun: "+run+"\n"), testOptions())
+		require.NoError(t, err)
+		return s
+	}
+	require.False(t, parse("{duration: 10s}").Run.Reference, "off unless asked")
+	require.True(t, parse("{duration: 10s, reference: true}").Run.Reference)
 }

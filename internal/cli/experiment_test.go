@@ -73,6 +73,19 @@ func TestQuickstartEndToEnd(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, loads, "A-D share a load per target; E reloads after D inserted")
+	for _, tr := range d.Trials {
+		switch tr.ID {
+		case "postgres.c": // the quickstart asks for a reference on its read-only workload
+			require.Equal(t, "pgbench", tr.Reference.Tool, "postgres C reference: %s", tr.Reference.Note)
+			require.Positive(t, tr.Reference.Throughput)
+			require.Positive(t, tr.Ratio())
+		case "cassandra.c":
+			require.Empty(t, tr.Reference.Tool)
+			require.Contains(t, tr.Reference.Note, "no native load tool is known for the cql driver")
+		default:
+			require.Empty(t, tr.Reference, "%s: no reference on a load or a workload with writes", tr.ID)
+		}
+	}
 	require.Equal(t, 12, runs, "workloads a-f on two targets")
 	hosts := map[string]bool{}
 	for _, s := range d.Sys {

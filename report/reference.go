@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// clientCeiling is the ratio under which a trial is flagged: dbarena
+// reached less than this share of the database's own tool on the same
+// reads, so the comparison may measure the client.
+const clientCeiling = 0.8
+
+// referenceView is one trial measured beside a native load tool.
+type referenceView struct {
+	Trial, Target, Workload, Threads string
+	Rate, Tool, ToolRate, Ratio      string
+	Low                              bool
+	Latency, ToolLatency             string
+	Command, Note                    string
+}
+
+// referenceSection lists the trials with a reference run, and says why
+// none ran where one was asked for and could not be.
+func referenceSection(d *results.Data) (rows []referenceView, notes []string) {
+	seen := map[string]bool{}
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		ref := t.Reference
+		if ref.Tool == "" {
+			// One note per reason and target, not one per trial.
+			if ref.Note != "" && !seen[t.Target+ref.Note] {
+				seen[t.Target+ref.Note] = true
+				notes = append(notes, fmt.Sprintf("%s, %s: %s", t.Target, t.Workload, ref.Note))
+			}
+			continue
+		}
+		r := t.Ratio()
+		rows = append(rows, referenceView{Trial: t.ID, Target: t.Target, Workload: t.Workload, Threads: fmt.Sprint(t.Threads),
+			Rate: fmtRate(t.Throughput), Tool: ref.Tool, ToolRate: fmtRate(ref.Throughput),
+			Ratio: fmt.Sprintf("%.0f%%", 100*r), Low: r < clientCeiling,
+			Latency: fmtLatencyUs(t.Latency.Mean), ToolLatency: fmtLatencyUs(ref.MeanLatency),
+			Command: ref.Command, Note: ref.Note})
+	}
+	return rows, notes
+}
+
+// referenceFlag is the validity flag of a trial that reached under
+// clientCeiling of its reference, or "".
+func referenceFlag(t *results.Trial) string {
+	r := t.Ratio()
+	if r == 0 || r >= clientCeiling {
+		return ""
+	}
+	return fmt.Sprintf("client ceiling: dbarena reached %.0f%% of %s's throughput on the same reads (%s vs %s ops/s): this comparison may measure the client more than the database",
+		100*r, t.Reference.Tool, fmtRate(t.Throughput), fmtRate(t.Reference.Throughput))
+}
+
+// fmtLatencyUs writes a mean latency given in microseconds as ms.
+func fmtLatencyUs(us float64) string {
+	if us <= 0 || !finite(us) {
+		return dash
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.3f", us/1000), "0") + " ms"
+}
