@@ -372,3 +372,38 @@ func TestCompare(t *testing.T) {
 		require.Equal(t, ExitUsage, code, "%v: %s", args, errs)
 	}
 }
+
+// TestSweepUSLFigure runs a real client sweep against local Redis and
+// checks that the report fits the Universal Scalability Law to it and
+// draws the sweep figure with the fitted curve.
+func TestSweepUSLFigure(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: usl
+properties: {recordcount: 500}
+targets:
+  - database: redis
+workloads: [c]
+run: {duration: 1s, threads: 1}
+matrix:
+  threads: [1, 2, 4, 8, 16]
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	html, err := os.ReadFile(filepath.Join(res, results.ReportFile))
+	require.NoError(t, err)
+	page := string(html)
+	i := strings.Index(page, `<section id="scalability">`)
+	require.GreaterOrEqual(t, i, 0, "the report has a Scalability section")
+	sec := page[i : i+strings.Index(page[i:], "</section>")]
+	require.Regexp(t, `(usl|amdahl): λ [0-9.,]+ ops/s per thread, σ [0-9.e-]+`, sec, "the fit's coefficients")
+	require.Contains(t, sec, "<td>redis</td>")
+	svgs, err := filepath.Glob(filepath.Join(res, results.FiguresDir, "sweep-*.svg"))
+	require.NoError(t, err)
+	require.Len(t, svgs, 1, "one sweep figure")
+	svg, err := os.ReadFile(svgs[0])
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "stroke-dasharray", "the fitted curve is drawn dashed")
+}
