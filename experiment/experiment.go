@@ -22,6 +22,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/providers"
+	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -216,7 +217,7 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 	}
 	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
-		Properties: redact(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
+		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
 	for _, h := range dep.Hosts() {
 		info.Hosts = append(info.Hosts, h.Name)
 		switch {
@@ -320,41 +321,6 @@ func mergeProps(base, over map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// redact hides secrets in properties written to the manifest and report.
-func redact(props map[string]string) map[string]string {
-	out := make(map[string]string, len(props))
-	for k, v := range props {
-		lk := strings.ToLower(k)
-		switch {
-		case strings.Contains(lk, "password"), strings.Contains(lk, "passwd"), strings.Contains(lk, "secret"),
-			strings.Contains(lk, "token"):
-			out[k] = "REDACTED"
-		case strings.Contains(lk, "url"):
-			out[k] = redactURL(v)
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// redactURL hides the password of user:password@host URLs and DSNs.
-func redactURL(v string) string {
-	at := strings.LastIndex(v, "@")
-	if at < 0 {
-		return v
-	}
-	head := v[:at]
-	scheme := ""
-	if i := strings.Index(head, "://"); i >= 0 {
-		scheme, head = head[:i+3], head[i+3:]
-	}
-	if user, _, ok := strings.Cut(head, ":"); ok {
-		return scheme + user + ":REDACTED" + v[at:]
-	}
-	return v
 }
 
 // loaderHost describes this machine.

@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -71,7 +71,7 @@ func (p pgbench) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Tool = "pgbench"
-	res.Command = strings.Join(append([]string{"pgbench"}, append(args, redactURL(cfg.URL))...), " ")
+	res.Command = strings.Join(append([]string{"pgbench"}, append(args, redact.URL(cfg.URL))...), " ")
 	res.Notes = append(res.Notes, distributionNote(req.Workload)...)
 	return res, nil
 }
@@ -130,16 +130,4 @@ func parsePgbench(out []byte) (*Result, error) {
 		res.Notes = append(res.Notes, string(m[1])+" pgbench transactions failed")
 	}
 	return res, nil
-}
-
-// redactURL drops the password from a connection URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxx")
-	}
-	return u.String()
 }

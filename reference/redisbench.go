@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -66,7 +67,7 @@ func (r redisBenchmark) Run(ctx context.Context, req Request) (*Result, error) {
 	shown := append([]string(nil), args...)
 	if cfg.Password != "" {
 		args = append(args, "-a", cfg.Password)
-		shown = append(shown, "-a", "xxx")
+		shown = append(shown, "-a", redact.Mask)
 	}
 	cmdArgs := []string{"HGETALL", "user__rand_int__"}
 	out, err := output(exec.CommandContext(ctx, bin, append(args, cmdArgs...)...))

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -110,11 +111,11 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		c.URL = DefaultURL
 	}
 	if !strings.HasPrefix(c.URL, "mongodb://") && !strings.HasPrefix(c.URL, "mongodb+srv://") {
-		return c, fmt.Errorf("%s=%q: want mongodb://host:port/database?options or mongodb+srv://host/database?options", p.Key("url"), redact(c.URL))
+		return c, fmt.Errorf("%s=%q: want mongodb://host:port/database?options or mongodb+srv://host/database?options", p.Key("url"), redact.URL(c.URL))
 	}
 	opts := options.Client().ApplyURI(c.URL)
 	if err := opts.Validate(); err != nil {
-		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact(c.URL), err)
+		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact.URL(c.URL), err)
 	}
 	c.client = opts
 	c.Hosts = opts.Hosts
@@ -295,28 +296,6 @@ func parseReadPreference(p driver.Props, fromURL *readpref.ReadPref) (*readpref.
 		return nil, fmt.Errorf("%s=%q: %w", p.Key("readpreference"), raw, err)
 	}
 	return rp, nil
-}
-
-// redact hides a password in a URL for messages.
-func redact(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	// The user info ends at the last @ before the path or options.
-	hosts := rest
-	if i := strings.IndexAny(hosts, "/?"); i >= 0 {
-		hosts = hosts[:i]
-	}
-	at := strings.LastIndexByte(hosts, '@')
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	if !hasPass {
-		return raw
-	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }
 
 // wString renders a w value for messages and docs.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
@@ -152,7 +154,7 @@ func TestIgnoredYCSBProperties(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	require.Equal(t, "mongodb://u:xxxxx@h:1/db", redact("mongodb://u:secret@h:1/db"))
-	require.Equal(t, "mongodb://u@h:1/db", redact("mongodb://u@h:1/db"))
-	require.Equal(t, "mongodb://h:1/db?x=a@b", redact("mongodb://h:1/db?x=a@b"))
+	require.Equal(t, "mongodb://u:REDACTED@h:1/db", redact.URL("mongodb://u:secret@h:1/db"))
+	require.Equal(t, "mongodb://u@h:1/db", redact.URL("mongodb://u@h:1/db"))
+	require.Equal(t, "mongodb://h:1/db?x=a@b", redact.URL("mongodb://h:1/db?x=a@b"))
 }

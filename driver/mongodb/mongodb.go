@@ -25,6 +25,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/auth"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // appName is sent in the connection handshake so that server logs and
@@ -98,7 +99,7 @@ func (c *Config) clientOptions() *options.ClientOptions {
 func (db *DB) connect(ctx context.Context) error {
 	client, err := mongo.Connect(db.cfg.clientOptions())
 	if err != nil {
-		return fmt.Errorf("mongodb.url=%q: %w", redact(db.cfg.URL), err)
+		return fmt.Errorf("mongodb.url=%q: %w", redact.URL(db.cfg.URL), err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, db.cfg.ConnectTimeout)
 	defer cancel()
@@ -115,7 +116,7 @@ func (db *DB) connect(ctx context.Context) error {
 func (db *DB) connectError(err error) error {
 	if errors.As(err, new(*auth.Error)) {
 		return fmt.Errorf("mongodb at %s refused the login in %s (check the user, password and authSource in mongodb.url): %w",
-			db.addr, redact(db.cfg.URL), err)
+			db.addr, redact.URL(db.cfg.URL), err)
 	}
 	return driver.Unreachable("mongodb", db.addr, db.cfg.ConnectTimeout, err)
 }

@@ -9,6 +9,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -73,7 +74,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	}
 	dsn, err := gomysql.ParseDSN(raw)
 	if err != nil {
-		add(fmt.Errorf("%s=%q: %w", p.Key("url"), redact(raw), err))
+		add(fmt.Errorf("%s=%q: %w", p.Key("url"), redact.URL(raw), err))
 		dsn = gomysql.NewConfig()
 	}
 	d, err := p.Enum("dialect", string(DialectMySQL), string(DialectMySQL), string(DialectMariaDB), string(DialectTiDB))
@@ -165,16 +166,6 @@ func jdbcDSN(props map[string]string) string {
 	cfg.Addr = host
 	cfg.DBName = db
 	return cfg.FormatDSN()
-}
-
-// redact hides a password in a DSN for messages.
-func redact(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	colon := strings.Index(dsn, ":")
-	if at < 0 || colon < 0 || colon > at {
-		return dsn
-	}
-	return dsn[:colon] + ":xxxxx" + dsn[at:]
 }
 
 // addr names the server in messages: host:port, or the socket path.

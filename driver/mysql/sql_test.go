@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 func TestSQL(t *testing.T) {
@@ -59,6 +61,6 @@ func TestJDBCDSN(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	require.Equal(t, "root:xxxxx@tcp(h:1)/db", redact("root:pw@tcp(h:1)/db"))
-	require.Equal(t, "root@tcp(h:1)/db", redact("root@tcp(h:1)/db"))
+	require.Equal(t, "root:REDACTED@tcp(h:1)/db", redact.URL("root:pw@tcp(h:1)/db"))
+	require.Equal(t, "root@tcp(h:1)/db", redact.URL("root@tcp(h:1)/db"))
 }

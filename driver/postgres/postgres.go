@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -111,7 +112,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		return c, err
 	}
 	if _, err := pgx.ParseConfig(c.URL); err != nil {
-		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact(c.URL), err)
+		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact.URL(c.URL), err)
 	}
 	return c, nil
 }
@@ -133,18 +134,6 @@ func jdbcURL(props map[string]string) string {
 		pu.User = url.UserPassword(user, props["db.passwd"])
 	}
 	return pu.String()
-}
-
-// redact hides a password in a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 // DB is an opened PostgreSQL-protocol database.
@@ -236,7 +225,7 @@ func (db *DB) connectError(err error) error {
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "28P01", "28000":
-			return fmt.Errorf("postgres at %s refused the login in %s (check the user and password in postgres.url): %w", db.addr, redact(db.cfg.URL), err)
+			return fmt.Errorf("postgres at %s refused the login in %s (check the user and password in postgres.url): %w", db.addr, redact.URL(db.cfg.URL), err)
 		case "3D000":
 			return err
 		}
