@@ -23,6 +23,7 @@ import (
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -135,20 +136,41 @@ func Preflight(plan *spec.Plan) error {
 			errs = append(errs, fmt.Errorf("target %s: %w", t.Name, err))
 			continue
 		}
+		req, err := request(t, Options{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if c, ok := prov.(deploy.Checker); ok {
-			if err := c.Check(request(t, Options{})); err != nil {
+			if err := c.Check(req); err != nil {
 				errs = append(errs, err)
 			}
+		}
+	}
+	// A secret the environment lacks fails now, not at the first trial
+	// that needs it.
+	for _, kv := range plan.Spec.Properties {
+		if _, err := secret.Resolve(kv.Value); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: properties.%s: %w", plan.Spec.File, kv.Line, kv.Key, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// request is the deployment request of a target.
-func request(t *spec.Target, opts Options) deploy.Request {
-	return deploy.Request{Name: t.Name, Database: t.Database, Nodes: t.Deploy.Nodes,
+// request is the deployment request of a target, with the secrets its
+// options and properties refer to resolved for the provider.
+func request(t *spec.Target, opts Options) (deploy.Request, error) {
+	req := deploy.Request{Name: t.Name, Database: t.Database, Nodes: t.Deploy.Nodes,
 		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Version: t.Deploy.Version,
-		Options: t.Deploy.Options, Properties: t.Properties, WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
+		WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
+	var err error
+	if req.Options, err = secret.ResolveMap(t.Deploy.Options); err != nil {
+		return req, fmt.Errorf("target %s: deploy.options.%w", t.Name, err)
+	}
+	if req.Properties, err = secret.ResolveMap(t.Properties); err != nil {
+		return req, fmt.Errorf("target %s: properties.%w", t.Name, err)
+	}
+	return req, nil
 }
 
 // onSamples stores one round of system metrics, labelled with the trial
@@ -211,7 +233,11 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 		return err
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: deploying %s (%s, %s provider)\n", t.Name, t.Database, prov.Name())
-	dep, err := prov.Up(ctx, request(t, s.opts))
+	req, err := request(t, s.opts)
+	if err != nil {
+		return err
+	}
+	dep, err := prov.Up(ctx, req)
 	if err != nil {
 		return fmt.Errorf("deploy %s: %w", t.Name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -29,14 +30,27 @@ type targetRun struct {
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:
-// what the user wrote always wins.
-func (tr *targetRun) stepProps(st *spec.Step) *properties.Set {
+// what the user wrote always wins. References to secrets (${env:NAME},
+// ${file:PATH}) are resolved here, for the driver only: the plan, the
+// manifest and the report keep the references.
+func (tr *targetRun) stepProps(st *spec.Step) (*properties.Set, error) {
 	p := properties.New()
 	for k, v := range tr.dep.Properties() {
 		p.Set(k, v, properties.Source{File: "deployment of " + tr.t.Name})
 	}
 	p.Merge(st.Properties)
-	return p
+	for _, k := range p.Keys() {
+		v, src, _ := p.Lookup(k)
+		if !secret.Has(v) {
+			continue
+		}
+		r, err := secret.Resolve(v)
+		if err != nil {
+			return nil, fmt.Errorf("property %s (%s): %w", k, src, err)
+		}
+		p.Set(k, r, src)
+	}
+	return p, nil
 }
 
 // step runs one load or measured trial, appends its row and returns the
@@ -49,7 +63,10 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
 // trial runs one step and returns its row.
 func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	s := tr.s
-	props := tr.stepProps(st)
+	props, err := tr.stepProps(st)
+	if err != nil {
+		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	}
 	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
 	if err != nil {
 		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)

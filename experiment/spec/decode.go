@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/suggest"
 )
 
@@ -267,6 +268,12 @@ func (d *decoder) stringMap(n *yaml.Node, path string) []KV {
 	var out []KV
 	for _, p := range ps {
 		v, ok := d.scalar(p.val, join(path, p.key.Value), "a string, number or boolean")
+		if ok && secret.InClear(p.key.Value, v) {
+			// The manifest keeps the file's text: a password here would
+			// land in every results directory.
+			d.errorf(p.val, join(path, p.key.Value), "a credential written in clear in the experiment file: %s", secret.Hint)
+			continue
+		}
 		if ok {
 			out = append(out, KV{Key: p.key.Value, Value: v, Line: p.key.Line})
 		}

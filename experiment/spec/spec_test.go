@@ -60,6 +60,11 @@ func badFixtures() map[string][]string {
 			`until.bad.yaml:8: run.saturation_gain: want a fraction between 0 and 1 (0.05: a step that adds under 5% is flat), got "5"`,
 			`until.bad.yaml:9: run.saturation_steps: want a positive integer, got "0"`,
 		},
+		"secret.bad.yaml": {
+			`secret.bad.yaml:3: properties.redis.password: a credential written in clear in the experiment file: write ${env:NAME} (or ${file:PATH}) and set the value outside the file`,
+			`secret.bad.yaml:7: targets[0].properties.postgres.url: a credential written in clear`,
+			`secret.bad.yaml:11:26: targets[1].deploy.options.metrics: a credential written in clear`,
+		},
 		"reference.bad.yaml": {
 			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
 		},
@@ -310,4 +315,17 @@ func TestReference(t *testing.T) {
 	}
 	require.False(t, parse("{duration: 10s}").Run.Reference, "off unless asked")
 	require.True(t, parse("{duration: 10s, reference: true}").Run.Reference)
+}
+
+func TestSecretReferencesAreKept(t *testing.T) {
+	s, err := spec.Parse("ref.yaml", []byte(`name: ref
+properties: {redis.password: "${env:REDIS_PASSWORD}"}
+targets:
+  - database: postgres
+    properties: {postgres.url: "postgres://bench:${file:/run/secrets/pg}@db:5432/ycsb"}
+workloads: [c]
+`), testOptions())
+	require.NoError(t, err)
+	require.Equal(t, "${env:REDIS_PASSWORD}", s.Properties[0].Value, "resolved only when a driver needs it")
+	require.Equal(t, "postgres://bench:${file:/run/secrets/pg}@db:5432/ycsb", s.Targets[0].Properties["postgres.url"])
 }

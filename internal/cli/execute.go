@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
@@ -47,7 +48,7 @@ func newSummary(driverName string, rs runSettings, props *properties.Set, res *r
 		Tool: "dbarena", Build: ReadBuildInfo(), Phase: res.Phase.String(), Driver: driverName,
 		Threads: res.Config.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End, Interrupted: res.Interrupted, StopReason: res.StopReason,
-		Properties: props.Map(), Warmup: res.Warmup, Measured: res.Measured,
+		Properties: redact.Props(props.Map()), Warmup: res.Warmup, Measured: res.Measured,
 	}
 	if res.Config.Target > 0 {
 		s.LateUs = float64(res.Config.LateThreshold) / 1e3

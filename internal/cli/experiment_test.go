@@ -407,3 +407,70 @@ matrix:
 	require.NoError(t, err)
 	require.Contains(t, string(svg), "stroke-dasharray", "the fitted curve is drawn dashed")
 }
+
+// TestSecretsFromEnvironment points an experiment at a running Redis
+// through ${env:...} references: the driver gets the values, the
+// manifest keeps the references, and an unset variable fails before
+// anything is deployed.
+func TestSecretsFromEnvironment(t *testing.T) {
+	addr := os.Getenv("DBARENA_TEST_REDIS")
+	if addr == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DBARENA_TEST_REDIS is not set and CI=true: the test command must start Redis")
+		}
+		t.Skip("DBARENA_TEST_REDIS is not set: start the servers with scripts/servers")
+	}
+	t.Setenv("DBARENA_TEST_SECRET_ADDR", addr)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "secret.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: secret
+properties: {recordcount: 100}
+targets:
+  - database: redis
+    deploy: {provider: existing}
+    properties:
+      redis.addr: "${env:DBARENA_TEST_SECRET_ADDR}"
+      redis.password: "${env:DBARENA_TEST_SECRET_UNUSED}"
+workloads: [c]
+run: {duration: 1s, threads: 1}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+
+	// The password's variable is unset: refused before deploying.
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.NotEqual(t, ExitOK, code)
+	require.Contains(t, errs, "properties.redis.password: ${env:DBARENA_TEST_SECRET_UNUSED}: the environment variable DBARENA_TEST_SECRET_UNUSED is not set")
+	_, err := os.Stat(res)
+	require.True(t, os.IsNotExist(err), "nothing was run")
+
+	// An empty password is Redis's "no AUTH".
+	t.Setenv("DBARENA_TEST_SECRET_UNUSED", "")
+	code, _, errs = run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Equal(t, "${env:DBARENA_TEST_SECRET_ADDR}", d.Manifest.Targets[0].Properties["redis.addr"], "the manifest keeps the reference")
+	require.Equal(t, "REDACTED", d.Manifest.Targets[0].Properties["redis.password"])
+	require.NotContains(t, d.Manifest.Spec, addr)
+	for _, tr := range d.Trials {
+		require.Positive(t, tr.Operations, tr.ID)
+	}
+}
+
+// TestYCSBSecretFromEnvironment resolves a -p reference and keeps the
+// value out of the JSON summary.
+func TestYCSBSecretFromEnvironment(t *testing.T) {
+	t.Setenv("DBARENA_TEST_TOKEN", "s3cr3t-token")
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, _, errs := run(t, context.Background(), "ycsb", "run", "basic", "-p", "recordcount=10", "-p", "operationcount=10",
+		"-p", "basic.token=${env:DBARENA_TEST_TOKEN}", "--json", out)
+	require.Equal(t, ExitOK, code, errs)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "s3cr3t-token")
+	require.Contains(t, string(b), `"basic.token": "REDACTED"`)
+
+	code, _, errs = run(t, context.Background(), "ycsb", "run", "basic", "-p", "recordcount=10", "-p", "basic.token=${env:DBARENA_TEST_UNSET_TOKEN}")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "property basic.token (-p): ${env:DBARENA_TEST_UNSET_TOKEN}: the environment variable DBARENA_TEST_UNSET_TOKEN is not set")
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -124,6 +125,17 @@ func resolveProperties(cmd *cobra.Command, f *ycsbFlags) (*properties.Set, error
 	set("drop", "drop", strconv.FormatBool(f.drop))
 	set("no-create", "schema.create", strconv.FormatBool(!f.noCreate))
 	set("verify", "verify", strconv.FormatBool(f.verify))
+	// Credentials may come from the environment or a file, so that they
+	// stay out of property files and shell history.
+	for _, k := range p.Keys() {
+		if v, src, _ := p.Lookup(k); secret.Has(v) {
+			r, err := secret.Resolve(v)
+			if err != nil {
+				return nil, usageError(fmt.Errorf("property %s (%s): %w", k, src, err))
+			}
+			p.Set(k, r, src)
+		}
+	}
 	return p, nil
 }
 

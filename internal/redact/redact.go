@@ -26,6 +26,21 @@ func SecretKey(key string) bool {
 // ("postgres://u:p@h/db", "u:p@tcp(h:3306)/db"); anything else is
 // returned as it is.
 func URL(v string) string {
+	if head, _, tail, ok := splitPassword(v); ok {
+		return head + Mask + tail
+	}
+	return v
+}
+
+// Password returns the password of a user:password@host URL or DSN, and
+// whether there is one.
+func Password(v string) (string, bool) {
+	_, pw, _, ok := splitPassword(v)
+	return pw, ok
+}
+
+// splitPassword cuts v around its password: v = head + pw + tail.
+func splitPassword(v string) (head, pw, tail string, ok bool) {
 	scheme, rest := "", v
 	var end int
 	if i := strings.Index(v, "://"); i >= 0 {
@@ -42,13 +57,13 @@ func URL(v string) string {
 	}
 	at := strings.LastIndex(rest[:end], "@")
 	if at < 0 {
-		return v
+		return "", "", "", false
 	}
-	user, _, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return v
+	user, pw, found := strings.Cut(rest[:at], ":")
+	if !found {
+		return "", "", "", false
 	}
-	return scheme + user + ":" + Mask + rest[at:]
+	return scheme + user + ":", pw, rest[at:], true
 }
 
 // Props returns a copy of props with secret values masked and passwords

@@ -1,0 +1,121 @@
+// Package secret keeps credentials out of experiment and property files.
+// A value may refer to the environment, ${env:NAME}, or to a file,
+// ${file:PATH}; the reference is what files, manifests and reports hold,
+// and it is resolved only when a driver or a deployment needs the value.
+// A secret written in clear where a reference belongs is an error, so a
+// password never reaches a results directory by way of the spec text
+// the manifest keeps.
+package secret
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/redact"
+)
+
+const (
+	envPrefix  = "${env:"
+	filePrefix = "${file:"
+)
+
+// Has reports whether v holds a reference.
+func Has(v string) bool {
+	return strings.Contains(v, envPrefix) || strings.Contains(v, filePrefix)
+}
+
+// Resolve returns v with every reference replaced by its value: the
+// environment variable, or the file's content without its final line
+// break. An unset variable, an empty name or an unreadable file is an
+// error that names the reference.
+func Resolve(v string) (string, error) {
+	if !Has(v) {
+		return v, nil
+	}
+	var b strings.Builder
+	rest := v
+	for {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		ref := rest[i:]
+		end := strings.IndexByte(ref, '}')
+		kind, name, isRef := "", "", false
+		if end > 0 {
+			switch {
+			case strings.HasPrefix(ref, envPrefix):
+				kind, name, isRef = "env", ref[len(envPrefix):end], true
+			case strings.HasPrefix(ref, filePrefix):
+				kind, name, isRef = "file", ref[len(filePrefix):end], true
+			}
+		}
+		if !isRef {
+			// Not one of ours ("${" in a password, say): keep it.
+			b.WriteString("${")
+			rest = ref[2:]
+			continue
+		}
+		val, err := lookup(kind, name)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(val)
+		rest = ref[end+1:]
+	}
+}
+
+func lookup(kind, name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("${%s:}: want a name after %q", kind, kind+":")
+	}
+	switch kind {
+	case "env":
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return "", fmt.Errorf("${env:%s}: the environment variable %s is not set", name, name)
+		}
+		return v, nil
+	default:
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return "", fmt.Errorf("${file:%s}: %w", name, err)
+		}
+		s := strings.TrimSuffix(string(data), "\n")
+		return strings.TrimSuffix(s, "\r"), nil
+	}
+}
+
+// ResolveMap returns a copy of m with every value resolved; an error
+// names the key.
+func ResolveMap(m map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		r, err := Resolve(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// InClear reports whether key: value puts a credential in clear: a
+// secret-named key (password, token, secret key...) whose value is not a
+// reference, or a URL or DSN with a password that is not one.
+func InClear(key, value string) bool {
+	if value == "" {
+		return false
+	}
+	if redact.SecretKey(key) {
+		return !Has(value)
+	}
+	pw, ok := redact.Password(value)
+	return ok && pw != "" && !Has(pw)
+}
+
+// Hint is how an error about a secret in clear tells the user to fix it.
+const Hint = "write ${env:NAME} (or ${file:PATH}) and set the value outside the file"
