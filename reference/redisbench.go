@@ -44,6 +44,9 @@ func (r redisBenchmark) Run(ctx context.Context, req Request) (*Result, error) {
 	if cfg.Cluster {
 		return nil, notApplicable("redis-benchmark is matched against a single Redis server, not a cluster")
 	}
+	if cfg.TLS != nil {
+		return nil, notApplicable("redis-benchmark is not matched over TLS here")
+	}
 	bin, err := find("DBARENA_REDIS_BENCHMARK", "redis-benchmark")
 	if err != nil {
 		return nil, err

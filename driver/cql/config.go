@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -48,6 +49,9 @@ type Config struct {
 	Keyspace string
 	Username string
 	Password string
+	// TLS is nil for plain connections (see driver.Props.TLS): Amazon
+	// Keyspaces, Astra and ScyllaDB Cloud require it.
+	TLS *tls.Config
 	// Read and Write are the consistency levels of reads (and scans) and of
 	// inserts, updates and deletes; Serial is the Paxos phase of LWTs.
 	Read, Write, Serial gocql.Consistency
@@ -154,6 +158,8 @@ func ParseConfig(props map[string]string) (Config, error) {
 	if comp != "none" && comp != "" {
 		add(fmt.Errorf("%s=%s: this build has no %s codec (gocql's codecs pull in extra modules); use none", p.Key("compression"), comp, comp))
 	}
+	c.TLS, e = p.TLS()
+	add(e)
 	c.Tracing, e = p.Bool("tracing", ycsbBool(props, "cassandra.tracing"))
 	add(e)
 	// No retries by default (gocql's default too): a failed request is

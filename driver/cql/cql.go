@@ -96,6 +96,11 @@ func (db *DB) clusterConfig() *gocql.ClusterConfig {
 	// Replicas are shuffled so that with RF > 1 a hot key's reads spread
 	// over its replicas instead of always hitting the first one.
 	cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback, gocql.ShuffleReplicas())
+	if c.TLS != nil {
+		// gocql skips verification unless EnableHostVerification is set,
+		// whatever the tls.Config says: follow the config's choice.
+		cc.SslOpts = &gocql.SslOptions{Config: c.TLS, EnableHostVerification: !c.TLS.InsecureSkipVerify}
+	}
 	if c.Username != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}

@@ -272,6 +272,15 @@ func TestConfigDefaults(t *testing.T) {
 	require.Equal(t, []string{"db1:9142", "db2:19042", "[::1]:9142"}, c.Hosts)
 	require.Equal(t, "LOCAL_QUORUM", c.Read.String())
 	require.Equal(t, []cql.DCFactor{{DC: "dc1", Factor: 3}, {DC: "dc2", Factor: 2}}, c.DCs)
+	require.Nil(t, c.TLS, "plain unless asked")
+
+	// Amazon Keyspaces: TLS on 9142 with the system's authorities.
+	c, err = cql.ParseConfig(map[string]string{"cql.hosts": "cassandra.us-east-1.amazonaws.com", "cql.port": "9142", "cql.tls": "true"})
+	require.NoError(t, err)
+	require.NotNil(t, c.TLS)
+	require.False(t, c.TLS.InsecureSkipVerify)
+	_, err = cql.ParseConfig(map[string]string{"cql.tls.ca": "/no/such.pem"})
+	require.ErrorContains(t, err, "cql.tls.ca: open /no/such.pem")
 }
 
 func TestYCSBProperties(t *testing.T) {

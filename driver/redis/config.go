@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -56,6 +57,9 @@ type Config struct {
 	Timeout time.Duration
 	Drop    string
 	Update  string
+	// TLS is nil for plain TCP (see driver.Props.TLS for the
+	// properties).
+	TLS *tls.Config
 }
 
 // ParseConfig reads the driver's properties. workers sizes the pool by
@@ -97,6 +101,8 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if err == nil && c.Timeout == 0 {
 		add(fmt.Errorf("%s=0: want a positive duration", p.Key("timeout")))
 	}
+	c.TLS, err = p.TLS()
+	add(err)
 	c.Drop, err = p.Enum("drop", DropIndex, DropIndex, DropFlushDB)
 	add(err)
 	c.Update, err = p.Enum("update", UpdateChecked, UpdateChecked, UpdateHSet)

@@ -18,6 +18,7 @@ package redis
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -96,6 +97,10 @@ func newClient(cfg Config) goredis.UniversalClient {
 	//   - connections dialled by dial below, which go-redis cannot health
 	//     check.
 	maint := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	dial := dialPlain
+	if cfg.TLS != nil {
+		dial = dialTLS(cfg.TLS)
+	}
 	if cfg.Cluster {
 		return goredis.NewClusterClient(&goredis.ClusterOptions{
 			Addrs: cfg.Addrs, Username: cfg.Username, Password: cfg.Password, Protocol: 2, Dialer: dial,
@@ -155,12 +160,27 @@ func (db *DB) Close() error {
 // fails its operation, which is counted.
 type plainConn struct{ net.Conn }
 
-// dial connects to a server; the connect timeout comes from ctx.
-func dial(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialPlain connects to a server; the connect timeout comes from ctx.
+func dialPlain(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	return plainConn{c}, nil
+}
+
+// dialTLS returns a dialer that connects over TLS and completes the
+// handshake within the connect timeout; the server name to verify is the
+// address's host unless the configuration names one. go-redis applies
+// its own TLSConfig only with its own dialer, which this one replaces.
+func dialTLS(cfg *tls.Config) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := tls.Dialer{Config: cfg}
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return plainConn{c}, nil
+	}
 }
