@@ -64,3 +64,20 @@ func fmtLatencyUs(us float64) string {
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.3f", us/1000), "0") + " ms"
 }
+
+// ceilingSentence is the verdict's line on reference runs: each trial's
+// share of its database's own tool, or "" when none ran.
+func ceilingSentence(d *results.Data) string {
+	var parts []string
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		if r := t.Ratio(); r > 0 {
+			parts = append(parts, fmt.Sprintf("%s reached %.0f%% of %s", t.ID, 100*r, t.Reference.Tool))
+		}
+	}
+	const most = 4
+	if len(parts) > most {
+		parts = append(parts[:most], fmt.Sprintf("%d more in the report", len(parts)-most))
+	}
+	return strings.Join(parts, "; ")
+}

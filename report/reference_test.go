@@ -45,6 +45,8 @@ func TestClientCeiling(t *testing.T) {
 	requireHas(t, warn, "<b>postgres.c.2</b>: client ceiling: dbarena reached 50% of pgbench&#39;s throughput on the same reads (20,200 vs 40,400 ops/s)")
 	require.NotContains(t, warn, "<b>postgres.c.1</b>: client ceiling")
 
+	require.Contains(t, Verdict(d), "\n  client ceiling: postgres.c.1 reached 95% of pgbench; postgres.c.2 reached 50% of pgbench\n")
+
 	// Without references the section is not there at all.
 	buf.Reset()
 	require.NoError(t, Render(&buf, fullFixture().write(t)))

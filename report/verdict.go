@@ -36,6 +36,9 @@ func Verdict(d *results.Data) string {
 	if line := loadSentence(s); line != "" && len(s.rows) > 0 {
 		b.WriteString("  load: " + line + "\n")
 	}
+	if line := ceilingSentence(d); line != "" {
+		b.WriteString("  client ceiling: " + line + "\n")
+	}
 	ws := warnings(d)
 	for i, w := range ws {
 		if i == maxVerdictWarnings {
