@@ -105,7 +105,7 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	s.w = w
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
-		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost()}
+		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO)}
 	if err := s.writeManifest(); err != nil {
 		w.Close()
 		return nil, err
@@ -345,6 +345,18 @@ func mergeProps(base, over map[string]string) map[string]string {
 	}
 	for k, v := range over {
 		out[k] = v
+	}
+	return out
+}
+
+// sloOf is the objective as the results record it.
+func sloOf(s *spec.SLO) *results.SLO {
+	if s == nil {
+		return nil
+	}
+	out := &results.SLO{Achieved: s.Achieved}
+	for _, b := range s.Bounds {
+		out.Bounds = append(out.Bounds, results.SLOBound{Percentile: b.Percentile, MaxMs: float64(b.Max) / float64(time.Millisecond)})
 	}
 	return out
 }

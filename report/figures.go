@@ -90,7 +90,19 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 				g.Note = fmt.Sprintf("Only the first %d of %d sweeps are drawn; the scalability table covers all.", maxSweepFigures, len(sweeps))
 				break
 			}
-			g.Figures = append(g.Figures, sweepFigure(s, sw, name("sweep-"+sw.label)))
+			g.Figures = append(g.Figures, sweepFigure(s, sw, d.Manifest.SLO, name("sweep-"+sw.label)))
+		}
+		groups = append(groups, g)
+		budget -= len(g.Figures)
+	}
+	if sweeps := findSweepsOn(s, rateAxis); len(sweeps) > 0 {
+		g := figureGroup{Title: "Rate sweeps"}
+		for i, sw := range sweeps {
+			if i == maxSweepFigures {
+				g.Note = fmt.Sprintf("Only the first %d of %d rate sweeps are drawn; the rate sweep tables cover all.", maxSweepFigures, len(sweeps))
+				break
+			}
+			g.Figures = append(g.Figures, rateSweepFigure(s, sw, d.Manifest.SLO, name("rates-"+sw.label)))
 		}
 		groups = append(groups, g)
 		budget -= len(g.Figures)

@@ -28,6 +28,8 @@ type page struct {
 	Warnings    []warning
 	Fits        []fit
 	Sweeps      []sweepView
+	RateSweeps  []rateSweepView
+	SLO         string
 	References  []referenceView
 	RefNotes    []string
 	Groups      []figureGroup
@@ -127,7 +129,13 @@ func buildPage(d *results.Data) *page {
 		p.Empty = "No measured runs yet: only the load phase finished (see the load figures and the trial table)."
 	}
 	for _, sw := range findSweeps(s) {
-		p.Sweeps = append(p.Sweeps, sweepView{Label: sw.label, Findings: analyzeSweep(s, sw)})
+		p.Sweeps = append(p.Sweeps, sweepView{Label: sw.label, Findings: analyzeSweep(s, sw, m.SLO)})
+	}
+	for _, sw := range findSweepsOn(s, rateAxis) {
+		p.RateSweeps = append(p.RateSweeps, analyzeRateSweep(s, sw, m.SLO))
+	}
+	if m.SLO != nil {
+		p.SLO = fmt.Sprintf("%s, and at least %.0f%% of a step's target rate", m.SLO, 100*m.SLO.Achieved)
 	}
 	p.References, p.RefNotes = referenceSection(d)
 	p.Groups, p.FigureNote = buildFigures(d, s)

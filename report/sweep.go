@@ -43,11 +43,15 @@ type sweep struct {
 }
 
 // findSweeps groups the summary's rows into sweeps over the threads axis.
-func findSweeps(s *summary) []*sweep {
+func findSweeps(s *summary) []*sweep { return findSweepsOn(s, sweepAxis) }
+
+// findSweepsOn groups the summary's rows into sweeps over a matrix axis
+// (threads for client sweeps, target for rate sweeps).
+func findSweepsOn(s *summary, axis string) []*sweep {
 	byKey := map[string]*sweep{}
 	var order []*sweep
 	for _, r := range s.rows {
-		n, rest, ok := splitAxis(r.params, sweepAxis)
+		n, rest, ok := splitAxis(r.params, axis)
 		if !ok {
 			continue
 		}
@@ -133,10 +137,13 @@ type sweepFinding struct {
 	AtShare string
 	// USL is the fit's summary, or why there is none.
 	USL string
+	// AtSLO is the highest throughput that met the objective ("" when
+	// the experiment states none).
+	AtSLO string
 }
 
 // analyzeSweep fits and summarizes every target of a sweep.
-func analyzeSweep(s *summary, sw *sweep) []sweepFinding {
+func analyzeSweep(s *summary, sw *sweep, slo *results.SLO) []sweepFinding {
 	var out []sweepFinding
 	for ti, target := range s.targets {
 		pts := sw.points(ti)
@@ -162,6 +169,7 @@ func analyzeSweep(s *summary, sw *sweep) []sweepFinding {
 			f.AtShare = fmt.Sprintf("p99 %s at %s ops/s", fmtMs(l*1e3), fmtRate(sweepShare*f.MaxX))
 		}
 		f.USL = fitSummary(pts)
+		f.AtSLO = atSLO(s, sw, ti, slo)
 		out = append(out, f)
 	}
 	return out
@@ -170,7 +178,7 @@ func analyzeSweep(s *summary, sw *sweep) []sweepFinding {
 // sweepFigure draws throughput and p99 against threads for every target,
 // with the fitted USL curve dashed, and p99 against throughput with each
 // target's knee ringed.
-func sweepFigure(s *summary, sw *sweep, name string) *figure {
+func sweepFigure(s *summary, sw *sweep, slo *results.SLO, name string) *figure {
 	f := &figure{Name: name, Title: "Client sweep, " + sw.label,
 		Caption: "Throughput and p99 against client threads (dashed: the Universal Scalability Law fitted to the points), and p99 against throughput with each target's knee (maximum throughput / p99) ringed.",
 		width:   wideWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
@@ -232,6 +240,10 @@ func sweepFigure(s *summary, sw *sweep, name string) *figure {
 	kp.X.Label.Text = "throughput (ops/s)"
 	kp.X.Tick.Marker = siTicks{}
 	kp.Y.Label.Text = "p99 (ms)"
+	if bound := sloLine(slo); finite(bound) {
+		addHLine(kp, bound, 0, kp.X.Max)
+		lats = append(lats, bound)
+	}
 	if !useLog(kp, lats...) {
 		fromZero(kp)
 	}

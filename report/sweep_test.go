@@ -64,7 +64,7 @@ func TestSweepAnalysisAndFigure(t *testing.T) {
 	sweeps := findSweeps(s)
 	require.Len(t, sweeps, 1)
 	require.Equal(t, []float64{1, 2, 4, 8, 16, 32, 64}, sweeps[0].ns, "sorted by threads, not by file order")
-	fs := analyzeSweep(s, sweeps[0])
+	fs := analyzeSweep(s, sweeps[0], nil)
 	require.Len(t, fs, 2)
 	byTarget := map[string]sweepFinding{}
 	for _, f := range fs {

@@ -18,6 +18,8 @@
 package results
 
 import (
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -73,6 +75,47 @@ type Manifest struct {
 	Loader       Host         `json:"loader"`
 	Targets      []TargetInfo `json:"targets"`
 	Warnings     []string     `json:"warnings,omitempty"`
+	// SLO is the experiment's latency objective; nil: none.
+	SLO *SLO `json:"slo,omitempty"`
+}
+
+// SLO is a latency objective sweeps are judged by.
+type SLO struct {
+	Bounds []SLOBound `json:"bounds"`
+	// Achieved is the share of its target rate a rate-limited step must
+	// reach to count as keeping up.
+	Achieved float64 `json:"achieved"`
+}
+
+// SLOBound bounds one latency percentile ("p99") in milliseconds.
+type SLOBound struct {
+	Percentile string  `json:"percentile"`
+	MaxMs      float64 `json:"max_ms"`
+}
+
+// Of returns the percentile of l the bound is on, in milliseconds.
+func (b SLOBound) Of(l Latency) float64 {
+	us := map[string]float64{"p50": l.P50, "p90": l.P90, "p95": l.P95, "p99": l.P99, "p999": l.P999}[b.Percentile]
+	return us / 1e3
+}
+
+// Met reports whether latencies l met every bound.
+func (s *SLO) Met(l Latency) bool {
+	for _, b := range s.Bounds {
+		if !(b.Of(l) <= b.MaxMs) {
+			return false
+		}
+	}
+	return true
+}
+
+// String is "p99 <= 10 ms, p50 <= 2 ms".
+func (s *SLO) String() string {
+	parts := make([]string, len(s.Bounds))
+	for i, b := range s.Bounds {
+		parts[i] = fmt.Sprintf("%s <= %g ms", b.Percentile, b.MaxMs)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Host describes the machine that ran the load generator.

@@ -50,6 +50,7 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	if n := f.get("matrix"); n != nil {
 		s.Matrix = d.matrix(n)
 	}
+	s.SLO = d.slo(f.get("slo"))
 	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
 		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}

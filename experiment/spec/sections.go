@@ -8,11 +8,12 @@ import "strings"
 // with schema.json, so the two cannot drift.
 func sections() map[string][]string {
 	return map[string][]string{
-		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix"},
+		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix", "slo"},
 		"targets[]":        {"name", "database", "driver", "properties", "deploy"},
 		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "version", "options"},
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
+		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},
 		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference"},
 	}
 }

@@ -55,6 +55,8 @@ type Spec struct {
 	// once per value when it comes first, once per point when it follows
 	// another axis.
 	Matrix []Axis
+	// SLO is the latency objective sweeps are judged by; nil: none.
+	SLO *SLO
 	// File is the name given to Parse: errors and sources use it.
 	File string
 	// DriverPrefixes are Options.DriverPrefixes, kept for NewPlan.

@@ -65,6 +65,12 @@ func badFixtures() map[string][]string {
 			`secret.bad.yaml:7: targets[0].properties.postgres.url: a credential written in clear`,
 			`secret.bad.yaml:11:26: targets[1].deploy.options.metrics: a credential written in clear`,
 		},
+		"slo.bad.yaml": {
+			`slo.bad.yaml:5: slo.p99: want a positive duration such as 10ms or 500us, got "soon"`,
+			`slo.bad.yaml:6: slo.p95: want a positive duration such as 10ms or 500us, got "0"`,
+			`slo.bad.yaml:7: slo: unknown key "p75"; did you mean "p95"?`,
+			`slo.bad.yaml:8: slo.achieved: want a fraction in (0, 1] of the target rate a step must reach (0.95: within 5%), got "1.5"`,
+		},
 		"reference.bad.yaml": {
 			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
 		},
@@ -328,4 +334,13 @@ workloads: [c]
 	require.NoError(t, err)
 	require.Equal(t, "${env:REDIS_PASSWORD}", s.Properties[0].Value, "resolved only when a driver needs it")
 	require.Equal(t, "postgres://bench:${file:/run/secrets/pg}@db:5432/ycsb", s.Targets[0].Properties["postgres.url"])
+}
+
+func TestSLO(t *testing.T) {
+	s, err := spec.Parse("slo.yaml", []byte("name: slo\ntargets: [{database: postgres}]\nworkloads: [c]\nslo: {p99: 10ms, p50: 2ms}\n"), testOptions())
+	require.NoError(t, err)
+	require.Equal(t, &spec.SLO{Achieved: 0.95, Bounds: []spec.SLOBound{{Percentile: "p50", Max: 2 * time.Millisecond}, {Percentile: "p99", Max: 10 * time.Millisecond}}}, s.SLO)
+	s, err = spec.Parse("slo.yaml", []byte("name: slo\ntargets: [{database: postgres}]\nworkloads: [c]\n"), testOptions())
+	require.NoError(t, err)
+	require.Nil(t, s.SLO)
 }

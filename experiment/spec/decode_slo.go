@@ -1,0 +1,81 @@
+package spec
+
+import (
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// SLO is a latency objective: the report says which steps of a sweep met
+// it and the highest throughput that did ("max sustainable throughput at
+// SLO").
+type SLO struct {
+	// Bounds are the percentiles bounded, in the file's order.
+	Bounds []SLOBound
+	// Achieved is the share of a step's target rate it must reach to
+	// count as keeping up (rate-limited steps only).
+	Achieved float64
+}
+
+// SLOBound bounds one latency percentile.
+type SLOBound struct {
+	// Percentile is one of SLOPercentiles.
+	Percentile string
+	Max        time.Duration
+}
+
+// SLOPercentiles are the percentiles an objective may bound, as the
+// results files name them.
+func SLOPercentiles() []string { return []string{"p50", "p90", "p95", "p99", "p999"} }
+
+// defaultAchieved is the share of the target a rate-limited step must
+// reach: a few per cent below it is pacing noise, more is falling behind.
+const defaultAchieved = 0.95
+
+// slo decodes the slo section; nil when absent.
+func (d *decoder) slo(n *yaml.Node) *SLO {
+	if n == nil {
+		return nil
+	}
+	f, ok := d.mapping(n, "slo", sectionKeys("slo"))
+	if !ok {
+		return nil
+	}
+	s := &SLO{Achieved: defaultAchieved}
+	given := 0
+	for _, p := range SLOPercentiles() {
+		v := f.get(p)
+		if v == nil {
+			continue
+		}
+		given++
+		str, ok := d.scalar(v, "slo."+p, "a duration")
+		if !ok {
+			continue
+		}
+		if max, err := ParseDuration(str); err == nil && max > 0 {
+			s.Bounds = append(s.Bounds, SLOBound{Percentile: p, Max: max})
+		} else {
+			d.errorf(v, "slo."+p, "want a positive duration such as 10ms or 500us, got %q", str)
+		}
+	}
+	if v := f.get("achieved"); v != nil {
+		if a, ok := d.scalar(v, "slo.achieved", "a fraction"); ok {
+			x, err := strconv.ParseFloat(a, 64)
+			if err != nil || !(x > 0 && x <= 1) {
+				d.errorf(v, "slo.achieved", "want a fraction in (0, 1] of the target rate a step must reach (0.95: within 5%%), got %q", a)
+			} else {
+				s.Achieved = x
+			}
+		}
+	}
+	if given == 0 {
+		d.errorf(n, "slo", "want at least one latency bound, such as p99: 10ms (keys: p50, p90, p95, p99, p999)")
+		return nil
+	}
+	if len(s.Bounds) < given {
+		return nil // the bad bounds were reported
+	}
+	return s
+}
