@@ -244,6 +244,11 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
 		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
+	if tc, cerr := costOf(t, s.plan.Spec.Catalogue, steps); cerr != nil {
+		s.log.Warn("not priced", "target", t.Name, "err", cerr)
+	} else {
+		info.Cost = tc
+	}
 	for _, h := range dep.Hosts() {
 		info.Hosts = append(info.Hosts, h.Name)
 		switch {

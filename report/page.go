@@ -29,6 +29,8 @@ type page struct {
 	Fits        []fit
 	Sweeps      []sweepView
 	RateSweeps  []rateSweepView
+	Cost        *costView
+	Scaling     []scalingView
 	SLO         string
 	References  []referenceView
 	RefNotes    []string
@@ -138,6 +140,8 @@ func buildPage(d *results.Data) *page {
 		p.SLO = fmt.Sprintf("%s, and at least %.0f%% of a step's target rate", m.SLO, 100*m.SLO.Achieved)
 	}
 	p.References, p.RefNotes = referenceSection(d)
+	p.Cost = costSection(d, s)
+	p.Scaling = scalingSection(d, s)
 	p.Groups, p.FigureNote = buildFigures(d, s)
 	for i := range d.Trials {
 		p.Trials = append(p.Trials, trialOf(&d.Trials[i]))

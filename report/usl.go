@@ -28,15 +28,19 @@ func fitCurve(pts []saturation.Point) func(float64) float64 {
 }
 
 // fitSummary says what the fit found, or why there is none.
-func fitSummary(pts []saturation.Point) string {
+func fitSummary(pts []saturation.Point) string { return fitSummaryOf(pts, "thread", "threads") }
+
+// fitSummaryOf is fitSummary for an axis of unit (one) and units (many):
+// threads for client sweeps, nodes for horizontal scaling.
+func fitSummaryOf(pts []saturation.Point, unit, units string) string {
 	f, err := uslFit(pts)
 	if err != nil {
 		return "no fit: " + err.Error()
 	}
-	s := fmt.Sprintf("%s: λ %s ops/s per thread, σ %s, κ %s, R² %.3f", f.Model, fmtSig(f.Lambda), fmtCoef(f.Sigma, f.SigmaErr),
+	s := fmt.Sprintf("%s: λ %s ops/s per %s, σ %s, κ %s, R² %.3f", f.Model, fmtSig(f.Lambda), unit, fmtCoef(f.Sigma, f.SigmaErr),
 		fmtCoef(f.Kappa, f.KappaErr), f.R2)
 	if !math.IsNaN(f.Peak) && !math.IsInf(f.Peak, 0) && f.Peak > 0 {
-		s += fmt.Sprintf("; peak %s ops/s at %.0f threads", fmtRate(f.PeakX), f.Peak)
+		s += fmt.Sprintf("; peak %s ops/s at %.0f %s", fmtRate(f.PeakX), f.Peak, units)
 	} else {
 		s += "; no peak (no coherency cost: throughput approaches λ/σ)"
 	}

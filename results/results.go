@@ -151,9 +151,46 @@ type TargetInfo struct {
 	// Native holds cheap database-native figures, such as PostgreSQL's
 	// buffer-cache hit ratio.
 	Native map[string]float64 `json:"native,omitempty"`
+	// Cost is what the target would cost to run, as the experiment
+	// priced it; nil: not priced.
+	Cost *TargetCost `json:"cost,omitempty"`
 	// Up and Down are when the deployment was ready and torn down.
 	Up   time.Time  `json:"up"`
 	Down *time.Time `json:"down,omitempty"`
+}
+
+// TargetCost is a target's price, with the catalogue facts it came
+// from, so that a results directory can be priced without its files.
+type TargetCost struct {
+	Resources []CostResource `json:"resources,omitempty"`
+	// MonthlyUSD is the resources' cost for a 730-hour month.
+	MonthlyUSD float64 `json:"monthly_usd,omitempty"`
+	// DynamoDB, when set, prices the target as DynamoDB from its
+	// measured operations, with ItemBytes per item and Items stored.
+	DynamoDB  *DynamoDBPrices `json:"dynamodb,omitempty"`
+	ItemBytes int             `json:"item_bytes,omitempty"`
+	Items     int64           `json:"items,omitempty"`
+	// Compiled and Sources date and source the price catalogue.
+	Compiled string   `json:"prices_compiled"`
+	Sources  []string `json:"prices_sources,omitempty"`
+}
+
+// CostResource is Count units of an instance at UnitMonthlyUSD each.
+type CostResource struct {
+	Instance       string  `json:"instance,omitempty"`
+	Count          int     `json:"count"`
+	ExtraHourly    float64 `json:"extra_hourly_usd,omitempty"`
+	UnitMonthlyUSD float64 `json:"unit_monthly_usd"`
+}
+
+// DynamoDBPrices are the DynamoDB prices a bill used.
+type DynamoDBPrices struct {
+	Region                      string  `json:"region"`
+	WriteRequestUnitsPerMillion float64 `json:"write_request_units_per_million"`
+	ReadRequestUnitsPerMillion  float64 `json:"read_request_units_per_million"`
+	WCUHour                     float64 `json:"wcu_hour"`
+	RCUHour                     float64 `json:"rcu_hour"`
+	StorageGBMonth              float64 `json:"storage_gb_month"`
 }
 
 // Param is one matrix coordinate of a trial.

@@ -51,6 +51,7 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 		s.Matrix = d.matrix(n)
 	}
 	s.SLO = d.slo(f.get("slo"))
+	d.catalogue(s, f.get("prices"))
 	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
 		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}
@@ -186,6 +187,7 @@ func (d *decoder) target(n *yaml.Node, path string) (Target, *yaml.Node, bool) {
 		}
 	}
 	t.Deploy = d.deploy(f.get("deploy"), join(path, "deploy"))
+	t.Cost = d.cost(f.get("cost"), join(path, "cost"))
 	return t, nameNode, len(d.errs) == nerr
 }
 

@@ -8,8 +8,10 @@ import "strings"
 // with schema.json, so the two cannot drift.
 func sections() map[string][]string {
 	return map[string][]string{
-		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix", "slo"},
-		"targets[]":        {"name", "database", "driver", "properties", "deploy"},
+		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix", "slo", "prices"},
+		"targets[]":        {"name", "database", "driver", "properties", "deploy", "cost"},
+		"targets[].cost":   {"instance", "count", "extra_hourly"},
+		"targets[].cost[]": {"instance", "count", "extra_hourly"},
 		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "version", "options"},
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/analysis/cost"
 	"github.com/dbarena/dbarena/properties"
 )
 
@@ -57,6 +58,11 @@ type Spec struct {
 	Matrix []Axis
 	// SLO is the latency objective sweeps are judged by; nil: none.
 	SLO *SLO
+	// Catalogue is the price catalogue targets' costs come from: the
+	// built-in one with the prices file (PricesFile, as written) laid
+	// over it.
+	Catalogue  *cost.Catalogue
+	PricesFile string
 	// File is the name given to Parse: errors and sources use it.
 	File string
 	// DriverPrefixes are Options.DriverPrefixes, kept for NewPlan.
@@ -102,6 +108,8 @@ type Target struct {
 	// PropertyLines are the lines of Properties in the file.
 	PropertyLines map[string]int
 	Deploy        Deploy
+	// Cost is what the target would cost to run; nil: not priced.
+	Cost *Cost
 	// Line is where the target's entry starts.
 	Line int
 }

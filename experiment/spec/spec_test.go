@@ -2,6 +2,7 @@ package spec_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func badFixtures() map[string][]string {
 			`unknown-key.bad.yaml:3: unknown key "descripton"; did you mean "description"?`,
 			`unknown-key.bad.yaml:12: targets[1].deploy: unknown key "cpu"; did you mean "cpus"?`,
 			`unknown-key.bad.yaml:14:24: targets[2].deploy: unknown key "cpu"; did you mean "cpus"?`,
-			`unknown-key.bad.yaml:15: targets[2]: unknown key "colour"; valid: database, deploy, driver, name, properties`,
+			`unknown-key.bad.yaml:15: targets[2]: unknown key "colour"; valid: cost, database, deploy, driver, name, properties`,
 			`unknown-key.bad.yaml:19: workloads[1]: unknown key "bultin"; did you mean "builtin"?`,
 			`unknown-key.bad.yaml:21: load: unknown key "thread"; did you mean "threads"?`,
 			`unknown-key.bad.yaml:23: run: unknown key "duraton"; did you mean "duration"?`,
@@ -70,6 +71,12 @@ func badFixtures() map[string][]string {
 			`slo.bad.yaml:6: slo.p95: want a positive duration such as 10ms or 500us, got "0"`,
 			`slo.bad.yaml:7: slo: unknown key "p75"; did you mean "p95"?`,
 			`slo.bad.yaml:8: slo.achieved: want a fraction in (0, 1] of the target rate a step must reach (0.95: within 5%), got "1.5"`,
+		},
+		"cost.bad.yaml": {
+			`cost.bad.yaml:4: targets[0].cost: instance "n2d-standard-3" is not in the price catalogue`,
+			`cost.bad.yaml:7:39: targets[1].cost[0].count: want a positive integer, got "0"`,
+			`cost.bad.yaml:8: targets[1].cost[1]: want an instance from the price catalogue (dbarena analyze cost --list-prices) or an extra_hourly price`,
+			`cost.bad.yaml:10: targets[2].cost: want "dynamodb", a resource such as {instance: n2d-standard-4, count: 3} or a list of them, got "free"`,
 		},
 		"reference.bad.yaml": {
 			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
@@ -343,4 +350,33 @@ func TestSLO(t *testing.T) {
 	s, err = spec.Parse("slo.yaml", []byte("name: slo\ntargets: [{database: postgres}]\nworkloads: [c]\n"), testOptions())
 	require.NoError(t, err)
 	require.Nil(t, s.SLO)
+}
+
+func TestCost(t *testing.T) {
+	dir := t.TempDir()
+	prices := filepath.Join(dir, "prices.yaml")
+	require.NoError(t, os.WriteFile(prices, []byte("compiled: \"2026-11\"\nsources: [https://example.com/quote]\ninstances:\n  bare-metal-1: {provider: colo, region: fra, vcpus: 32, memory_gib: 256, monthly_usd: 400}\n"), 0o600))
+	file := filepath.Join(dir, "e.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: cost
+prices: prices.yaml
+targets:
+  - database: postgres
+    cost: {instance: bare-metal-1}
+  - database: scylladb
+    cost: [{instance: i4i.xlarge, count: 3, extra_hourly: 0.01}]
+  - database: dynamodb
+    cost: dynamodb
+workloads: [c]
+`), 0o644))
+	s, err := spec.ParseFile(file, testOptions())
+	require.NoError(t, err)
+	require.Equal(t, "prices.yaml", s.PricesFile)
+	require.Equal(t, []spec.CostResource{{Instance: "bare-metal-1", Count: 1, Line: 5}}, s.Targets[0].Cost.Resources)
+	require.Equal(t, []spec.CostResource{{Instance: "i4i.xlarge", Count: 3, ExtraHourly: 0.01, Line: 7}}, s.Targets[1].Cost.Resources)
+	require.True(t, s.Targets[2].Cost.DynamoDB)
+	in, err := s.Catalogue.Instance("bare-metal-1")
+	require.NoError(t, err, "the prices file is laid over the built-in catalogue")
+	require.Equal(t, 400.0, in.Monthly())
+	_, err = s.Catalogue.Instance("i4i.xlarge")
+	require.NoError(t, err, "and the built-in entries stay")
 }
