@@ -16,9 +16,9 @@ import (
 func newAnalyzeCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "analyze",
-		Short: "Analyses that work on numbers from anywhere: Little's law, the Universal Scalability Law",
+		Short: "Analyses that work on numbers from anywhere: Little's law, the Universal Scalability Law, cost",
 	}
-	cmd.AddCommand(newLittlesLawCommand(st), newUSLCommand(st))
+	cmd.AddCommand(newLittlesLawCommand(st), newUSLCommand(st), newCostCommand(st))
 	return cmd
 }
 

@@ -474,3 +474,52 @@ func TestYCSBSecretFromEnvironment(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "property basic.token (-p): ${env:DBARENA_TEST_UNSET_TOKEN}: the environment variable DBARENA_TEST_UNSET_TOKEN is not set")
 }
+
+func TestAnalyzeCost(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "scenarios.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`targets:
+  - name: scylla
+    resources: [{instance: i4i.xlarge, count: 3}]
+    throughput: 150000
+    p99_ms: 3
+  - name: postgres
+    resources: [{instance: n2d-standard-8}]
+    throughput: 40000
+    p99_ms: 9
+  - name: dynamodb
+    throughput: 150000
+    dynamodb: {reads_per_sec: 75000, writes_per_sec: 75000, item_bytes: 1100, consistency: eventual}
+`), 0o644))
+	code, out, errs := run(t, context.Background(), "analyze", "cost", file)
+	require.Equal(t, ExitOK, code, errs)
+	// scylla: 3 x $0.343 x 730 h = $751.17, 150,000 / 751.17 = 199.7
+	// ops/s per $; serving 150,000 at 75% takes ceil(1.33) = 2 clusters.
+	// p99 x $: 3 x 751.17 = 2,253.5 against postgres' 9 x 246.72 =
+	// 2,220.4, the lower: 98.5.
+	require.Regexp(t, `scylla\s+751\.17\s+150000\s+199\.7\s+0\.00191\s+100\.0\s+98\.5\s+2 x = \$1502\.34 at 50%`, out)
+	// postgres: $0.337968 x 730 = $246.71664; 162.1 ops/s per $ = 81.2
+	// of scylla's; 150,000 at 75% of 40,000 takes 5 machines.
+	require.Regexp(t, `postgres\s+246\.72\s+40000\s+162\.1\s+0\.00235\s+81\.2\s+100\.0\s+5 x = \$1233\.58 at 75%`, out)
+	// DynamoDB: eventual reads of 1,100 bytes take half a unit, writes 2
+	// units: 37,500 RCU/s and 150,000 WCU/s; a month of request units is
+	// 37,500 x 2,628,000 / 1e6 x $0.125 + 150,000 x 2,628,000 / 1e6 x
+	// $0.625 = $12,318.75 + $246,375 = $258,693.75.
+	require.Regexp(t, `dynamodb\s+258693\.75\s+150000`, out)
+	require.Contains(t, out, "dynamodb as DynamoDB: on demand $258693.75 a month (37500 RCU/s, 150000 WCU/s)")
+
+	code, out, errs = run(t, context.Background(), "analyze", "cost", "--list-prices")
+	require.Equal(t, ExitOK, code, errs)
+	require.Regexp(t, `i4i\.xlarge\s+aws\s+us-east-1\s+4\s+32\s+937\s+0\.343\s+250\.39`, out)
+	require.Contains(t, out, "Price catalogue compiled 2025-06")
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("targets:\n  - name: x\n    resources: [{instance: i4i.xlarg}]\n    throughput: 1\n  - name: y\n    througput: 5\n"), 0o644))
+	code, _, errs = run(t, context.Background(), "analyze", "cost", bad)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "line 6: field througput not found")
+	require.NoError(t, os.WriteFile(bad, []byte("targets:\n  - name: x\n    resources: [{instance: i4i.xlarg}]\n    throughput: 1\n"), 0o644))
+	code, _, errs = run(t, context.Background(), "analyze", "cost", bad)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, `targets[0] (x): monthly cost: resource 1 (1 x i4i.xlarg): instance "i4i.xlarg" is not in the price catalogue`)
+}

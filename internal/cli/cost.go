@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/analysis/cost"
+)
+
+// costScenario is the file of dbarena analyze cost: targets with what
+// they measured (or are expected to do) and what they run on.
+type costScenario struct {
+	Prices      string       `yaml:"prices"`
+	Utilisation float64      `yaml:"utilisation"`
+	Serve       float64      `yaml:"serve"`
+	Targets     []costTarget `yaml:"targets"`
+}
+
+type costTarget struct {
+	Name      string `yaml:"name"`
+	Resources []struct {
+		Instance    string  `yaml:"instance"`
+		Count       int     `yaml:"count"`
+		ExtraHourly float64 `yaml:"extra_hourly"`
+	} `yaml:"resources"`
+	Throughput float64 `yaml:"throughput"`
+	P99Ms      float64 `yaml:"p99_ms"`
+	DynamoDB   *struct {
+		ReadsPerSec  float64 `yaml:"reads_per_sec"`
+		WritesPerSec float64 `yaml:"writes_per_sec"`
+		ItemBytes    int     `yaml:"item_bytes"`
+		Consistency  string  `yaml:"consistency"`
+		Items        int64   `yaml:"items"`
+	} `yaml:"dynamodb"`
+}
+
+func newCostCommand(st *State) *cobra.Command {
+	var list bool
+	var prices string
+	cmd := &cobra.Command{
+		Use:   "cost [FILE.yaml]",
+		Short: "Price-performance of hand-entered scenarios: monthly cost, ops/s per dollar, 0-100 scores, DynamoDB bills",
+		Long: `Price targets described in a YAML file (throughput, p99, the instances they run
+on, or DynamoDB reads and writes per second) with the built-in price catalogue
+or a prices file laid over it, and print each one's monthly cost, ops/s per
+dollar, cost per million operations, the 0-100 price-performance scores and
+what serving the best throughput at 75% of each one's capacity costs.
+--list-prices prints the catalogue with its date and sources. Prices are
+indicative list prices: check them before publishing.
+
+  prices: my-prices.yaml        # optional, relative to the file
+  utilisation: 0.75             # planned share of capacity for "to serve"
+  serve: 200000                 # ops/s to size for (default: the best throughput)
+  targets:
+    - name: scylla
+      resources: [{instance: i4i.xlarge, count: 3}]
+      throughput: 150000
+      p99_ms: 3
+    - name: dynamodb
+      throughput: 150000
+      dynamodb: {reads_per_sec: 75000, writes_per_sec: 75000, item_bytes: 1100, consistency: eventual, items: 100000000}`,
+		Example: `  dbarena analyze cost --list-prices
+  dbarena analyze cost scenarios.yaml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if list && len(args) == 0 || !list && len(args) == 1 {
+				return nil
+			}
+			return usageError(fmt.Errorf("analyze cost: want one scenario FILE.yaml, or --list-prices alone"))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if list {
+				cat, err := loadPrices(prices)
+				if err != nil {
+					return usageError(fmt.Errorf("analyze cost: %w", err))
+				}
+				return writeCatalogue(st.Stdout, cat)
+			}
+			return runCost(st.Stdout, args[0], prices)
+		},
+	}
+	cmd.Flags().BoolVar(&list, "list-prices", false, "print the price catalogue with its date and sources")
+	cmd.Flags().StringVar(&prices, "prices", "", "a prices file laid over the built-in catalogue (the scenario's prices: wins)")
+	return cmd
+}
+
+// loadPrices is the built-in catalogue, with file laid over it if given.
+func loadPrices(file string) (*cost.Catalogue, error) {
+	if file == "" {
+		return cost.Default()
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cat, err := cost.LoadCatalogue(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return cat, nil
+}
+
+func writeCatalogue(w io.Writer, cat *cost.Catalogue) error {
+	fmt.Fprintf(w, "Price catalogue compiled %s. %s\nSources: %v\n\n", cat.Compiled, cat.Note, cat.Sources)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTANCE\tPROVIDER\tREGION\tVCPUS\tMEMORY GIB\tLOCAL NVME GB\tUSD/HOUR\tUSD/MONTH")
+	for _, name := range slices.Sorted(maps.Keys(cat.Instances)) {
+		in := cat.Instances[name]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%g\t%g\t%g\t%.2f\n", name, in.Provider, in.Region, in.VCPUs, in.MemoryGiB, in.LocalNVMeGB, in.HourlyUSD, in.Monthly())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if p := cat.DynamoDB; p != nil {
+		fmt.Fprintf(w, "\nDynamoDB (%s): on demand $%g per million write and $%g per million read request units; provisioned $%g per WCU-hour and $%g per RCU-hour; storage $%g per GB-month\n",
+			p.Region, p.WriteRequestUnitsPerMillion, p.ReadRequestUnitsPerMillion, p.WCUHour, p.RCUHour, p.StorageGBMonth)
+	}
+	return nil
+}
+
+func runCost(w io.Writer, file, prices string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return usageError(fmt.Errorf("analyze cost: %w", err))
+	}
+	var sc costScenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
+	}
+	if sc.Prices != "" {
+		prices = sc.Prices
+		if !filepath.IsAbs(prices) {
+			prices = filepath.Join(filepath.Dir(file), prices)
+		}
+	}
+	cat, err := loadPrices(prices)
+	if err != nil {
+		return usageError(fmt.Errorf("analyze cost: %w", err))
+	}
+	if len(sc.Targets) == 0 {
+		return usageError(fmt.Errorf("analyze cost: %s: targets: want at least one target", file))
+	}
+	var entries []cost.Entry
+	var errs []error
+	var bills []string
+	for i, t := range sc.Targets {
+		where := fmt.Sprintf("%s: targets[%d] (%s)", file, i, t.Name)
+		monthly := 0.0
+		if len(t.Resources) > 0 {
+			var rs []cost.Resource
+			for _, r := range t.Resources {
+				rs = append(rs, cost.Resource{Instance: r.Instance, Count: max(r.Count, 1), ExtraHourly: r.ExtraHourly})
+			}
+			m, err := cost.MonthlyCost(cat, rs)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+				continue
+			}
+			monthly += m
+		}
+		if d := t.DynamoDB; d != nil {
+			b, err := cost.DynamoDB(cat.DynamoDB, cost.DynamoDBUsage{ReadsPerSec: d.ReadsPerSec, WritesPerSec: d.WritesPerSec,
+				ItemBytes: d.ItemBytes, Consistency: cost.Consistency(d.Consistency), Items: d.Items})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+				continue
+			}
+			monthly += b.OnDemandTotal()
+			bills = append(bills, fmt.Sprintf("%s as DynamoDB: on demand $%.2f a month (%.0f RCU/s, %.0f WCU/s), provisioned at %.0f%% $%.2f (%d RCU, %d WCU), storage $%.2f for %.1f GB; %s",
+				t.Name, b.OnDemandTotal(), b.RCU, b.WCU, 100*b.Utilisation, b.ProvisionedTotal(), b.ProvisionedRCU, b.ProvisionedWCU, b.Storage, b.StorageGB, b.Basis))
+		}
+		if monthly == 0 && len(t.Resources) == 0 && t.DynamoDB == nil {
+			errs = append(errs, fmt.Errorf("%s: want resources or dynamodb: what it runs on", where))
+			continue
+		}
+		entries = append(entries, cost.Entry{Name: t.Name, Throughput: t.Throughput, MonthlyCost: monthly, LatencyMs: t.P99Ms})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError(fmt.Errorf("analyze cost: %w", err))
+	}
+	res, err := cost.Score(entries)
+	if err != nil {
+		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
+	}
+	demand := sc.Serve
+	if demand == 0 {
+		for _, r := range res {
+			demand = max(demand, r.Throughput)
+		}
+	}
+	fmt.Fprintf(w, "Prices: catalogue compiled %s (indicative list prices; check them). A month is %d hours.\n\n", cat.Compiled, cost.HoursPerMonth)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "TARGET\tUSD/MONTH\tOPS/S\tOPS/S PER $\tUSD PER MILLION OPS\tSCORE\tP99 x $ SCORE\tTO SERVE %.0f OPS/S\n", demand)
+	for i, r := range res {
+		serve := "-"
+		if sc.Targets[i].DynamoDB != nil && len(sc.Targets[i].Resources) == 0 {
+			serve = fmt.Sprintf("$%.2f on demand", r.MonthlyCost*demand/r.Throughput)
+		} else if p, err := cost.ToServe(cost.Demand{Target: demand, Capacity: r.Throughput, Utilisation: sc.Utilisation, UnitMonthly: r.MonthlyCost}); err == nil {
+			serve = fmt.Sprintf("%d x = $%.2f at %.0f%%", p.Units, p.Monthly, 100*p.Load)
+		}
+		lat := "-"
+		if r.LatencyMs > 0 {
+			lat = fmt.Sprintf("%.1f", r.LatencyScore)
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.1f\t%.5f\t%.1f\t%s\t%s\n", r.Name, r.MonthlyCost, r.Throughput, r.OpsPerDollar, r.CostPerMillion, r.Score, lat, serve)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, b := range bills {
+		fmt.Fprintln(w, "\n"+b)
+	}
+	return nil
+}
