@@ -20,7 +20,7 @@ type collector struct {
 }
 
 func newCollector(s *run) *collector {
-	intended := s.cfg.Target > 0
+	intended := s.cfg.paced()
 	c := &collector{
 		s:        s,
 		mainIv:   measure.NewResults(s.series, intended),
@@ -95,6 +95,7 @@ func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
 		Results: r, Ops: ops, TotalOps: c.totalOps,
 		ExpectedOps: c.s.cfg.OperationCount,
 		Limit:       c.s.cfg.MaxExecutionTime,
+		Stage:       c.s.stageAt(c.lastMono + (now-c.lastMono)/2),
 	}
 	if c.s.cfg.Phase == Load {
 		iv.ExpectedOps = c.s.wl.Config().EffectiveInsertCount()

@@ -75,6 +75,23 @@ type Config struct {
 	BatchSize int
 	// Clock is the time source; nil means the real monotonic clock.
 	Clock clock.Clock
+	// Stages, when set, make the measured phase a schedule, such as a
+	// spike: each stage runs for its Duration with its own Threads and
+	// Target, one after the other, right after the warm-up (which runs
+	// the first stage's settings). Threads must be the largest stage's:
+	// a worker beyond the current stage's count waits, parked, for a
+	// stage that needs it. MaxExecutionTime, when 0, becomes the warm-up
+	// plus the stages.
+	Stages []Stage
+}
+
+// Stage is one step of a schedule.
+type Stage struct {
+	Duration time.Duration
+	Threads  int
+	// Target is the stage's total rate in operations per second; 0 runs
+	// the stage's workers in a closed loop.
+	Target float64
 }
 
 // MinErrorsToStop is the fewest failed operations in one interval that can
@@ -110,13 +127,49 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("batchsize=%d: want >= 0", c.BatchSize)
 	case c.InsertRetryLimit < 0:
 		return fmt.Errorf("core_workload_insertion_retry_limit=%d: want >= 0", c.InsertRetryLimit)
+	case len(c.Stages) > 0:
+		return c.validateStages()
 	case c.Phase == Transactions && c.OperationCount == 0 && c.MaxExecutionTime == 0:
 		return fmt.Errorf("operationcount=0 and maxexecutiontime=0: the run would never end; set one of them")
 	}
 	return nil
 }
 
+func (c *Config) validateStages() error {
+	most := 0
+	for i, st := range c.Stages {
+		switch {
+		case st.Duration <= 0:
+			return fmt.Errorf("stage %d: duration %s: want a positive duration", i+1, st.Duration)
+		case st.Threads < 1:
+			return fmt.Errorf("stage %d: threads %d: want at least 1", i+1, st.Threads)
+		case st.Target < 0:
+			return fmt.Errorf("stage %d: target %g: want a rate >= 0 operations per second (0 = unthrottled)", i+1, st.Target)
+		}
+		most = max(most, st.Threads)
+	}
+	if c.Phase != Transactions {
+		return fmt.Errorf("stages apply to the run phase only")
+	}
+	if c.Threads != most {
+		return fmt.Errorf("threadcount=%d: with stages, want the largest stage's threads, %d", c.Threads, most)
+	}
+	return nil
+}
+
+// stagesLength is the schedule's total duration.
+func (c *Config) stagesLength() time.Duration {
+	var d time.Duration
+	for _, st := range c.Stages {
+		d += st.Duration
+	}
+	return d
+}
+
 func (c *Config) applyDefaults() {
+	if len(c.Stages) > 0 && c.MaxExecutionTime == 0 {
+		c.MaxExecutionTime = c.WarmupTime + c.stagesLength()
+	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
 	}

@@ -43,6 +43,9 @@ type Interval struct {
 	// Limit its time limit (0: none). Progress displays use both.
 	ExpectedOps int64
 	Limit       time.Duration
+	// Stage is the index of the schedule's stage the interval belongs to
+	// (by its midpoint), or -1 for a run without stages.
+	Stage int
 }
 
 // Observer receives every interval from the collecting goroutine. It must
@@ -105,6 +108,9 @@ type run struct {
 	startWall time.Time
 	deadline  int64
 	warmEnd   int64
+	// stageStarts are the schedule's stage boundaries (empty without
+	// stages); a stage ends where the next starts, the last at deadline.
+	stageStarts []int64
 
 	stop          atomic.Bool
 	done          chan struct{}
@@ -119,7 +125,7 @@ type run struct {
 
 func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, obs []Observer) (*run, error) {
 	s := &run{cfg: cfg, wl: wl, observers: obs, series: Series(), done: make(chan struct{})}
-	intended := cfg.Target > 0
+	intended := cfg.paced()
 	var err error
 	if s.mainRec, err = measure.NewRecorder(measure.Options{Series: s.series, Workers: cfg.Threads, Intended: intended}); err != nil {
 		return nil, err
@@ -172,6 +178,11 @@ func (s *run) execute(ctx context.Context) *Result {
 	s.startMono = clk.Now()
 	if s.cfg.MaxExecutionTime > 0 {
 		s.deadline = s.startMono + int64(s.cfg.MaxExecutionTime)
+	}
+	at := s.startMono + int64(s.cfg.WarmupTime)
+	for _, st := range s.cfg.Stages {
+		s.stageStarts = append(s.stageStarts, at)
+		at += int64(st.Duration)
 	}
 	if s.warmRec != nil {
 		s.warming.Store(true)
@@ -238,6 +249,34 @@ func (s *run) result(col *collector, endMono int64) *Result {
 	}
 	r.Measured = measure.NewPhase(s.wallAt(ms), time.Duration(endMono-ms), col.mainCum)
 	return r
+}
+
+// paced reports whether any operation has an intended start: the run,
+// or one of its stages, has a target rate.
+func (c *Config) paced() bool {
+	paced := c.Target > 0
+	for _, st := range c.Stages {
+		paced = paced || st.Target > 0
+	}
+	return paced
+}
+
+// stageAt returns the index of the stage running at now (0 during the
+// warm-up), or -1 without stages.
+func (s *run) stageAt(now int64) int {
+	i := len(s.stageStarts) - 1
+	for i > 0 && now < s.stageStarts[i] {
+		i--
+	}
+	return i
+}
+
+// stageEnd is when stage i ends.
+func (s *run) stageEnd(i int) int64 {
+	if i+1 < len(s.stageStarts) {
+		return s.stageStarts[i+1]
+	}
+	return s.deadline
 }
 
 // inWarmup reports whether an operation starting at now belongs to the

@@ -9,10 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/driver/memory"
 	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -286,4 +288,110 @@ func TestNoEmptyMeasuredIntervalsDuringWarmup(t *testing.T) {
 	}
 	require.Greater(t, warm, 3)
 	require.Greater(t, measured, 3)
+}
+
+// stageLog records each interval's stage and ops.
+type stageLog struct {
+	mu  sync.Mutex
+	ivs []runner.Interval
+}
+
+func (l *stageLog) Interval(iv *runner.Interval) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ivs = append(l.ivs, runner.Interval{Stage: iv.Stage, Ops: iv.Ops, Warmup: iv.Warmup, Final: iv.Final, Start: iv.Start, End: iv.End})
+}
+
+func TestStages(t *testing.T) {
+	db := &stallDB{}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	log := &stageLog{}
+	start := time.Now()
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 4, Interval: 50 * time.Millisecond, Seed: 1,
+		Stages: []runner.Stage{
+			{Duration: 400 * time.Millisecond, Threads: 1, Target: 500},
+			{Duration: 400 * time.Millisecond, Threads: 4, Target: 2000},
+			{Duration: 400 * time.Millisecond, Threads: 1, Target: 500},
+		},
+	}, wl, db, log)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 3*time.Second)
+	require.InDelta(t, 1.2, res.Measured.Duration.Seconds(), 0.15, "the schedule's length")
+	ops := map[int]int64{}
+	secs := map[int]float64{}
+	for _, iv := range log.ivs {
+		require.GreaterOrEqual(t, iv.Stage, 0)
+		if iv.Final {
+			continue
+		}
+		ops[iv.Stage] += iv.Ops
+		secs[iv.Stage] += iv.End.Sub(iv.Start).Seconds()
+	}
+	// Each stage runs at its own rate, paced from its own start: no
+	// backlog carried into the spike, no gap after it.
+	for stage, want := range map[int]float64{0: 500, 1: 2000, 2: 500} {
+		got := float64(ops[stage]) / secs[stage]
+		require.InEpsilon(t, want, got, 0.25, "stage %d: %.0f ops/s", stage, got)
+	}
+	read := opSummary(t, res.Measured, "READ")
+	require.NotNil(t, read.Response, "stages with targets measure from the intended start")
+
+	// Bad schedules are refused with the stage named.
+	for _, c := range []struct {
+		cfg  runner.Config
+		want string
+	}{
+		{runner.Config{Phase: runner.Transactions, Threads: 2, Stages: []runner.Stage{{Duration: time.Second, Threads: 1}}}, "want the largest stage's threads, 1"},
+		{runner.Config{Phase: runner.Transactions, Threads: 1, Stages: []runner.Stage{{Threads: 1}}}, "stage 1: duration 0s"},
+		{runner.Config{Phase: runner.Load, Threads: 1, Stages: []runner.Stage{{Duration: time.Second, Threads: 1}}}, "run phase only"},
+	} {
+		_, err := runner.Run(context.Background(), c.cfg, wl, db)
+		require.ErrorContains(t, err, c.want)
+	}
+}
+
+// busyDB takes a millisecond per operation and records the most
+// operations in flight, per stage of the interval log's clock.
+type busyDB struct {
+	stallDB
+	mu       sync.Mutex
+	inFlight int
+	peaks    []int // most in flight, per 100 ms since start
+	start    time.Time
+}
+
+func (d *busyDB) Read(ctx context.Context, table, key string, f []string, dst record.Record) (record.Record, error) {
+	d.mu.Lock()
+	d.inFlight++
+	slot := int(time.Since(d.start) / (100 * time.Millisecond))
+	for len(d.peaks) <= slot {
+		d.peaks = append(d.peaks, 0)
+	}
+	d.peaks[slot] = max(d.peaks[slot], d.inFlight)
+	d.mu.Unlock()
+	time.Sleep(time.Millisecond)
+	d.mu.Lock()
+	d.inFlight--
+	d.mu.Unlock()
+	return dst[:0], nil
+}
+
+func (d *busyDB) Session(context.Context, int) (driver.Session, error) { return d, nil }
+
+func TestStagesParkWorkers(t *testing.T) {
+	db := &busyDB{start: time.Now()}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	_, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 6, Seed: 1,
+		Stages: []runner.Stage{{Duration: 300 * time.Millisecond, Threads: 1}, {Duration: 300 * time.Millisecond, Threads: 6}, {Duration: 300 * time.Millisecond, Threads: 2}},
+	}, wl, db)
+	require.NoError(t, err)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	// Slots well inside each stage (away from the boundaries).
+	require.Equal(t, 1, db.peaks[1], "stage 1: one worker")
+	require.Equal(t, 6, max(db.peaks[4], db.peaks[5]), "stage 2: six")
+	require.LessOrEqual(t, db.peaks[7], 2, "stage 3: two, the other four parked")
+	require.Equal(t, 2, max(db.peaks[7], db.peaks[8]))
 }

@@ -72,7 +72,37 @@ func (s *run) worker(ctx context.Context, id int) {
 		next = float64(s.startMono) + float64(id)*interval/float64(s.cfg.Threads)
 	}
 	var measured int64
+	stage := -1
 	for !s.stop.Load() {
+		if len(s.stageStarts) > 0 {
+			now := clk.Now()
+			i := s.stageAt(now)
+			st := s.cfg.Stages[i]
+			if id >= st.Threads {
+				// Not needed in this stage: park until it ends, and lose
+				// the schedule, so that coming back is not a backlog.
+				stage = -1
+				if clk.SleepUntil(s.stageEnd(i), s.done) {
+					return
+				}
+				if s.deadline > 0 && clk.Now() >= s.deadline {
+					s.halt("schedule completed")
+					return
+				}
+				continue
+			}
+			if i != stage {
+				// A new stage paces from its own start (or from now, for
+				// a worker that just woke): a faster rate does not
+				// inherit a backlog, a slower one no idle gap counted as
+				// latency.
+				stage, interval = i, 0
+				if st.Target > 0 {
+					interval = float64(st.Threads) * 1e9 / st.Target
+					next = float64(max(now, s.stageStarts[i])) + float64(id)*interval/float64(st.Threads)
+				}
+			}
+		}
 		var op *workload.Operation
 		if s.cfg.Phase != Transactions {
 			if op = w.wk.NextInsert(); op == nil {
