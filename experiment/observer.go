@@ -27,6 +27,16 @@ type trialObserver struct {
 	hl    *hlog.Writer
 	prog  *progress
 	err   error
+	// stages accumulate a schedule's stages: merged histograms, so that
+	// each stage's percentiles are exact, not averaged per interval.
+	stages []*stageAcc
+}
+
+// stageAcc is one stage's measured intervals merged.
+type stageAcc struct {
+	hist       *hdrhistogram.Histogram
+	ops, errs  int64
+	start, end time.Time
 }
 
 func newTrialObserver(w *results.Writer, trial string, start time.Time, prog *progress) (*trialObserver, error) {
@@ -69,6 +79,9 @@ func (o *trialObserver) Interval(iv *runner.Interval) {
 		}
 	}
 	points = append(points, point(o.trial, iv, results.AllOps, iv.Ops, allErrs, secs, all))
+	if iv.Stage >= 0 && !iv.Warmup {
+		o.addStage(iv, all, allErrs)
+	}
 	if o.err == nil {
 		o.err = o.bw.Flush()
 	}
@@ -80,9 +93,50 @@ func (o *trialObserver) Interval(iv *runner.Interval) {
 	}
 }
 
+func (o *trialObserver) addStage(iv *runner.Interval, all *hdrhistogram.Histogram, errs int64) {
+	for len(o.stages) <= iv.Stage {
+		o.stages = append(o.stages, nil)
+	}
+	a := o.stages[iv.Stage]
+	if a == nil {
+		a = &stageAcc{hist: measure.NewHistogram(), start: iv.Start}
+		o.stages[iv.Stage] = a
+	}
+	a.hist.Merge(all)
+	a.ops += iv.Ops
+	a.errs += errs
+	a.end = iv.End
+}
+
+// stageRows are the trial's per-stage rows (kind stage), numbered from 1,
+// the run's own figures laid over row.
+func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []results.Trial {
+	var out []results.Trial
+	for i, a := range o.stages {
+		if a == nil || i >= len(stages) {
+			continue
+		}
+		st := row
+		st.ID = fmt.Sprintf("%s.stage%d", row.ID, i+1)
+		st.Kind = results.KindStage
+		st.Params = append(append([]results.Param(nil), row.Params...), results.Param{Key: "stage", Value: fmt.Sprint(i + 1)})
+		st.Threads, st.TargetRate = stages[i].Threads, stages[i].Target
+		st.Start, st.End, st.Duration = a.start, a.end, a.end.Sub(a.start)
+		st.Operations, st.Errors = a.ops, a.errs
+		st.Throughput = 0
+		if secs := st.Duration.Seconds(); secs > 0 {
+			st.Throughput = float64(a.ops) / secs
+		}
+		st.Latency = latencyOf(measure.StatsOf(a.hist))
+		st.Ops, st.Flags, st.Reference, st.Concurrency = nil, nil, results.Reference{}, 0
+		out = append(out, st)
+	}
+	return out
+}
+
 func point(trial string, iv *runner.Interval, op string, ops, errs int64, secs float64, h *hdrhistogram.Histogram) results.Point {
 	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Warmup: iv.Warmup, Op: op,
-		Ops: ops, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
+		Ops: ops, Errors: errs, Latency: latencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
 	if secs > 0 {
 		p.Rate = float64(ops) / secs
 	}

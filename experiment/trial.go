@@ -121,6 +121,9 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	tr.native(ctx, db)
 	tr.reference(ctx, st, props.Map(), wcfg, &row, label)
 	errs = append(errs, s.w.AddTrial(row))
+	for _, sr := range obs.stageRows(row, cfg.Stages) {
+		errs = append(errs, s.w.AddTrial(sr))
+	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
 		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, flagText(row.Flags))
 	if res.Interrupted {
@@ -176,6 +179,9 @@ func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg wor
 	}
 	cfg.Phase = runner.Transactions
 	cfg.WarmupTime = st.Warmup
+	for _, sg := range st.Stages {
+		cfg.Stages = append(cfg.Stages, runner.Stage{Duration: sg.Duration, Threads: sg.Threads, Target: sg.Target})
+	}
 	if st.Operations > 0 {
 		cfg.OperationCount = st.Operations
 	} else {
@@ -194,6 +200,9 @@ func describeStep(st *spec.Step, cfg runner.Config) string {
 	}
 	if st.Warmup > 0 {
 		what += fmt.Sprintf(" after %s warm-up", st.Warmup)
+	}
+	if len(st.Stages) > 0 {
+		return fmt.Sprintf("%s, stages %s", what, spec.DescribeStages(st.Stages))
 	}
 	rate := ""
 	if cfg.Target > 0 {

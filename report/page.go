@@ -31,6 +31,7 @@ type page struct {
 	RateSweeps  []rateSweepView
 	Cost        *costView
 	Scaling     []scalingView
+	Spikes      []spikeView
 	SLO         string
 	References  []referenceView
 	RefNotes    []string
@@ -142,6 +143,7 @@ func buildPage(d *results.Data) *page {
 	p.References, p.RefNotes = referenceSection(d)
 	p.Cost = costSection(d, s)
 	p.Scaling = scalingSection(d, s)
+	p.Spikes = spikeSection(d)
 	p.Groups, p.FigureNote = buildFigures(d, s)
 	for i := range d.Trials {
 		p.Trials = append(p.Trials, trialOf(&d.Trials[i]))

@@ -287,7 +287,8 @@ func pointColumns() []column[Point] {
 		floatCol("ops_sec", func(p *Point) *float64 { return &p.Rate }),
 		int64Col("errors", func(p *Point) *int64 { return &p.Errors }),
 	}
-	return append(cols, latencyCols(func(p *Point) *Latency { return &p.Latency })...)
+	cols = append(cols, latencyCols(func(p *Point) *Latency { return &p.Latency })...)
+	return append(cols, intCol("stage", func(p *Point) *int { return &p.Stage }))
 }
 
 func sysColumns() []column[Sys] {

@@ -46,6 +46,9 @@ const (
 const (
 	KindLoad = "load"
 	KindRun  = "run"
+	// KindStage is one stage of a scheduled run (a spike), measured
+	// from the stage's merged histograms; its run has a row of its own.
+	KindStage = "stage"
 )
 
 // Manifest describes the whole experiment run.
@@ -283,6 +286,8 @@ type Point struct {
 	Rate    float64
 	Errors  int64
 	Latency Latency
+	// Stage is the schedule's stage, from 1; 0 for a run without stages.
+	Stage int
 }
 
 // Sys is one row of sysmetrics.csv: one host's resource use over the

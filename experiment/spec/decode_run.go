@@ -233,6 +233,7 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("reference"); v != nil {
 		r.Reference, _ = d.boolean(v, "run.reference")
 	}
+	d.stages(f, r)
 }
 
 // duration decodes an optional duration; absent is 0.

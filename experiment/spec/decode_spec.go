@@ -52,6 +52,13 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	}
 	s.SLO = d.slo(f.get("slo"))
 	d.catalogue(s, f.get("prices"))
+	if len(s.Run.Stages) > 0 {
+		for _, ax := range []string{axisThreads, axisTarget} {
+			if hasAxis(s.Matrix, ax) {
+				d.errorf(f.get("matrix"), "matrix."+ax, "run.stages (or ramp) set each stage's threads and target: drop the matrix axis %q", ax)
+			}
+		}
+	}
 	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
 		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}

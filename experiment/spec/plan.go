@@ -61,6 +61,8 @@ type Step struct {
 	Duration   time.Duration
 	Operations int64
 	Warmup     time.Duration
+	// Stages make a run a schedule (see RunSettings.Stages).
+	Stages []Stage
 }
 
 // Plan is the ordered list of steps an experiment runs.

@@ -175,6 +175,10 @@ type RunSettings struct {
 	Until           string
 	SaturationGain  float64
 	SaturationSteps int
+	// Stages, when set, make each run a schedule (run.stages or
+	// run.ramp); Duration is then their sum and Threads the largest
+	// stage's.
+	Stages []Stage
 	// Reference runs the database's own load tool after each read-only
 	// trial, on the same reads, threads and duration (package
 	// reference), so the report can tell a client ceiling from the

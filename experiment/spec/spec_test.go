@@ -78,6 +78,13 @@ func badFixtures() map[string][]string {
 			`cost.bad.yaml:8: targets[1].cost[1]: want an instance from the price catalogue (dbarena analyze cost --list-prices) or an extra_hourly price`,
 			`cost.bad.yaml:10: targets[2].cost: want "dynamodb", a resource such as {instance: n2d-standard-4, count: 3} or a list of them, got "free"`,
 		},
+		"stages.bad.yaml": {
+			`stages.bad.yaml:6: run: a schedule sets the run's length: drop duration and operations`,
+			`stages.bad.yaml:7: run.stages[0]: missing required key "duration": how long the stage lasts, such as 30s`,
+			`stages.bad.yaml:8:32: run.stages[1].threads: want a positive integer, got "0"`,
+			`stages.bad.yaml:9:31: run.stages[2].target: want a rate in operations per second >= 0 (0: unthrottled), got "fast"`,
+			`stages.bad.yaml:11: matrix.threads: run.stages (or ramp) set each stage's threads and target: drop the matrix axis "threads"`,
+		},
 		"reference.bad.yaml": {
 			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
 		},
@@ -379,4 +386,28 @@ workloads: [c]
 	require.Equal(t, 400.0, in.Monthly())
 	_, err = s.Catalogue.Instance("i4i.xlarge")
 	require.NoError(t, err, "and the built-in entries stay")
+}
+
+func TestStages(t *testing.T) {
+	parse := func(run string) *spec.Spec {
+		s, err := spec.Parse("s.yaml", []byte("name: s\ntargets: [{database: redis}]\nworkloads: [c]\nrun: "+run+"\n"), testOptions())
+		require.NoError(t, err)
+		return s
+	}
+	s := parse("{threads: 2, target: 100, stages: [{duration: 10s}, {duration: 5s, threads: 8, target: 900}, {duration: 10s}]}")
+	require.Equal(t, []spec.Stage{{Duration: 10 * time.Second, Threads: 2, Target: 100, Line: 4}, {Duration: 5 * time.Second, Threads: 8, Target: 900, Line: 4}, {Duration: 10 * time.Second, Threads: 2, Target: 100, Line: 4}}, s.Run.Stages)
+	require.Equal(t, 25*time.Second, s.Run.Duration, "the schedule's length")
+	require.Equal(t, 8, s.Run.Threads, "the largest stage's workers")
+	plan, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	require.Equal(t, s.Run.Stages, plan.Steps[len(plan.Steps)-1].Stages)
+
+	s = parse("{ramp: {from: 4, to: 404, step: 100, every: 30s}}")
+	require.Len(t, s.Run.Stages, 5)
+	require.Equal(t, 404, s.Run.Stages[4].Threads)
+	require.Equal(t, 150*time.Second, s.Run.Duration)
+	require.Equal(t, "4 -> 104 -> 204 -> 304 -> 404 threads", spec.DescribeStages(s.Run.Stages))
+
+	_, err = spec.Parse("s.yaml", []byte("name: s\ntargets: [{database: redis}]\nworkloads: [c]\nrun: {ramp: {from: 10, to: 5, step: 1, every: 1s}}\n"), testOptions())
+	require.ErrorContains(t, err, "run.ramp.to: want at least from (10), got 5")
 }

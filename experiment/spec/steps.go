@@ -45,7 +45,7 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 	r := b.s.Run
 	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
 		Repetition: rep, Threads: r.Threads, Rate: r.Target, Duration: r.Duration, Operations: r.Operations,
-		Warmup: r.Warmup}
+		Warmup: r.Warmup, Stages: r.Stages}
 	p := clone(trial)
 	threadsSrc, rateSrc := b.settingSrc("run.threads"), b.settingSrc("run.target")
 	for _, kv := range pt {

@@ -523,3 +523,55 @@ func TestAnalyzeCost(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, `targets[0] (x): monthly cost: resource 1 (1 x i4i.xlarg): instance "i4i.xlarg" is not in the price catalogue`)
 }
+
+// TestSpikeSchedule runs a three-stage spike against real Redis: each
+// stage gets a row of its own at its own rate, and the report reads the
+// spike and the recovery.
+func TestSpikeSchedule(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "spike.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: spike
+properties: {recordcount: 200}
+targets:
+  - database: redis
+workloads: [c]
+run:
+  stages:
+    - {duration: 2s, threads: 1, target: 300}
+    - {duration: 2s, threads: 4, target: 1200}
+    - {duration: 3s, threads: 1, target: 300}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "stages 1@300 -> 4@1200 -> 1@300 threads")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	var stages []results.Trial
+	for _, tr := range d.Trials {
+		if tr.Kind == results.KindStage {
+			stages = append(stages, tr)
+		}
+	}
+	require.Len(t, stages, 3)
+	for i, want := range []struct {
+		threads int
+		rate    float64
+	}{{1, 300}, {4, 1200}, {1, 300}} {
+		require.Equal(t, fmt.Sprintf("redis.c.stage%d", i+1), stages[i].ID)
+		require.Equal(t, want.threads, stages[i].Threads)
+		require.InEpsilon(t, want.rate, stages[i].Throughput, 0.25, "stage %d", i+1)
+		require.Equal(t, results.Param{Key: "stage", Value: fmt.Sprint(i + 1)}, stages[i].Params[len(stages[i].Params)-1])
+	}
+	seen := map[int]bool{}
+	for _, p := range d.Points {
+		seen[p.Stage] = true
+	}
+	require.True(t, seen[1] && seen[2] && seen[3], "the time series knows each interval's stage: %v", seen)
+	html, err := os.ReadFile(filepath.Join(res, results.ReportFile))
+	require.NoError(t, err)
+	require.Contains(t, string(html), `<section id="spikes">`)
+	require.Contains(t, string(html), "<td>2 (spike)</td>")
+	require.Regexp(t, `(Recovered [0-9.]+m?s after|Did not recover after) the spike \(stage 2\)`, string(html))
+}
