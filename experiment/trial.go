@@ -119,6 +119,14 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		tr.afterLoad()
 	}
 	tr.native(ctx, db)
+	if cs, ok := db.(driver.CounterSource); ok {
+		for _, c := range cs.Counters() {
+			if row.Counters == nil {
+				row.Counters = map[string]float64{}
+			}
+			row.Counters[c.Name] = c.Value
+		}
+	}
 	tr.reference(ctx, st, props.Map(), wcfg, &row, label)
 	errs = append(errs, s.w.AddTrial(row))
 	for _, sr := range obs.stageRows(row, cfg.Stages) {

@@ -128,9 +128,20 @@ func toServe(t *results.TargetInfo, res cost.Result, demand float64) string {
 // repetitions.
 func dynamoBill(t *results.TargetInfo, c *cell) (*cost.DynamoDBBill, error) {
 	var reads, writes, secs float64
+	var consumed *cost.Consumed
 	for _, tr := range c.trials {
 		if tr.Duration <= 0 {
 			continue
+		}
+		// The driver's consumed capacity covers the whole trial, warm-up
+		// included: its span is start to end.
+		if cu, err := cost.ConsumedFrom(tr.Counters, tr.End.Sub(tr.Start)); err == nil && cu.Duration > 0 {
+			if consumed == nil {
+				consumed = &cost.Consumed{}
+			}
+			consumed.RCU += cu.RCU
+			consumed.WCU += cu.WCU
+			consumed.Duration += cu.Duration
 		}
 		secs += tr.Duration.Seconds()
 		for _, op := range tr.Ops {
@@ -156,7 +167,7 @@ func dynamoBill(t *results.TargetInfo, c *cell) (*cost.DynamoDBBill, error) {
 	return cost.DynamoDB(&cost.DynamoDBPrices{Region: p.Region, WriteRequestUnitsPerMillion: p.WriteRequestUnitsPerMillion,
 		ReadRequestUnitsPerMillion: p.ReadRequestUnitsPerMillion, WCUHour: p.WCUHour, RCUHour: p.RCUHour, StorageGBMonth: p.StorageGBMonth},
 		cost.DynamoDBUsage{ReadsPerSec: reads / secs, WritesPerSec: writes / secs, ItemBytes: max(t.Cost.ItemBytes, 1),
-			Consistency: consistency, Items: t.Cost.Items})
+			Consistency: consistency, Items: t.Cost.Items, Consumed: consumed})
 }
 
 // fmtUSD writes dollars with cents and thousands separators.

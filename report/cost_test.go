@@ -54,3 +54,25 @@ func TestDynamoDBBillInReport(t *testing.T) {
 	requireHas(t, sec, "cassandra as DynamoDB: on demand $")
 	requireHas(t, sec, "estimated from DynamoDB&#39;s capacity-unit rules: 2560-byte items, eventual reads")
 }
+
+func TestDynamoDBBillFromConsumedCapacity(t *testing.T) {
+	fx := fullFixture()
+	fx.targets[1].Cost = &results.TargetCost{Compiled: "2025-06", ItemBytes: 2560,
+		DynamoDB: &results.DynamoDBPrices{Region: "us-east-1", WriteRequestUnitsPerMillion: 0.625, ReadRequestUnitsPerMillion: 0.125,
+			WCUHour: 0.00065, RCUHour: 0.00013, StorageGBMonth: 0.25}}
+	d := fx.write(t)
+	for i := range d.Trials {
+		if tr := &d.Trials[i]; tr.Target == "cassandra" && tr.Kind == results.KindRun {
+			tr.Counters = map[string]float64{"dynamodb.consumed_rcu": 12000, "dynamodb.consumed_wcu": 24000}
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Render(&buf, d))
+	html := buf.String()
+	sec := html[strings.Index(html, `<section id="price-performance">`):]
+	// Each repetition consumed 12,000 RCU and 24,000 WCU over its 10 s
+	// from start to end: 1,200 RCU/s and 2,400 WCU/s, billed instead of
+	// the rules' estimate.
+	requireHas(t, sec, "measured: 24000 RCU and 48000 WCU consumed over 20s, as DynamoDB reported them")
+	requireHas(t, sec, "measured 1200 and 2400)")
+}

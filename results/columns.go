@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -259,6 +260,8 @@ func trialColumns() []column[Trial] {
 				return nil
 			}},
 		strCol("status", func(t *Trial) *string { return &t.Status }),
+		// Counters as name=value, one per line, names sorted.
+		column[Trial]{"driver_counters", formatCounters, parseCounters},
 		strCol("reference_tool", func(t *Trial) *string { return &t.Reference.Tool }),
 		strCol("reference_command", func(t *Trial) *string { return &t.Reference.Command }),
 		floatCol("reference_ops_sec", func(t *Trial) *float64 { return &t.Reference.Throughput }),
@@ -306,4 +309,36 @@ func sysColumns() []column[Sys] {
 		floatCol("net_rx_bytes_sec", func(s *Sys) *float64 { return &s.NetRxBps }),
 		floatCol("net_tx_bytes_sec", func(s *Sys) *float64 { return &s.NetTxBps }),
 	}
+}
+
+func formatCounters(t *Trial) string {
+	names := make([]string, 0, len(t.Counters))
+	for k := range t.Counters {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	lines := make([]string, len(names))
+	for i, k := range names {
+		lines[i] = k + "=" + fmtFloat(t.Counters[k])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func parseCounters(t *Trial, s string) error {
+	if s == "" {
+		return nil
+	}
+	t.Counters = map[string]float64{}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return fmt.Errorf("counter %q: want name=value", line)
+		}
+		x, err := parseFloat(v)
+		if err != nil {
+			return fmt.Errorf("counter %s: %w", k, err)
+		}
+		t.Counters[k] = x
+	}
+	return nil
 }

@@ -247,6 +247,9 @@ type Trial struct {
 	// Flags are validity warnings ("client-bound: ...").
 	Flags  []string
 	Status string
+	// Counters are the driver's own counts over the whole trial, warm-up
+	// included (client retries, DynamoDB's consumed capacity units).
+	Counters map[string]float64
 	// Reference is the database's own load tool run on the same reads
 	// right after the trial (run.reference); its Tool is "" when none
 	// ran, and then Note may say why.
