@@ -24,7 +24,7 @@ func sampleTrial() Trial {
 		},
 		LoaderCPU: 95.5, LoaderCPUMax: 100, LoaderCPUs: 2, Concurrency: 7.9,
 		Flags: []string{"client-bound: loader CPU 96% of 200%; use more loaders", "errors: 2"}, Status: StatusCompleted,
-		Counters:  map[string]float64{"dynamodb.consumed_rcu": 1234.5, "dynamodb.retries": 3},
+		Counters: map[string]float64{"dynamodb.consumed_rcu": 1234.5, "dynamodb.retries": 3},
 		Reference: Reference{Tool: "pgbench", Command: "pgbench -n -M prepared -c 8 -T 25 -f read.sql postgres://x",
 			Throughput: 42.5, MeanLatency: 188, Note: "keys uniform, where the workload chose them zipfian"},
 	}
