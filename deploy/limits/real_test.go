@@ -39,9 +39,15 @@ func TestRealCPULimit(t *testing.T) {
 	counted := (after.CPU - before.CPU).Seconds() / 2
 	t.Logf("%s: tree used %.2f cores by /proc, %.2f by the cgroup's counter; throttled %d periods",
 		g.Describe(), cores, counted, after.ThrottledPeriods)
-	require.InDelta(t, 0.5, cores, 0.15, "two busy processes under a 0.5 CPU quota")
+	// The quota is a ceiling: two busy processes would take up to two
+	// cores without it. Other test packages share the machine in CI, so
+	// the tree may get less than its quota; only the ceiling is asserted
+	// (measured alone, it used 0.50-0.51 cores).
+	require.LessOrEqual(t, cores, 0.65, "two busy processes under a 0.5 CPU quota")
+	require.Greater(t, cores, 0.05, "the tree ran")
 	require.True(t, after.HasCPU)
-	require.InDelta(t, 0.5, counted, 0.15, "the cgroup's own CPU counter")
+	require.LessOrEqual(t, counted, 0.65, "the cgroup's own CPU counter")
+	require.InDelta(t, cores, counted, 0.15, "the cgroup's counter agrees with /proc")
 	require.Greater(t, after.ThrottledPeriods, before.ThrottledPeriods, "the quota must have throttled the tree")
 
 	// Both busy children were born inside the group.
