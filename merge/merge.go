@@ -1,0 +1,254 @@
+// Package merge combines the HdrHistogram interval logs of several load
+// generators (processes on one host, hosts, pods) into one cluster-wide
+// series and summary. Histograms are added, never averaged: the merged
+// p99 is the p99 of every operation any loader measured, as if one
+// loader had measured them all. Each loader's timestamps may be shifted
+// by its measured clock offset before the intervals are put into common
+// time windows.
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/measure/hlog"
+)
+
+// Input is one loader's interval log.
+type Input struct {
+	// Name identifies the loader in messages; the path when empty.
+	Name string
+	Path string
+	// Offset is the loader's clock minus the reference clock: +30ms
+	// means its timestamps read 30 ms late, and 30 ms is taken off them.
+	Offset time.Duration
+}
+
+// Options tune a merge.
+type Options struct {
+	// Window is the length of the merged intervals (default 1 s).
+	Window time.Duration
+	// Start aligns the windows; zero: the earliest corrected interval
+	// start of any loader.
+	Start time.Time
+	// Late is how far a loader's first interval may start after the
+	// earliest's, or its last end before the latest's, before it is
+	// flagged (default 2 windows).
+	Late time.Duration
+}
+
+// Loader describes what one input held.
+type Loader struct {
+	Name        string
+	Offset      time.Duration
+	First, Last time.Time // corrected start of its first, end of its last interval
+	Intervals   int
+	// Counts are the values recorded per tag.
+	Counts map[string]int64
+}
+
+// Window is the merged histogram of one tag over one time window.
+type Window struct {
+	Start time.Time
+	Tag   string
+	Hist  *hdrhistogram.Histogram
+}
+
+// Result is a merge.
+type Result struct {
+	Loaders []Loader
+	// Windows are in time order, then tag order.
+	Windows []Window
+	// Totals are each tag's histogram over the whole run.
+	Totals     map[string]*hdrhistogram.Histogram
+	Start, End time.Time
+	Window     time.Duration
+	// Flags name loaders that started late or stopped early: their
+	// share is missing from the windows at the edges.
+	Flags []string
+}
+
+// interval is a read interval with its loader.
+type interval struct {
+	loader int
+	iv     hlog.Interval
+}
+
+// Merge reads every input and merges their intervals by time window and
+// tag.
+func Merge(inputs []Input, opts Options) (*Result, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("merge: no interval logs")
+	}
+	if opts.Window <= 0 {
+		opts.Window = time.Second
+	}
+	if opts.Late <= 0 {
+		opts.Late = 2 * opts.Window
+	}
+	r := &Result{Totals: map[string]*hdrhistogram.Histogram{}, Window: opts.Window}
+	var all []interval
+	for i, in := range inputs {
+		name := in.Name
+		if name == "" {
+			name = in.Path
+		}
+		ivs, err := readLog(in.Path)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", name, err)
+		}
+		if len(ivs) == 0 {
+			return nil, fmt.Errorf("merge: %s: no intervals: the loader measured nothing", name)
+		}
+		l := Loader{Name: name, Offset: in.Offset, Counts: map[string]int64{}}
+		for _, iv := range ivs {
+			iv.Start = iv.Start.Add(-in.Offset)
+			end := iv.Start.Add(iv.Length)
+			if l.Intervals == 0 || iv.Start.Before(l.First) {
+				l.First = iv.Start
+			}
+			if end.After(l.Last) {
+				l.Last = end
+			}
+			l.Intervals++
+			l.Counts[iv.Tag] += iv.Histogram.TotalCount()
+			all = append(all, interval{loader: i, iv: iv})
+		}
+		r.Loaders = append(r.Loaders, l)
+	}
+	r.Start, r.End = r.Loaders[0].First, r.Loaders[0].Last
+	for _, l := range r.Loaders[1:] {
+		if l.First.Before(r.Start) {
+			r.Start = l.First
+		}
+		if l.Last.After(r.End) {
+			r.End = l.Last
+		}
+	}
+	base := r.Start
+	if !opts.Start.IsZero() {
+		base = opts.Start
+	}
+	windows := map[int64]map[string]*hdrhistogram.Histogram{}
+	for _, x := range all {
+		// An interval belongs to the window holding its midpoint: a
+		// loader's one-second intervals are offset from another's by a
+		// fraction of a second, and each lands in exactly one window.
+		mid := x.iv.Start.Add(x.iv.Length / 2)
+		k := int64(mid.Sub(base) / opts.Window)
+		if mid.Before(base) {
+			k--
+		}
+		byTag := windows[k]
+		if byTag == nil {
+			byTag = map[string]*hdrhistogram.Histogram{}
+			windows[k] = byTag
+		}
+		add(byTag, x.iv.Tag, x.iv.Histogram)
+		add(r.Totals, x.iv.Tag, x.iv.Histogram)
+	}
+	keys := make([]int64, 0, len(windows))
+	for k := range windows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		tags := make([]string, 0, len(windows[k]))
+		for t := range windows[k] {
+			tags = append(tags, t)
+		}
+		sort.Strings(tags)
+		for _, t := range tags {
+			r.Windows = append(r.Windows, Window{Start: base.Add(time.Duration(k) * opts.Window), Tag: t, Hist: windows[k][t]})
+		}
+	}
+	for _, l := range r.Loaders {
+		if d := l.First.Sub(r.Start); d > opts.Late {
+			r.Flags = append(r.Flags, fmt.Sprintf("%s started %s after the first loader", l.Name, d.Round(time.Millisecond)))
+		}
+		if d := r.End.Sub(l.Last); d > opts.Late {
+			r.Flags = append(r.Flags, fmt.Sprintf("%s stopped %s before the last loader", l.Name, d.Round(time.Millisecond)))
+		}
+	}
+	return r, nil
+}
+
+// add merges h into m[tag], making the histogram on first use.
+func add(m map[string]*hdrhistogram.Histogram, tag string, h *hdrhistogram.Histogram) {
+	dst := m[tag]
+	if dst == nil {
+		dst = measure.NewHistogram()
+		m[tag] = dst
+	}
+	dst.Merge(h)
+}
+
+func readLog(path string) ([]hlog.Interval, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd := hlog.NewReader(f)
+	var out []hlog.Interval
+	for {
+		iv, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, iv)
+	}
+}
+
+// WriteLog writes the merged windows as one interval log, readable by
+// HdrHistogram's own tools.
+func (r *Result) WriteLog(w io.Writer, comment string) error {
+	hw, err := hlog.NewWriter(w, r.Start, comment)
+	if err != nil {
+		return err
+	}
+	for _, win := range r.Windows {
+		if err := hw.WriteInterval(win.Tag, win.Start, win.Start.Add(r.Window), win.Hist); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Op is one tag's merged summary.
+type Op struct {
+	Tag        string
+	Throughput float64
+	measure.Stats
+}
+
+// Summary is each tag's count, throughput over the merged span and
+// latency percentiles (microseconds), tags sorted.
+func (r *Result) Summary() []Op {
+	tags := make([]string, 0, len(r.Totals))
+	for t := range r.Totals {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	span := r.End.Sub(r.Start).Seconds()
+	out := make([]Op, 0, len(tags))
+	for _, t := range tags {
+		op := Op{Tag: t, Stats: measure.StatsOf(r.Totals[t])}
+		if span > 0 {
+			op.Throughput = float64(op.Count) / span
+		}
+		out = append(out, op)
+	}
+	return out
+}
