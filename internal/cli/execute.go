@@ -41,6 +41,11 @@ type Summary struct {
 	// DriverCounters are events the driver counted itself: client library
 	// retries, consumed capacity units.
 	DriverCounters []driver.Counter `json:"driver_counters,omitempty"`
+	// RunID, Loader ("I/N") and Host identify one of several loaders
+	// sharing a run.
+	RunID       string `json:"run_id,omitempty"`
+	LoaderIndex string `json:"loader_index,omitempty"`
+	Host        string `json:"host,omitempty"`
 }
 
 func newSummary(driverName string, rs runSettings, props *properties.Set, res *runner.Result) Summary {
@@ -74,10 +79,13 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 		prog = newProgress(st.Stderr)
 		observers = append(observers, prog)
 	}
+	if err := f.ls.wait(ctx); err != nil {
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("waiting for --start-at: %w", err)}
+	}
 	var hl *hlogObserver
 	if rs.hdrLog != "" {
 		var err error
-		if hl, err = newHlogObserver(rs.hdrLog, time.Now()); err != nil {
+		if hl, err = newHlogObserver(rs.hdrLog, time.Now(), f.ls.comment()); err != nil {
 			return usageError(err)
 		}
 		observers = append(observers, hl)
@@ -110,7 +118,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if cs, ok := db.(driver.CounterSource); ok {
 		counters = cs.Counters()
 	}
-	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters))
+	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters, f.ls))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -126,7 +134,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	return nil
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter) error {
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec) error {
 	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
 	if err != nil {
 		return err
@@ -144,6 +152,12 @@ func writeOutputs(st *State, driverName string, rs runSettings, props *propertie
 	}
 	sum := newSummary(driverName, rs, props, res)
 	sum.Verify, sum.DriverCounters = rep, counters
+	if ls.count > 0 || ls.runID != "" {
+		sum.RunID, sum.Host = ls.runID, hostname()
+		if ls.count > 0 {
+			sum.LoaderIndex = fmt.Sprintf("%d/%d", ls.index, ls.count)
+		}
+	}
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return errors.Join(textErr, fmt.Errorf("encode JSON summary: %w", err))

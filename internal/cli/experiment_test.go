@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -574,4 +577,112 @@ run:
 	require.Contains(t, string(html), `<section id="spikes">`)
 	require.Contains(t, string(html), "<td>2 (spike)</td>")
 	require.Regexp(t, `(Recovered [0-9.]+m?s after|Did not recover after) the spike \(stage 2\)`, string(html))
+}
+
+// TestLoadersMerge runs three real loader processes against Redis: they
+// load their shares of the keys, run their shares of the operations from
+// a common start, and dbarena merge adds their logs into one summary
+// equal to that of one histogram of every value.
+func TestLoadersMerge(t *testing.T) {
+	addr := os.Getenv("DBARENA_TEST_REDIS")
+	if addr == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DBARENA_TEST_REDIS is not set and CI=true: the test command must start Redis")
+		}
+		t.Skip("DBARENA_TEST_REDIS is not set: start the servers with scripts/servers")
+	}
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	common := []string{"redis", "-p", "redis.addr=" + addr, "-p", "redis.db=7", "-p", "recordcount=300", "-q"}
+	start := func(phase string, i int, extra ...string) *exec.Cmd {
+		args := append([]string{"ycsb", phase}, common...)
+		args = append(args, "--loader", fmt.Sprintf("%d/3", i), "--run-id", "r1")
+		cmd := exec.Command(bin, append(args, extra...)...)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+			}
+		})
+		return cmd
+	}
+	var loads []*exec.Cmd
+	for i := 0; i < 3; i++ {
+		loads = append(loads, start("load", i, "--drop="+strconv.FormatBool(i == 0)))
+		if i == 0 {
+			require.NoError(t, loads[0].Wait(), "the first loader drops and creates the index")
+		}
+	}
+	for _, c := range loads[1:] {
+		require.NoError(t, c.Wait())
+	}
+	// Every key of the range was loaded once, by exactly one loader.
+	code, out, errs := run(t, context.Background(), append([]string{"ycsb", "verify"}, common...)...)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "[VERIFY], Operations, 300")
+
+	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	var runs []*exec.Cmd
+	for i := 0; i < 3; i++ {
+		runs = append(runs, start("run", i, "-p", "operationcount=3000", "-p", "readproportion=1", "-p", "updateproportion=0",
+			"--start-at", at, "--hdr-log", filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)),
+			"--json", filepath.Join(dir, fmt.Sprintf("loader-%d.json", i))))
+	}
+	for _, c := range runs {
+		require.NoError(t, c.Wait())
+	}
+	var sum struct {
+		RunID       string `json:"run_id"`
+		LoaderIndex string `json:"loader_index"`
+		Properties  map[string]string
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "loader-2.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &sum))
+	require.Equal(t, "r1", sum.RunID)
+	require.Equal(t, "2/3", sum.LoaderIndex)
+	require.Equal(t, "1000", sum.Properties["operationcount"], "each loader runs its share")
+
+	merged := filepath.Join(dir, "merged.json")
+	code, out, errs = run(t, context.Background(), "merge", "--out", filepath.Join(dir, "merged.hlog"), "--json", merged, dir)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "Merged 3 loaders")
+	require.Contains(t, out, "[READ], Operations, 3000")
+
+	// The union of every loader's values, read back independently.
+	union := measure.NewHistogram()
+	for i := 0; i < 3; i++ {
+		f, err := os.Open(filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)))
+		require.NoError(t, err)
+		rd := hlog.NewReader(f)
+		for {
+			iv, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if iv.Tag == "READ" {
+				union.Merge(iv.Histogram)
+			}
+		}
+		f.Close()
+	}
+	var got struct {
+		Operations []struct {
+			Tag string
+			measure.Stats
+		} `json:"operations"`
+	}
+	b, err = os.ReadFile(merged)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &got))
+	var read *measure.Stats
+	for i := range got.Operations {
+		if got.Operations[i].Tag == "READ" {
+			read = &got.Operations[i].Stats
+		}
+	}
+	require.NotNil(t, read)
+	require.Equal(t, measure.StatsOf(union), *read, "merged = one histogram of everything")
 }

@@ -26,13 +26,13 @@ type hlogObserver struct {
 	err error
 }
 
-func newHlogObserver(path string, start time.Time) (*hlogObserver, error) {
+func newHlogObserver(path string, start time.Time, comment string) (*hlogObserver, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("hdr log: %w", err)
 	}
 	bw := bufio.NewWriter(f)
-	w, err := hlog.NewWriter(bw, start, "dbarena "+Version+"; values in nanoseconds")
+	w, err := hlog.NewWriter(bw, start, "dbarena "+Version+"; values in nanoseconds"+comment)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("hdr log %s: %w", path, err)

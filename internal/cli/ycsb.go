@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +37,9 @@ type ycsbFlags struct {
 	noCreate   bool
 	verify     bool
 	stopRate   float64
+	// Several loaders sharing one run: see loader.go.
+	loader, runID, startAt string
+	ls                     loaderSpec
 }
 
 func newYCSBCommand(st *State) *cobra.Command {
@@ -91,6 +95,9 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
 	fl.StringVar(&f.exportFile, "export", "", "write the YCSB text summary to this file instead of stdout (property exportfile)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on a terminal")
+	fl.StringVar(&f.loader, "loader", "", "I/N: this process is loader I of N sharing one run: it loads or verifies its share of the keys, or runs its share of operationcount and target")
+	fl.StringVar(&f.runID, "run-id", "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
+	fl.StringVar(&f.startAt, "start-at", "", "wait until this RFC 3339 time before starting, so that every loader starts together")
 	fl.Float64Var(&f.stopRate, "stop-on-error-rate", 0, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
 	if phase == runner.Load || phase == runner.Transactions {
 		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
@@ -147,6 +154,12 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	props, err := resolveProperties(cmd, f)
 	if err != nil {
 		return err
+	}
+	if f.ls, err = parseLoader(f, time.Now()); err != nil {
+		return usageError(err)
+	}
+	if err := f.ls.apply(props, phase); err != nil {
+		return usageError(err)
 	}
 	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
 	if err != nil {

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/merge"
+)
+
+func newMergeCommand(st *State) *cobra.Command {
+	var (
+		out, jsonOut string
+		window       time.Duration
+		offsets      []string
+	)
+	cmd := &cobra.Command{
+		Use:   "merge FILE.hlog|DIR...",
+		Short: "Merge several loaders' HdrHistogram logs into one series and summary",
+		Long: `Merge the per-second HdrHistogram interval logs (--hdr-log) of several loader
+processes that shared one run (dbarena ycsb run --loader I/N --run-id ID
+--start-at TIME) into one cluster-wide series: intervals are put into common
+time windows and their histograms added per operation, never averaged, so
+the merged percentiles are those of every operation any loader measured.
+A directory stands for the .hlog files in it. --offset corrects a loader
+whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
+		Example: `  dbarena merge loader-*.hlog
+  dbarena merge --out merged.hlog --json merged.json --offset loader-2.hlog=+42ms results/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(errors.New("merge: want at least one .hlog file or directory"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			byPath := map[string]time.Duration{}
+			for _, o := range offsets {
+				path, d, ok := strings.Cut(o, "=")
+				dur, err := time.ParseDuration(strings.TrimPrefix(d, "+"))
+				if !ok || err != nil {
+					return usageError(fmt.Errorf("merge: --offset %q: want FILE=DURATION such as loader-1.hlog=+30ms", o))
+				}
+				byPath[filepath.Clean(path)] = dur
+			}
+			var inputs []merge.Input
+			for _, a := range args {
+				files, err := hlogFiles(a)
+				if err != nil {
+					return usageError(fmt.Errorf("merge: %w", err))
+				}
+				for _, f := range files {
+					inputs = append(inputs, merge.Input{Path: f, Offset: byPath[filepath.Clean(f)]})
+					delete(byPath, filepath.Clean(f))
+				}
+			}
+			for p := range byPath {
+				return usageError(fmt.Errorf("merge: --offset names %s, which is not among the logs merged", p))
+			}
+			r, err := merge.Merge(inputs, merge.Options{Window: window})
+			if err != nil {
+				return usageError(err)
+			}
+			if out != "" {
+				if err := writeFile(out, func(w io.Writer) error {
+					return r.WriteLog(w, fmt.Sprintf("dbarena %s; merged from %d loaders; values in nanoseconds", Version, len(inputs)))
+				}); err != nil {
+					return &exitError{code: ExitFailure, err: fmt.Errorf("merge: %w", err)}
+				}
+			}
+			if jsonOut != "" {
+				if err := writeFile(jsonOut, func(w io.Writer) error {
+					enc := json.NewEncoder(w)
+					enc.SetIndent("", "  ")
+					return enc.Encode(mergeSummary(r))
+				}); err != nil {
+					return &exitError{code: ExitFailure, err: fmt.Errorf("merge: %w", err)}
+				}
+			}
+			writeMerge(st.Stdout, r)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "write the merged interval log to this file")
+	fl.StringVar(&jsonOut, "json", "", "write the merged summary as JSON to this file")
+	fl.DurationVar(&window, "window", time.Second, "length of the merged intervals")
+	fl.StringArrayVar(&offsets, "offset", nil, "FILE=DURATION: that loader's clock minus the reference clock; repeatable")
+	return cmd
+}
+
+// hlogFiles is a file, or the .hlog files of a directory, sorted.
+func hlogFiles(arg string) ([]string, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{arg}, nil
+	}
+	files, err := filepath.Glob(filepath.Join(arg, "*.hlog"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no .hlog files in the directory", arg)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// writeFile writes a file through a buffer, reporting the first error.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	return errors.Join(err, bw.Flush(), f.Close())
+}
+
+// mergedJSON is the merged summary as JSON.
+type mergedJSON struct {
+	Start   time.Time      `json:"start"`
+	End     time.Time      `json:"end"`
+	Loaders []merge.Loader `json:"loaders"`
+	Flags   []string       `json:"flags,omitempty"`
+	Ops     []merge.Op     `json:"operations"`
+}
+
+func mergeSummary(r *merge.Result) mergedJSON {
+	return mergedJSON{Start: r.Start, End: r.End, Loaders: r.Loaders, Flags: r.Flags, Ops: r.Summary()}
+}
+
+// writeMerge prints the loaders, the flags and a YCSB-style summary.
+func writeMerge(w io.Writer, r *merge.Result) {
+	fmt.Fprintf(w, "Merged %d loaders over %s (%s to %s), %s windows:\n", len(r.Loaders),
+		r.End.Sub(r.Start).Round(time.Millisecond), r.Start.UTC().Format(time.RFC3339Nano), r.End.UTC().Format(time.RFC3339Nano), r.Window)
+	for _, l := range r.Loaders {
+		var total int64
+		for _, c := range l.Counts {
+			total += c
+		}
+		fmt.Fprintf(w, "  %s: %d intervals, %s from the start, %d values, clock offset %s\n",
+			l.Name, l.Intervals, l.First.Sub(r.Start).Round(time.Millisecond), total, l.Offset)
+	}
+	for _, f := range r.Flags {
+		fmt.Fprintf(w, "warning: %s\n", f)
+	}
+	for _, op := range r.Summary() {
+		fmt.Fprintf(w, "[%s], Operations, %d\n", op.Tag, op.Count)
+		fmt.Fprintf(w, "[%s], Throughput(ops/sec), %.1f\n", op.Tag, op.Throughput)
+		for _, q := range []struct {
+			name string
+			v    float64
+		}{{"AverageLatency(us)", op.Mean}, {"MinLatency(us)", op.Min}, {"50thPercentileLatency(us)", op.P50},
+			{"90thPercentileLatency(us)", op.P90}, {"95thPercentileLatency(us)", op.P95}, {"99thPercentileLatency(us)", op.P99},
+			{"99.9PercentileLatency(us)", op.P999}, {"MaxLatency(us)", op.Max}} {
+			fmt.Fprintf(w, "[%s], %s, %.1f\n", op.Tag, q.name, q.v)
+		}
+	}
+}
