@@ -45,6 +45,9 @@ type Options struct {
 	Version, Commit string
 	// SpecText is the experiment file as read, kept in the manifest.
 	SpecText string
+	// LoaderBinary is the dbarena program run.loaders starts; empty:
+	// this process's own executable.
+	LoaderBinary string
 }
 
 // Outcome is what a run produced.

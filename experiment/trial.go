@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/drivers"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
@@ -107,10 +108,27 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		return results.Trial{}, err
 	}
 	s.setTrial(st.ID)
-	res, runErr := runner.Run(ctx, cfg, wl, db, obs)
+	var res *runner.Result
+	var merged *merge.Result
+	var runErr error
+	if st.Kind == spec.Run && s.plan.Spec.Run.Loaders > 1 {
+		res, merged, runErr = tr.runLoaders(ctx, st, props, cfg)
+		if res != nil {
+			// The row counts every loader's workers.
+			cfg.Threads *= s.plan.Spec.Run.Loaders
+			res.Config.Threads = cfg.Threads
+		}
+	} else {
+		res, runErr = runner.Run(ctx, cfg, wl, db, obs)
+	}
 	s.setTrial("")
 	prog.done()
 	errs := []error{obs.Close()}
+	if merged != nil {
+		// After the observer closed its (empty) log: the merged one
+		// takes its place.
+		errs = append(errs, tr.writeMerged(st.ID, merged, cfg.Target > 0))
+	}
 	if runErr != nil {
 		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
 	}

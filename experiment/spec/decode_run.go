@@ -234,6 +234,35 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 		r.Reference, _ = d.boolean(v, "run.reference")
 	}
 	d.stages(f, r)
+	d.loaders(f, r)
+}
+
+// loaders decodes run.loaders and run.loader_commands.
+func (d *decoder) loaders(f fields, r *RunSettings) {
+	if v := f.get("loader_commands"); v != nil {
+		items, _ := d.sequence(v, "run.loader_commands")
+		for i, item := range items {
+			if s, ok := d.str(item, fmt.Sprintf("run.loader_commands[%d]", i)); ok {
+				if words := strings.Fields(s); len(words) > 0 {
+					r.LoaderCommands = append(r.LoaderCommands, words)
+				} else {
+					d.errorf(item, fmt.Sprintf("run.loader_commands[%d]", i), "want a command prefix such as \"ssh loader-1\" or \"ip netns exec ns1\", got an empty string")
+				}
+			}
+		}
+		r.Loaders = len(items)
+	}
+	if v := f.get("loaders"); v != nil {
+		if n, ok := d.positiveInt(v, "run.loaders"); ok {
+			if r.LoaderCommands != nil && n != len(r.LoaderCommands) {
+				d.errorf(v, "run.loaders", "%d loaders but %d loader_commands: give one command per loader", n, len(r.LoaderCommands))
+			}
+			r.Loaders = n
+		}
+	}
+	if r.Loaders > 1 && len(r.Stages) > 0 {
+		d.errorf(f.get("loaders"), "run.loaders", "several loaders do not run schedules (stages, ramp) yet: use one loader")
+	}
 }
 
 // duration decodes an optional duration; absent is 0.

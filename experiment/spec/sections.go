@@ -16,7 +16,7 @@ func sections() map[string][]string {
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
 		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},
-		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference", "stages", "ramp"},
+		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference", "stages", "ramp", "loaders", "loader_commands"},
 		"run.stages[]":     {"duration", "threads", "target"},
 		"run.ramp":         {"from", "to", "step", "every"},
 	}

@@ -179,6 +179,14 @@ type RunSettings struct {
 	// run.ramp); Duration is then their sum and Threads the largest
 	// stage's.
 	Stages []Stage
+	// Loaders is the number of load generator processes each run is
+	// split over (0 or 1: the experiment's own process); each runs Threads
+	// workers and its share of the operations and rate, and their
+	// HdrHistogram logs are merged into the trial. LoaderCommands, when
+	// set, prefix each loader's command ("ssh host1", "ip netns exec
+	// ns1") to run it elsewhere; there is one per loader.
+	Loaders        int
+	LoaderCommands [][]string
 	// Reference runs the database's own load tool after each read-only
 	// trial, on the same reads, threads and duration (package
 	// reference), so the report can tell a client ceiling from the

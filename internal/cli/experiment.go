@@ -24,6 +24,8 @@ type experimentFlags struct {
 	keep    bool
 	dir     string
 	workDir string
+	// loaderBinary is the dbarena program run.loaders starts.
+	loaderBinary string
 }
 
 func (f *experimentFlags) register(cmd *cobra.Command) {
@@ -32,6 +34,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.keep, "keep", false, "keep local databases' data and logs at teardown (their directory is logged)")
 	fl.StringVar(&f.dir, "results", "", "results directory to create (default: the file's results: setting / NAME-DATE-TIME)")
 	fl.StringVar(&f.workDir, "work-dir", "", "where local databases keep their data (default: the system's temporary directory)")
+	fl.StringVar(&f.loaderBinary, "loader-binary", "", "the dbarena program run.loaders starts (default: this one)")
 }
 
 // specOptions tells the spec parser which names are valid.
@@ -100,6 +103,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	out, err := experiment.Run(ctx, plan, experiment.Options{
 		Stderr: st.Stderr, Terminal: st.StderrIsTerminal, Logger: st.Logger, Dir: f.dir,
 		WorkDir: f.workDir, Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
+		LoaderBinary: f.loaderBinary,
 	})
 	if out != nil {
 		if out.Verdict != "" {

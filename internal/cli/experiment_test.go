@@ -686,3 +686,58 @@ func TestLoadersMerge(t *testing.T) {
 	require.NotNil(t, read)
 	require.Equal(t, measure.StatsOf(union), *read, "merged = one histogram of everything")
 }
+
+// TestExperimentLoaders runs a trial as three loader processes against
+// real Redis: the trial's row and series come from their merged logs.
+func TestExperimentLoaders(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "loaders.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: loaders
+properties: {recordcount: 300}
+targets:
+  - database: redis
+workloads: [c]
+run: {duration: 2s, threads: 2, target: 600, loaders: 3}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	var row *results.Trial
+	for i := range d.Trials {
+		if d.Trials[i].ID == "redis.c" {
+			row = &d.Trials[i]
+		}
+	}
+	require.NotNil(t, row)
+	require.Equal(t, 6, row.Threads, "three loaders of two threads")
+	require.InEpsilon(t, 600, row.Throughput, 0.25, "three loaders sharing 600 ops/s")
+	require.Zero(t, row.Errors)
+	require.Positive(t, row.Latency.P99)
+	// The merged log holds every measured read the row counts.
+	f, err := os.Open(filepath.Join(res, results.HdrDir, "redis.c.hlog"))
+	require.NoError(t, err)
+	defer f.Close()
+	rd := hlog.NewReader(f)
+	var reads int64
+	for {
+		iv, err := rd.Next()
+		if err != nil {
+			break
+		}
+		if iv.Tag == "READ" {
+			reads += iv.Histogram.TotalCount()
+		}
+	}
+	require.Equal(t, row.Operations, reads)
+	points := 0
+	for _, p := range d.Points {
+		if p.Trial == "redis.c" && p.Op == results.AllOps {
+			points++
+		}
+	}
+	require.GreaterOrEqual(t, points, 2, "a merged series")
+}

@@ -1,0 +1,246 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/merge"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// loaderStartDelay is how far ahead the common start is set: every
+// loader must have started and connected by then.
+const loaderStartDelay = 3 * time.Second
+
+// loaderSummary is what a loader's JSON summary holds that the merged
+// trial needs: its interruption and errors per operation.
+type loaderSummary struct {
+	Interrupted bool `json:"interrupted"`
+	Measured    struct {
+		Operations int64 `json:"operations"`
+		Ops        []struct {
+			Name   string           `json:"name"`
+			Errors map[string]int64 `json:"errors"`
+		} `json:"ops"`
+	} `json:"measured"`
+}
+
+// runLoaders runs a run step as Loaders processes of `dbarena ycsb run`,
+// each with the step's threads and its share of the operations and rate,
+// starting together, and merges their logs into one runner.Result the
+// trial row is made from. The merged series goes to timeseries.csv and
+// the merged log to hdr/ID.hlog.
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *properties.Set, cfg runner.Config) (*runner.Result, *merge.Result, error) {
+	s := tr.s
+	n := s.plan.Spec.Run.Loaders
+	bin := s.opts.LoaderBinary
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
+		}
+		bin = exe
+	}
+	dir, err := os.MkdirTemp(s.opts.WorkDir, "dbarena-loaders-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("loaders: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	// The properties hold resolved secrets: a file only its owner reads,
+	// rather than command lines anyone can list.
+	propsFile := filepath.Join(dir, "trial.properties")
+	f, err := os.OpenFile(propsFile, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loaders: %w", err)
+	}
+	werr := props.Write(f)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return nil, nil, fmt.Errorf("loaders: %w", err)
+	}
+	startAt := time.Now().Add(loaderStartDelay)
+	cmds := make([]*exec.Cmd, n)
+	logs := make([]*strings.Builder, n)
+	for i := range n {
+		args := []string{"ycsb", "run", tr.t.Driver, "-P", propsFile, "-q",
+			"--loader", fmt.Sprintf("%d/%d", i, n), "--run-id", st.ID, "--start-at", startAt.UTC().Format(time.RFC3339Nano),
+			"--hdr-log", filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(dir, fmt.Sprintf("loader-%d.json", i))}
+		argv := append([]string{bin}, args...)
+		if cs := s.plan.Spec.Run.LoaderCommands; i < len(cs) {
+			argv = append(append([]string(nil), cs[i]...), argv...)
+		}
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		logs[i] = &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = logs[i], logs[i]
+		if err := cmd.Start(); err != nil {
+			for _, c := range cmds[:i] {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+			return nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
+		}
+		cmds[i] = cmd
+	}
+	var errs []error
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil && ctx.Err() == nil {
+			errs = append(errs, fmt.Errorf("loader %d of %d: %w: %s", i, n, err, tail(logs[i].String(), 600)))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	var inputs []merge.Input
+	var sums []loaderSummary
+	for i := range n {
+		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i))})
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loader-%d.json", i)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+		}
+		var sum loaderSummary
+		if err := json.Unmarshal(b, &sum); err != nil {
+			return nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
+		}
+		sums = append(sums, sum)
+	}
+	m, err := merge.Merge(inputs, merge.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, fl := range m.Flags {
+		s.log.Warn("loaders", "step", st.ID, "warning", fl)
+	}
+	return mergedResult(m, sums, cfg), m, nil
+}
+
+// mergedResult turns a merge into the runner's result for the trial
+// row: one series per operation, histograms added, errors and counts
+// from the loaders' summaries.
+func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *runner.Result {
+	intended := cfg.Target > 0
+	rs := measure.NewResults(runner.Series(), intended)
+	var start, end time.Time
+	measuredTags := map[string]bool{}
+	for _, w := range m.Windows {
+		if strings.HasPrefix(w.Tag, "WARMUP-") {
+			continue
+		}
+		measuredTags[w.Tag] = true
+		if start.IsZero() || w.Start.Before(start) {
+			start = w.Start
+		}
+		if e := w.Start.Add(m.Window); e.After(end) {
+			end = e
+		}
+	}
+	var ops, errCount int64
+	interrupted := false
+	for _, sum := range sums {
+		ops += sum.Measured.Operations
+		interrupted = interrupted || sum.Interrupted
+	}
+	for i := range rs {
+		r := &rs[i]
+		if h := m.Totals[r.Name]; h != nil && measuredTags[r.Name] {
+			r.Service.Merge(h)
+		}
+		if h := m.Totals["Intended-"+r.Name]; intended && h != nil {
+			r.Response.Merge(h)
+		}
+		for _, sum := range sums {
+			for _, op := range sum.Measured.Ops {
+				if op.Name == r.Name {
+					for class, c := range op.Errors {
+						r.Errors[class] += c
+						errCount += c
+					}
+				}
+			}
+		}
+		r.Counted = r.OK() + r.ErrorCount()
+	}
+	d := end.Sub(start)
+	phase := measure.NewPhase(start, d, rs)
+	// The loaders counted composite operations once; their totals win
+	// over the series' sum.
+	phase.Operations, phase.Errors = ops, errCount
+	if d > 0 {
+		phase.Throughput = float64(ops) / d.Seconds()
+	}
+	return &runner.Result{Phase: runner.Transactions, Config: cfg, Series: runner.Series(), Start: start, End: end,
+		Measured: phase, MeasuredResults: rs, Interrupted: interrupted}
+}
+
+// writeMerged writes the merged series to timeseries.csv and the merged
+// log as the trial's HdrHistogram log.
+func (tr *targetRun) writeMerged(id string, m *merge.Result, intended bool) error {
+	f, err := os.Create(tr.s.w.HdrPath(id))
+	if err != nil {
+		return fmt.Errorf("hdr log: %w", err)
+	}
+	werr := m.WriteLog(f, "dbarena trial "+id+" merged from loaders; values in nanoseconds")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return err
+	}
+	byStart := map[time.Time][]merge.Window{}
+	var order []time.Time
+	for _, w := range m.Windows {
+		if _, ok := byStart[w.Start]; !ok {
+			order = append(order, w.Start)
+		}
+		byStart[w.Start] = append(byStart[w.Start], w)
+	}
+	secs := m.Window.Seconds()
+	var points []results.Point
+	for _, t := range order {
+		all := measure.NewHistogram()
+		var allOps int64
+		warm := false
+		for _, w := range byStart[t] {
+			tag, isWarm := strings.CutPrefix(w.Tag, "WARMUP-")
+			warm = warm || isWarm
+			name, isIntended := strings.CutPrefix(tag, "Intended-")
+			// The latency a user saw: response time when paced.
+			if isIntended != intended {
+				continue
+			}
+			points = append(points, mergedPoint(id, m, t, name, isWarm, w.Hist, secs))
+			all.Merge(w.Hist)
+			allOps += w.Hist.TotalCount()
+		}
+		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs))
+	}
+	return tr.s.w.AddPoints(points)
+}
+
+func mergedPoint(id string, m *merge.Result, t time.Time, op string, warm bool, h *hdrhistogram.Histogram, secs float64) results.Point {
+	end := t.Add(m.Window)
+	p := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Warmup: warm, Op: op,
+		Ops: h.TotalCount(), Latency: latencyOf(measure.StatsOf(h))}
+	if secs > 0 {
+		p.Rate = float64(p.Ops) / secs
+	}
+	return p
+}
+
+// tail is the end of a loader's output, for an error message.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "..." + s[len(s)-n:]
+	}
+	return s
+}
