@@ -160,6 +160,10 @@ func Preflight(plan *spec.Plan) error {
 	return errors.Join(errs...)
 }
 
+// Request is the deployment request of a target, with the secrets its
+// options and properties refer to resolved for the provider.
+func Request(t *spec.Target, opts Options) (deploy.Request, error) { return request(t, opts) }
+
 // request is the deployment request of a target, with the secrets its
 // options and properties refer to resolved for the provider.
 func request(t *spec.Target, opts Options) (deploy.Request, error) {

@@ -30,6 +30,7 @@ func TestExamples(t *testing.T) {
 		"scylla-vs-dynamodb-matrix.yaml": {targets: []string{"scylladb", "dynamodb"}, loads: 2, runs: 2 * 3 * 3},
 		"cockroach-vs-scylla-ycsb.yaml":  {targets: []string{"cockroachdb", "scylladb"}, loads: 4, runs: 12},
 		"baremetal-vs-cloud.yaml":        {targets: []string{"baremetal", "cloud"}, loads: 2, runs: 2 * 2 * 3},
+		"compose-pg-vs-redis.yaml":       {targets: []string{"postgres", "redis"}, loads: 2, runs: 4},
 	}
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	require.NoError(t, err)

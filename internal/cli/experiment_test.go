@@ -741,3 +741,18 @@ run: {duration: 2s, threads: 2, target: 600, loaders: 3}
 	}
 	require.GreaterOrEqual(t, points, 2, "a merged series")
 }
+
+func TestDeployRender(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, errs := run(t, context.Background(), "deploy", "render", "../../examples/compose-pg-vs-redis.yaml", "--out", out)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, stdout, "postgres: "+filepath.Join(out, "postgres", "compose.yml"))
+	b, err := os.ReadFile(filepath.Join(out, "redis", "compose.yml"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), "image: redis:7.4")
+	require.Contains(t, string(b), "cpus: \"2\"")
+
+	code, _, errs = run(t, context.Background(), "deploy", "render", "../../examples/quickstart.yaml", "--out", out)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "has no target with deploy.provider compose")
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/compose"
 	"github.com/dbarena/dbarena/deploy/existing"
 	"github.com/dbarena/dbarena/deploy/local"
 )
@@ -16,6 +17,7 @@ import (
 // table lists every built-in provider.
 func table() []deploy.Provider {
 	return []deploy.Provider{
+		compose.Provider{},
 		existing.Provider{},
 		local.New(),
 	}

@@ -1,0 +1,175 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/deploy"
+)
+
+// Provider is the Docker Compose provider. Docker is the command that
+// runs compose: "docker" (its compose plugin) or "docker-compose"; empty
+// finds one on PATH.
+type Provider struct {
+	Docker string
+}
+
+var (
+	_ deploy.Provider = Provider{}
+	_ deploy.Checker  = Provider{}
+)
+
+// Name implements deploy.Provider.
+func (Provider) Name() string { return "compose" }
+
+// command returns the program and the arguments before a compose
+// subcommand.
+func (p Provider) command() ([]string, error) {
+	if p.Docker != "" {
+		if filepath.Base(p.Docker) == "docker-compose" {
+			return []string{p.Docker}, nil
+		}
+		return []string{p.Docker, "compose"}, nil
+	}
+	if docker, err := exec.LookPath("docker"); err == nil {
+		if exec.Command(docker, "compose", "version").Run() == nil {
+			return []string{docker, "compose"}, nil
+		}
+	}
+	if dc, err := exec.LookPath("docker-compose"); err == nil {
+		return []string{dc}, nil
+	}
+	return nil, errors.New("compose: neither `docker compose` (Docker's compose plugin) nor `docker-compose` is installed: install Docker Engine with its compose plugin (https://docs.docker.com/compose/install/), or write the files with `dbarena deploy render` and run them where Docker runs")
+}
+
+// Check implements deploy.Checker: compose must be installed and the
+// target must render.
+func (p Provider) Check(req deploy.Request) error {
+	if _, err := p.command(); err != nil {
+		return err
+	}
+	_, err := Render(req)
+	return err
+}
+
+// Write renders req into dir: compose.yml, and secrets.env (mode 0600)
+// when the target has secrets. It returns the project.
+func Write(req deploy.Request, dir string) (*Project, error) {
+	p, err := Render(req)
+	if err != nil {
+		return nil, err
+	}
+	y, err := p.YAML()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("compose: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "compose.yml"), y, 0o644); err != nil {
+		return nil, fmt.Errorf("compose: %w", err)
+	}
+	if len(p.Secrets) > 0 {
+		if err := os.WriteFile(filepath.Join(dir, envFile), p.EnvFile(), 0o600); err != nil {
+			return nil, fmt.Errorf("compose: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// Up implements deploy.Provider: it writes the project into the work
+// directory, starts it and waits until every container is healthy, then
+// reads the published ports. On error it takes down what it started.
+func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
+	base, err := p.command()
+	if err != nil {
+		return nil, err
+	}
+	work := req.WorkDir
+	if work == "" {
+		work = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(work, "dbarena-compose-"+req.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("compose: %w", err)
+	}
+	proj, err := Write(req, dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &deployment{base: base, dir: dir, name: proj.File.Name, keep: req.Keep, version: req.Version}
+	timeout := int(deploy.DefaultReadyTimeout / time.Second)
+	if _, err := d.compose(ctx, "up", "-d", "--wait", "--wait-timeout", strconv.Itoa(timeout)); err != nil {
+		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(context.Background()))
+	}
+	var addrs []string
+	for _, e := range proj.Exposed {
+		out, err := d.compose(ctx, "port", e.Service, strconv.Itoa(e.Port))
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("compose: %s: port of %s: %w", req.Name, e.Service, err), d.Down(context.Background()))
+		}
+		addr := strings.TrimSpace(out)
+		if !strings.HasPrefix(addr, "127.0.0.1:") {
+			return nil, errors.Join(fmt.Errorf("compose: %s: %s's port %d is published on %q, want 127.0.0.1:PORT", req.Name, e.Service, e.Port, addr), d.Down(context.Background()))
+		}
+		addrs = append(addrs, addr)
+	}
+	d.props = proj.Props(addrs)
+	return d, nil
+}
+
+type deployment struct {
+	base      []string
+	dir, name string
+	keep      bool
+	version   string
+	props     map[string]string
+	down      bool
+}
+
+// compose runs one compose subcommand on the project.
+func (d *deployment) compose(ctx context.Context, args ...string) (string, error) {
+	argv := append(append(append([]string(nil), d.base[1:]...), "-p", d.name, "-f", filepath.Join(d.dir, "compose.yml")), args...)
+	cmd := exec.CommandContext(ctx, d.base[0], argv...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if len(msg) > 800 {
+			msg = "..." + msg[len(msg)-800:]
+		}
+		return out.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(d.base[0]), strings.Join(argv, " "), err, msg)
+	}
+	return out.String(), nil
+}
+
+func (d *deployment) Properties() map[string]string { return d.props }
+func (d *deployment) Hosts() []deploy.Host          { return nil }
+func (d *deployment) Version() string               { return d.version }
+func (d *deployment) Limits() string                { return "" }
+
+// Down implements deploy.Deployment: it removes the containers, and
+// their volumes unless asked to keep them. Safe to call twice.
+func (d *deployment) Down(ctx context.Context) error {
+	if d.down {
+		return nil
+	}
+	d.down = true
+	args := []string{"down", "--remove-orphans"}
+	if !d.keep {
+		args = append(args, "-v")
+	}
+	_, err := d.compose(ctx, args...)
+	if !d.keep {
+		err = errors.Join(err, os.RemoveAll(d.dir))
+	}
+	return err
+}

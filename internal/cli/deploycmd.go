@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/deploy/compose"
+	"github.com/dbarena/dbarena/experiment"
+	"github.com/dbarena/dbarena/experiment/spec"
+)
+
+func newDeployCommand(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "deploy",
+		Short: "Deployment assets: write what a provider would run, without running it",
+	}
+	cmd.AddCommand(newRenderCommand(st))
+	return cmd
+}
+
+func newRenderCommand(st *State) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "render FILE",
+		Short: "Write the Docker Compose project of each compose target of an experiment",
+		Long: `Write OUT/TARGET/compose.yml (and secrets.env, mode 0600, when a target has
+a password) for every target of the experiment whose deploy.provider is
+compose, without running anything: to check them with
+  docker compose -f OUT/TARGET/compose.yml config
+or to bring them up on a machine where Docker runs. Secret references
+(${env:NAME}, ${file:PATH}) are resolved into secrets.env only.`,
+		Example: `  dbarena deploy render examples/compose-pg-vs-redis.yaml --out compose/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("deploy render: want exactly one experiment FILE, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageError(fmt.Errorf("deploy render: %w", err))
+			}
+			s, err := spec.Parse(args[0], text, specOptions())
+			if err != nil {
+				return usageError(err)
+			}
+			n := 0
+			for i := range s.Targets {
+				t := &s.Targets[i]
+				if t.Deploy.Provider != "compose" {
+					continue
+				}
+				req, err := experiment.Request(t, experiment.Options{})
+				if err != nil {
+					return usageError(fmt.Errorf("deploy render: %w", err))
+				}
+				dir := filepath.Join(out, t.Name)
+				if _, err := compose.Write(req, dir); err != nil {
+					return usageError(fmt.Errorf("deploy render: %w", err))
+				}
+				fmt.Fprintf(st.Stdout, "%s: %s\n", t.Name, filepath.Join(dir, "compose.yml"))
+				n++
+			}
+			if n == 0 {
+				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose", args[0]))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "compose", "directory to write the projects into")
+	return cmd
+}
