@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// netHost is a network namespace joined to this host by a veth pair:
+// a separate host on the wire, reaching this one at HostIP.
+type netHost struct {
+	Name, HostIP string
+}
+
+// newNetHosts makes n namespaces, or skips when the machine does not let
+// this test make them (and CI is not "true": the CI machine does).
+func newNetHosts(t *testing.T, n int) []netHost {
+	t.Helper()
+	ipBin, err := exec.LookPath("ip")
+	if err == nil && os.Geteuid() != 0 {
+		err = fmt.Errorf("not root")
+	}
+	if err == nil {
+		err = exec.Command(ipBin, "netns", "add", fmt.Sprintf("dbarena-probe-%d", os.Getpid())).Run()
+		_ = exec.Command(ipBin, "netns", "del", fmt.Sprintf("dbarena-probe-%d", os.Getpid())).Run()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("network namespaces unavailable under CI=true: %v", err)
+		}
+		t.Skipf("network namespaces unavailable (ip netns needs root and iproute2): %v", err)
+	}
+	ipCmd := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command(ipBin, args...).CombinedOutput()
+		require.NoError(t, err, "ip %s: %s", strings.Join(args, " "), out)
+	}
+	var hosts []netHost
+	for i := 1; i <= n; i++ {
+		ns := fmt.Sprintf("dbl%d-%d", os.Getpid()%10000, i)
+		veth, peer := fmt.Sprintf("dbh%d-%d", os.Getpid()%10000, i), fmt.Sprintf("dbn%d-%d", os.Getpid()%10000, i)
+		hostIP, nsIP := fmt.Sprintf("10.213.%d.1", i), fmt.Sprintf("10.213.%d.2", i)
+		ipCmd("netns", "add", ns)
+		t.Cleanup(func() { _ = exec.Command(ipBin, "netns", "del", ns).Run(); _ = exec.Command(ipBin, "link", "del", veth).Run() })
+		ipCmd("link", "add", veth, "type", "veth", "peer", "name", peer)
+		ipCmd("link", "set", peer, "netns", ns)
+		ipCmd("addr", "add", hostIP+"/30", "dev", veth)
+		ipCmd("link", "set", veth, "up")
+		ipCmd("-n", ns, "addr", "add", nsIP+"/30", "dev", peer)
+		ipCmd("-n", ns, "link", "set", peer, "up")
+		ipCmd("-n", ns, "link", "set", "lo", "up")
+		ipCmd("-n", ns, "route", "add", "default", "via", hostIP)
+		hosts = append(hosts, netHost{Name: ns, HostIP: hostIP})
+	}
+	return hosts
+}
+
+// TestLoadersInNetworkNamespaces runs an experiment's trial as two
+// loaders, each in a network namespace of its own (two hosts on the
+// wire), against a Redis on this host, and merges them.
+func TestLoadersInNetworkNamespaces(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	hosts := newNetHosts(t, 2)
+	bin := buildDbarena(t)
+	// A Redis listening on the first veth address, which both namespaces
+	// reach (the second through its default route to this host).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", hosts[0].HostIP, "--protected-mode", "no",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	addr := net.JoinHostPort(hosts[0].HostIP, fmt.Sprint(port))
+	require.Eventually(t, func() bool {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "netns.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: netns
+properties: {recordcount: 200}
+targets:
+  - database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: "%s"}
+workloads: [c]
+run:
+  duration: 2s
+  threads: 2
+  target: 400
+  loader_commands: ["ip netns exec %s", "ip netns exec %s"]
+`, addr, hosts[0].Name, hosts[1].Name)), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	var row *results.Trial
+	for i := range d.Trials {
+		if d.Trials[i].ID == "redis.c" {
+			row = &d.Trials[i]
+		}
+	}
+	require.NotNil(t, row)
+	require.Equal(t, 4, row.Threads, "two loaders of two threads")
+	require.InEpsilon(t, 400, row.Throughput, 0.3, "two hosts sharing 400 ops/s")
+	require.Zero(t, row.Errors)
+}
