@@ -51,7 +51,10 @@ func newNetHosts(t *testing.T, n int) []netHost {
 		veth, peer := fmt.Sprintf("dbh%d-%d", os.Getpid()%10000, i), fmt.Sprintf("dbn%d-%d", os.Getpid()%10000, i)
 		hostIP, nsIP := fmt.Sprintf("10.213.%d.1", i), fmt.Sprintf("10.213.%d.2", i)
 		ipCmd("netns", "add", ns)
-		t.Cleanup(func() { _ = exec.Command(ipBin, "netns", "del", ns).Run(); _ = exec.Command(ipBin, "link", "del", veth).Run() })
+		t.Cleanup(func() {
+			_ = exec.Command(ipBin, "netns", "del", ns).Run()
+			_ = exec.Command(ipBin, "link", "del", veth).Run()
+		})
 		ipCmd("link", "add", veth, "type", "veth", "peer", "name", peer)
 		ipCmd("link", "set", peer, "netns", ns)
 		ipCmd("addr", "add", hostIP+"/30", "dev", veth)
