@@ -25,6 +25,10 @@ import (
 // loader must have started and connected by then.
 const loaderStartDelay = 3 * time.Second
 
+// loaderClockSlack is the clock-offset uncertainty above which the
+// one-second merge windows may mix a loader's neighbouring seconds.
+const loaderClockSlack = 10 * time.Millisecond
+
 // loaderSummary is what a loader's JSON summary holds that the merged
 // trial needs: its interruption and errors per operation.
 type loaderSummary struct {
@@ -70,6 +74,25 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
+	// Each loader host's clock offset, measured through its command
+	// prefix before the run: the merge puts the loaders' intervals on
+	// this host's clock. A loader without a prefix shares this clock.
+	offsets := make([]merge.Offset, n)
+	for i, prefix := range s.plan.Spec.Run.LoaderCommands {
+		if i >= n || len(prefix) == 0 {
+			continue
+		}
+		argv := append(append([]string(nil), prefix...), bin, "clock")
+		o, err := merge.MeasureCommand(ctx, argv)
+		if err != nil {
+			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock: %w", i, n, err)
+		}
+		offsets[i] = o
+		s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
+		if o.Uncertainty > loaderClockSlack {
+			s.log.Warn("loader clock offset uncertain: windows may mix neighbouring seconds", "loader", i, "uncertainty", o.Uncertainty)
+		}
+	}
 	startAt := time.Now().Add(loaderStartDelay)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
@@ -105,7 +128,8 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	var inputs []merge.Input
 	var sums []loaderSummary
 	for i := range n {
-		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i))})
+		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)),
+			Offset: offsets[i].Offset})
 		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loader-%d.json", i)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)

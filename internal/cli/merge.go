@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,5 +168,27 @@ func writeMerge(w io.Writer, r *merge.Result) {
 			{"99.9PercentileLatency(us)", op.P999}, {"MaxLatency(us)", op.Max}} {
 			fmt.Fprintf(w, "[%s], %s, %.1f\n", op.Tag, q.name, q.v)
 		}
+	}
+}
+
+// newClockCommand answers clock-offset probes: for every line read it
+// prints its wall clock in nanoseconds since the epoch. The experiment
+// runs it through each loader's command prefix (ssh host, ip netns exec
+// ns) to measure that host's clock offset.
+func newClockCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:    "clock",
+		Short:  "Answer clock-offset probes: print the wall clock (ns since the epoch) for every line read",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc := bufio.NewScanner(st.Stdin)
+			for sc.Scan() {
+				if _, err := io.WriteString(st.Stdout, strconv.FormatInt(time.Now().UnixNano(), 10)+"\n"); err != nil {
+					return &exitError{code: ExitFailure, err: fmt.Errorf("clock: %w", err)}
+				}
+			}
+			return nil
+		},
 	}
 }
