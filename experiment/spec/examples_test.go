@@ -31,6 +31,7 @@ func TestExamples(t *testing.T) {
 		"cockroach-vs-scylla-ycsb.yaml":  {targets: []string{"cockroachdb", "scylladb"}, loads: 4, runs: 12},
 		"baremetal-vs-cloud.yaml":        {targets: []string{"baremetal", "cloud"}, loads: 2, runs: 2 * 2 * 3},
 		"compose-pg-vs-redis.yaml":       {targets: []string{"postgres", "redis"}, loads: 2, runs: 4},
+		"gcp-postgres-vs-scylladb.yaml":  {targets: []string{"postgres", "scylladb"}, loads: 2, runs: 2 * 2 * 3},
 	}
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/deploy/compose"
+	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
 )
@@ -15,9 +17,48 @@ import (
 func newDeployCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy",
-		Short: "Deployment assets: write what a provider would run, without running it",
+		Short: "Deployment assets: write what a provider would run; destroy what a terraform run left",
 	}
-	cmd.AddCommand(newRenderCommand(st))
+	cmd.AddCommand(newRenderCommand(st), newDownCommand(st))
+	return cmd
+}
+
+func newDownCommand(st *State) *cobra.Command {
+	var tool string
+	cmd := &cobra.Command{
+		Use:   "down DIR...",
+		Short: "Destroy what a terraform deployment created, from its state directory",
+		Long: `Run tofu (or terraform) destroy in each state directory a terraform target
+left behind (dbarena logs its path when it deploys, and keeps it when a
+destroy fails), then remove the directory. Use it when a run was killed
+before it could tear down, so that no VM keeps billing.`,
+		Example: `  dbarena deploy down /tmp/dbarena-terraform-scylla-1234`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(fmt.Errorf("deploy down: want at least one state directory"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prog, err := terraform.Provider{Tool: tool}.Program()
+			if err != nil {
+				return usageError(fmt.Errorf("deploy down: %w", err))
+			}
+			var errs []error
+			for _, dir := range args {
+				if err := terraform.Destroy(cmd.Context(), prog, dir); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(st.Stdout, "destroyed %s\n", dir)
+			}
+			if err := errors.Join(errs...); err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tool, "tool", "", "tofu or terraform (default: whichever is installed)")
 	return cmd
 }
 

@@ -756,3 +756,26 @@ func TestDeployRender(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "has no target with deploy.provider compose")
 }
+
+func TestDeployDown(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	tool := filepath.Join(dir, "tofu")
+	require.NoError(t, os.WriteFile(tool, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\n"), 0o755))
+	state := filepath.Join(dir, "dbarena-terraform-pg-1")
+	require.NoError(t, os.MkdirAll(state, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(state, "terraform.tfvars.json"), []byte("{}"), 0o600))
+
+	code, out, errs := run(t, context.Background(), "deploy", "down", "--tool", tool, state)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "destroyed "+state)
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Equal(t, "destroy -auto-approve -input=false -no-color\n", string(calls))
+	_, err = os.Stat(state)
+	require.True(t, os.IsNotExist(err))
+
+	code, _, errs = run(t, context.Background(), "deploy", "down", "--tool", tool, dir)
+	require.Equal(t, ExitFailure, code)
+	require.Contains(t, errs, "is not a dbarena terraform state directory")
+}

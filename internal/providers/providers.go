@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/compose"
 	"github.com/dbarena/dbarena/deploy/existing"
 	"github.com/dbarena/dbarena/deploy/local"
+	"github.com/dbarena/dbarena/deploy/terraform"
 )
 
 // table lists every built-in provider.
@@ -20,6 +21,7 @@ func table() []deploy.Provider {
 		compose.Provider{},
 		existing.Provider{},
 		local.New(),
+		terraform.Provider{},
 	}
 }
 

@@ -1,0 +1,92 @@
+variable "project" {
+  description = "GCP project to create the VMs in."
+  type        = string
+}
+
+variable "name" {
+  description = "Prefix of every resource's name: the experiment target."
+  type        = string
+}
+
+variable "zone" {
+  description = "Zone of every VM (loaders in the same zone as the databases)."
+  type        = string
+  default     = "us-central1-a"
+}
+
+variable "db_machine_type" {
+  description = "Machine type of the database VMs, such as n2d-standard-4."
+  type        = string
+  default     = "n2d-standard-4"
+}
+
+variable "db_count" {
+  description = "Database VMs: 1, or the nodes of a cluster."
+  type        = number
+  default     = 1
+}
+
+variable "db_image" {
+  description = "Container image of the database, run by Docker on each VM."
+  type        = string
+}
+
+variable "db_port" {
+  description = "The port the database serves clients on."
+  type        = number
+}
+
+variable "db_docker_flags" {
+  description = "Flags of docker run before the image, such as -e POSTGRES_DB=ycsb."
+  type        = string
+  default     = ""
+}
+
+variable "db_args" {
+  description = "Arguments after the image in docker run (the container's command)."
+  type        = string
+  default     = ""
+}
+
+variable "db_data_dir" {
+  description = "Where the database keeps its data inside the container; the local NVMe SSD is mounted there."
+  type        = string
+}
+
+variable "local_ssds" {
+  description = "Local NVMe SSDs (375 GB each) per database VM, striped and mounted for the data; 0 uses the boot disk."
+  type        = number
+  default     = 1
+}
+
+variable "loader_count" {
+  description = "Loader VMs that run dbarena."
+  type        = number
+  default     = 1
+}
+
+variable "loader_machine_type" {
+  description = "Machine type of the loader VMs."
+  type        = string
+  default     = "n2d-standard-8"
+}
+
+variable "operator_cidr" {
+  description = "The operator's address range: the only outside source admitted, for SSH and node_exporter. Never 0.0.0.0/0."
+  type        = string
+  validation {
+    condition     = var.operator_cidr != "0.0.0.0/0" && can(cidrhost(var.operator_cidr, 0))
+    error_message = "operator_cidr must be your address range such as 203.0.113.7/32, never 0.0.0.0/0."
+  }
+}
+
+variable "ssh_user" {
+  description = "User the operator's SSH key is installed for."
+  type        = string
+  default     = "dbarena"
+}
+
+variable "ssh_public_key" {
+  description = "The operator's SSH public key (its text)."
+  type        = string
+}

@@ -1,0 +1,112 @@
+package terraform_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/terraform"
+)
+
+// fakeTofu stands in for tofu, which needs a cloud: it logs each call
+// (directory and arguments) and prints canned outputs; FAIL makes apply
+// fail, as a quota error would.
+func fakeTofu(t *testing.T, failApply bool) (bin, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	log = filepath.Join(dir, "calls")
+	fail := "0"
+	if failApply {
+		fail = "1"
+	}
+	script := `#!/bin/sh
+echo "$1 $(basename $(pwd))" >> ` + log + `
+case "$1" in
+  apply) [ ` + fail + ` = 1 ] && { echo "Error: quota exceeded" >&2; exit 1; } ;;
+  output) echo '{"db_external_ips":{"value":["34.1.2.3","34.1.2.4","34.1.2.5"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":["34.9.9.9"]},"db_port":{"value":9042}}' ;;
+esac
+exit 0
+`
+	bin = filepath.Join(dir, "tofu")
+	require.NoError(t, os.WriteFile(bin, []byte(script), 0o755))
+	return bin, log
+}
+
+func request(work string) deploy.Request {
+	return deploy.Request{Name: "scylla", Database: "scylladb", Nodes: 3, WorkDir: work, Options: map[string]string{
+		"cloud": "gcp", "project": "bench", "operator_cidr": "203.0.113.7/32", "ssh_public_key": "ssh-ed25519 AAAA me",
+		"machine_type": "n2d-standard-8", "loaders": "1"}}
+}
+
+func TestUpAndDown(t *testing.T) {
+	bin, log := fakeTofu(t, false)
+	work := t.TempDir()
+	d, err := terraform.Provider{Tool: bin}.Up(context.Background(), request(work))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"cql.hosts": "34.1.2.3,34.1.2.4,34.1.2.5", "cql.port": "9042", "cql.replication.factor": "3"}, d.Properties())
+	require.Len(t, d.Hosts(), 4, "three database VMs and a loader, each with node_exporter")
+	require.Equal(t, "http://34.1.2.3:9100/metrics", d.Hosts()[0].MetricsURL)
+
+	states, err := filepath.Glob(filepath.Join(work, "dbarena-terraform-scylla-*"))
+	require.NoError(t, err)
+	require.Len(t, states, 1)
+	fi, err := os.Stat(filepath.Join(states[0], "terraform.tfvars.json"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the variables file is its owner's only")
+	vars, err := os.ReadFile(filepath.Join(states[0], "terraform.tfvars.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(vars), `"db_count": 3`)
+	require.Contains(t, string(vars), `"db_machine_type": "n2d-standard-8"`)
+	_, err = os.Stat(filepath.Join(states[0], "main.tf"))
+	require.NoError(t, err, "the module is copied into the state directory")
+
+	require.NoError(t, d.Down(context.Background()))
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	var verbs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
+		verbs = append(verbs, strings.Fields(l)[0])
+	}
+	require.Equal(t, []string{"init", "apply", "output", "destroy"}, verbs)
+	_, err = os.Stat(states[0])
+	require.True(t, os.IsNotExist(err), "the state directory goes after a destroy")
+}
+
+func TestFailedApplyDestroys(t *testing.T) {
+	bin, log := fakeTofu(t, true)
+	_, err := terraform.Provider{Tool: bin}.Up(context.Background(), request(t.TempDir()))
+	require.ErrorContains(t, err, "quota exceeded")
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Regexp(t, `(?s)apply .*\ndestroy `, string(calls), "what a failed apply created is destroyed")
+}
+
+func TestVarsRefuseTheInternet(t *testing.T) {
+	req := request("")
+	for opt, want := range map[string]string{
+		"operator_cidr=0.0.0.0/0": "opens the VMs to the whole internet",
+		"operator_cidr=me":        "want your address range",
+		"cloud=azure":             "want gcp or aws",
+		"colour=blue":             `unknown option "colour"`,
+		"project=":                "option project",
+	} {
+		r := req
+		r.Options = map[string]string{}
+		for k, v := range req.Options {
+			r.Options[k] = v
+		}
+		k, v, _ := strings.Cut(opt, "=")
+		r.Options[k] = v
+		_, _, err := terraform.Vars(r)
+		require.ErrorContains(t, err, want, opt)
+	}
+	r := req
+	r.Database = "aerospike"
+	_, _, err := terraform.Vars(r)
+	require.ErrorContains(t, err, "not supported here yet")
+}

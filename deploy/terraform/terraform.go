@@ -1,0 +1,359 @@
+// Package terraform is the deployment provider for cloud VMs: it copies
+// the embedded OpenTofu/Terraform module of the cloud (GCP or AWS: one
+// VM per database node with its local NVMe SSDs striped and mounted for
+// the data, loader VMs in the same zone, node_exporter everywhere,
+// firewall rules that admit only the loaders and the operator) into a
+// state directory, runs `tofu` (or `terraform`) init and apply, reads the
+// outputs, and destroys everything at teardown, also after a failed
+// apply. `dbarena deploy down DIR` destroys a state directory by hand.
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/deploy"
+)
+
+//go:embed modules
+var modules embed.FS
+
+// Provider is the Terraform provider. Tool is the program, "tofu" or
+// "terraform"; empty finds one on PATH.
+type Provider struct {
+	Tool string
+}
+
+var (
+	_ deploy.Provider = Provider{}
+	_ deploy.Checker  = Provider{}
+)
+
+// Name implements deploy.Provider.
+func (Provider) Name() string { return "terraform" }
+
+// dbSpec is how a database runs in Docker on a VM.
+type dbSpec struct {
+	image, dataDir, flags, args string
+	port                        int
+}
+
+// databases run in Docker on the VMs. PostgreSQL trusts connections:
+// the firewall admits only the loaders and the operator's address.
+func databases() map[string]dbSpec {
+	return map[string]dbSpec{
+		"postgres":  {"postgres:17", "/var/lib/postgresql/data", "-e POSTGRES_DB=ycsb -e POSTGRES_HOST_AUTH_METHOD=trust", "", 5432},
+		"redis":     {"redis:7.4", "/data", "", "redis-server --save '' --appendonly no --protected-mode no", 6379},
+		"cassandra": {"cassandra:5.0", "/var/lib/cassandra", "", "", 9042},
+		"scylladb":  {"scylladb/scylla:6.2", "/var/lib/scylla", "", "--developer-mode 0", 9042},
+		"mongodb":   {"mongo:7.0", "/data/db", "", "--bind_ip_all", 27017},
+	}
+}
+
+// options are the provider's settings in deploy.options.
+var optionNames = []string{"cloud", "project", "zone", "region", "availability_zone", "ami", "machine_type", "local_ssds",
+	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key"}
+
+// Vars are the module's input variables for a request.
+func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
+	db, ok := databases()[req.Database]
+	if !ok {
+		return "", nil, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: cassandra, mongodb, postgres, redis, scylladb", req.Name, req.Database)
+	}
+	for k := range req.Options {
+		if !contains(optionNames, k) {
+			return "", nil, fmt.Errorf("terraform: %s: unknown option %q; valid: %s", req.Name, k, strings.Join(optionNames, ", "))
+		}
+	}
+	cloud = req.Options["cloud"]
+	if cloud != "gcp" && cloud != "aws" {
+		return "", nil, fmt.Errorf("terraform: %s: option cloud: want gcp or aws, got %q", req.Name, cloud)
+	}
+	cidr := req.Options["operator_cidr"]
+	if _, n, err := net.ParseCIDR(cidr); err != nil {
+		return "", nil, fmt.Errorf("terraform: %s: option operator_cidr: want your address range such as 203.0.113.7/32, got %q", req.Name, cidr)
+	} else if ones, _ := n.Mask.Size(); ones == 0 {
+		return "", nil, fmt.Errorf("terraform: %s: option operator_cidr %s opens the VMs to the whole internet: give your own address range", req.Name, cidr)
+	}
+	key := req.Options["ssh_public_key"]
+	if key == "" {
+		return "", nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	}
+	vars = map[string]any{
+		"name": req.Name, "db_count": max(req.Nodes, 1), "db_image": db.image, "db_port": db.port,
+		"db_data_dir": db.dataDir, "db_docker_flags": db.flags, "db_args": db.args,
+		"operator_cidr": cidr, "ssh_public_key": key,
+	}
+	if req.Version != "" {
+		vars["db_image"] = strings.SplitN(db.image, ":", 2)[0] + ":" + req.Version
+	}
+	set := func(opt, v string) { // string options passed through
+		if x := req.Options[opt]; x != "" {
+			vars[v] = x
+		}
+	}
+	set("machine_type", "db_machine_type")
+	set("loader_machine_type", "loader_machine_type")
+	set("ssh_user", "ssh_user")
+	for _, o := range []string{"loaders", "local_ssds"} {
+		if x := req.Options[o]; x != "" {
+			n, err := strconv.Atoi(x)
+			if err != nil || n < 0 {
+				return "", nil, fmt.Errorf("terraform: %s: option %s: want a whole number >= 0, got %q", req.Name, o, x)
+			}
+			name := map[string]string{"loaders": "loader_count", "local_ssds": "local_ssds"}[o]
+			if cloud == "aws" && o == "local_ssds" {
+				return "", nil, fmt.Errorf("terraform: %s: option local_ssds is GCP's; on AWS pick an instance type with instance storage (i3, i4i)", req.Name)
+			}
+			vars[name] = n
+		}
+	}
+	switch cloud {
+	case "gcp":
+		if req.Options["project"] == "" {
+			return "", nil, fmt.Errorf("terraform: %s: option project: want the GCP project to create the VMs in", req.Name)
+		}
+		set("project", "project")
+		set("zone", "zone")
+	case "aws":
+		if req.Options["ami"] == "" {
+			return "", nil, fmt.Errorf("terraform: %s: option ami: want a Debian 12 or Ubuntu AMI of the region", req.Name)
+		}
+		set("ami", "ami")
+		set("region", "region")
+		set("availability_zone", "availability_zone")
+	}
+	return cloud, vars, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tool returns the tofu or terraform program.
+func (p Provider) tool() (string, error) {
+	if p.Tool != "" {
+		return exec.LookPath(p.Tool)
+	}
+	for _, t := range []string{"tofu", "terraform"} {
+		if path, err := exec.LookPath(t); err == nil {
+			return path, nil
+		}
+	}
+	return "", errors.New("terraform: neither tofu (https://opentofu.org/docs/intro/install/) nor terraform is installed")
+}
+
+// Check implements deploy.Checker: the tool, the options and the cloud
+// credentials in the environment.
+func (p Provider) Check(req deploy.Request) error {
+	if _, err := p.tool(); err != nil {
+		return err
+	}
+	cloud, _, err := Vars(req)
+	if err != nil {
+		return err
+	}
+	switch cloud {
+	case "gcp":
+		if os.Getenv("GOOGLE_APPLICATION_CREDENTIALS") == "" && os.Getenv("GOOGLE_CREDENTIALS") == "" && os.Getenv("CLOUDSDK_CONFIG") == "" {
+			if _, err := os.Stat(filepath.Join(os.Getenv("HOME"), ".config/gcloud/application_default_credentials.json")); err != nil {
+				return fmt.Errorf("terraform: %s: no GCP credentials: set GOOGLE_APPLICATION_CREDENTIALS or run gcloud auth application-default login", req.Name)
+			}
+		}
+	case "aws":
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" {
+			if _, err := os.Stat(filepath.Join(os.Getenv("HOME"), ".aws/credentials")); err != nil {
+				return fmt.Errorf("terraform: %s: no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY", req.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteState copies the cloud's module into dir and writes its
+// variables to terraform.tfvars.json, readable by its owner only: it
+// holds the operator's key and address.
+func WriteState(dir, cloud string, vars map[string]any) error {
+	sub, err := fs.Sub(modules, "modules/"+cloud)
+	if err != nil {
+		return fmt.Errorf("terraform: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("terraform: %w", err)
+	}
+	if err := os.CopyFS(dir, sub); err != nil {
+		return fmt.Errorf("terraform: copy the %s module: %w", cloud, err)
+	}
+	b, err := json.MarshalIndent(vars, "", "  ")
+	if err != nil {
+		return fmt.Errorf("terraform: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "terraform.tfvars.json"), b, 0o600)
+}
+
+// Up implements deploy.Provider.
+func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
+	tool, err := p.tool()
+	if err != nil {
+		return nil, err
+	}
+	cloud, vars, err := Vars(req)
+	if err != nil {
+		return nil, err
+	}
+	work := req.WorkDir
+	if work == "" {
+		work = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(work, "dbarena-terraform-"+req.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %w", err)
+	}
+	if err := WriteState(dir, cloud, vars); err != nil {
+		return nil, err
+	}
+	if req.Logger != nil {
+		req.Logger.Info("terraform state directory: `dbarena deploy down` it if this run cannot", "target", req.Name, "dir", dir)
+	}
+	d := &deployment{tool: tool, dir: dir, version: req.Version}
+	if _, err := run(ctx, tool, dir, "init", "-input=false", "-no-color"); err != nil {
+		return nil, errors.Join(fmt.Errorf("terraform: %s: init: %w", req.Name, err), os.RemoveAll(dir))
+	}
+	if _, err := run(ctx, tool, dir, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		// A failed apply may have created some resources: destroy them.
+		return nil, errors.Join(fmt.Errorf("terraform: %s: apply: %w", req.Name, err), d.Down(context.Background()))
+	}
+	out, err := run(ctx, tool, dir, "output", "-json")
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("terraform: %s: output: %w", req.Name, err), d.Down(context.Background()))
+	}
+	if err := d.read(req, out); err != nil {
+		return nil, errors.Join(err, d.Down(context.Background()))
+	}
+	return d, nil
+}
+
+// outputs is the module's outputs as `output -json` prints them.
+type outputs struct {
+	DBExternal struct{ Value []string } `json:"db_external_ips"`
+	DBInternal struct{ Value []string } `json:"db_internal_ips"`
+	Loaders    struct{ Value []string } `json:"loader_external_ips"`
+	Port       struct{ Value int }      `json:"db_port"`
+}
+
+func (d *deployment) read(req deploy.Request, out []byte) error {
+	var o outputs
+	if err := json.Unmarshal(out, &o); err != nil {
+		return fmt.Errorf("terraform: %s: output -json: %w", req.Name, err)
+	}
+	if len(o.DBExternal.Value) == 0 || o.Port.Value == 0 {
+		return fmt.Errorf("terraform: %s: the module output no database address", req.Name)
+	}
+	var addrs []string
+	for i, ip := range o.DBExternal.Value {
+		addrs = append(addrs, net.JoinHostPort(ip, strconv.Itoa(o.Port.Value)))
+		name := req.Name
+		if len(o.DBExternal.Value) > 1 {
+			name = fmt.Sprintf("%s-%d", req.Name, i+1)
+		}
+		d.hosts = append(d.hosts, deploy.Host{Name: name, MetricsURL: "http://" + net.JoinHostPort(ip, "9100") + "/metrics"})
+	}
+	for i, ip := range o.Loaders.Value {
+		d.hosts = append(d.hosts, deploy.Host{Name: fmt.Sprintf("%s-loader-%d", req.Name, i+1), MetricsURL: "http://" + net.JoinHostPort(ip, "9100") + "/metrics"})
+	}
+	d.loaders = o.Loaders.Value
+	d.props = endpoint(req.Database, addrs)
+	return nil
+}
+
+// endpoint makes the driver properties of the database's addresses.
+func endpoint(db string, addrs []string) map[string]string {
+	switch db {
+	case "postgres":
+		return map[string]string{"postgres.url": "postgres://postgres@" + addrs[0] + "/ycsb?sslmode=disable"}
+	case "redis":
+		return map[string]string{"redis.addr": addrs[0]}
+	case "mongodb":
+		return map[string]string{"mongodb.url": "mongodb://" + addrs[0] + "/ycsb"}
+	}
+	var hosts []string
+	port := ""
+	for _, a := range addrs {
+		h, p, _ := net.SplitHostPort(a)
+		hosts, port = append(hosts, h), p
+	}
+	props := map[string]string{"cql.hosts": strings.Join(hosts, ","), "cql.port": port}
+	if len(hosts) >= 3 {
+		props["cql.replication.factor"] = "3"
+	}
+	return props
+}
+
+type deployment struct {
+	tool, dir, version string
+	props              map[string]string
+	hosts              []deploy.Host
+	loaders            []string
+	down               bool
+}
+
+func (d *deployment) Properties() map[string]string { return d.props }
+func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
+func (d *deployment) Version() string               { return d.version }
+func (d *deployment) Limits() string                { return "" }
+
+// Down implements deploy.Deployment: destroy, then remove the state
+// directory, kept when destroy fails so that it can be retried.
+func (d *deployment) Down(ctx context.Context) error {
+	if d.down {
+		return nil
+	}
+	d.down = true
+	return Destroy(ctx, d.tool, d.dir)
+}
+
+// Destroy destroys what a state directory holds and removes it; on
+// failure the directory stays, for `dbarena deploy down DIR` to retry.
+func Destroy(ctx context.Context, tool, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "terraform.tfvars.json")); err != nil {
+		return fmt.Errorf("terraform: %s is not a dbarena terraform state directory: %w", dir, err)
+	}
+	if _, err := run(ctx, tool, dir, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		return fmt.Errorf("terraform: destroy %s (the directory is kept; retry with dbarena deploy down %s): %w", dir, dir, err)
+	}
+	return os.RemoveAll(dir)
+}
+
+// Program returns the tofu or terraform program the provider runs.
+func (p Provider) Program() (string, error) { return p.tool() }
+
+func run(ctx context.Context, tool, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if len(msg) > 800 {
+			msg = "..." + msg[len(msg)-800:]
+		}
+		return out.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(tool), strings.Join(args, " "), err, msg)
+	}
+	return out.Bytes(), nil
+}
