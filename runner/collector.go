@@ -39,10 +39,35 @@ func newCollector(s *run) *collector {
 func (c *collector) loop() {
 	t := time.NewTicker(c.s.cfg.Interval)
 	defer t.Stop()
+	// A schedule's stage boundaries are collected too, so that no
+	// interval straddles two stages and each stage's figures are its
+	// own.
+	var boundary <-chan time.Time
+	next := 0
+	arm := func() {
+		boundary = nil
+		for next < len(c.s.stageStarts) {
+			at := c.s.stageStarts[next]
+			next++
+			if d := time.Duration(at - c.s.cfg.Clock.Now()); d > 0 && next > 1 {
+				boundary = time.After(d)
+				return
+			}
+		}
+	}
+	arm()
 	for {
 		select {
 		case <-c.s.done:
 			return
+		case <-boundary:
+			arm()
+			select {
+			case <-c.s.done:
+				return
+			default:
+			}
+			c.collect(c.s.cfg.Clock.Now(), false)
 		case <-t.C:
 			// When a tick and the stop are both pending, select picks
 			// either; a collection after the stop would end past the run

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -191,17 +192,24 @@ func TestProcessTreeFollowsChildren(t *testing.T) {
 	src := NewProcessTree("busy", RoleDatabase, cmd.Process.Pid)
 	require.Equal(t, "busy", src.Name())
 	require.Equal(t, RoleDatabase, src.Role())
-	_, ok, err := src.Sample(time.Now())
+	t0 := time.Now()
+	before := childTicks(t, spinner)
+	_, ok, err := src.Sample(t0)
 	require.NoError(t, err)
 	require.False(t, ok)
 	time.Sleep(1500 * time.Millisecond)
-	s, ok, err := src.Sample(time.Now())
+	t1 := time.Now()
+	s, ok, err := src.Sample(t1)
 	require.NoError(t, err)
 	require.True(t, ok)
-	t.Logf("busy tree: %.1f%% CPU, %.0f bytes resident", s.CPUPercent, s.MemoryBytes)
-	// The shell only waits: the CPU is its child's, one core, which a
-	// shared 2-core machine may not give it whole.
-	require.Greater(t, s.CPUPercent, 50.0)
+	// The shell only waits: the tree's CPU is its child's. On a busy
+	// machine (CI runs packages side by side) the child may get far
+	// less than a core, so the tree is compared with the child's own
+	// counters over the same window rather than with a fixed level.
+	child := float64(childTicks(t, spinner)-before) * 10 / float64(t1.Sub(t0).Milliseconds()) * 100
+	t.Logf("busy tree: %.1f%% CPU (the spinner alone: %.1f%%), %.0f bytes resident", s.CPUPercent, child, s.MemoryBytes)
+	require.Greater(t, s.CPUPercent, 5.0)
+	require.InDelta(t, child, s.CPUPercent, 20, "the tree's CPU is its child's")
 	require.Less(t, s.CPUPercent, 130.0)
 	require.Positive(t, s.MemoryBytes)
 	require.True(t, math.IsNaN(s.NetRxBps), "a process has no network counters of its own")
@@ -346,4 +354,19 @@ func spin(d time.Duration) {
 	defer runtime.UnlockOSThread()
 	for end := time.Now().Add(d); time.Now().Before(end); {
 	}
+}
+
+// childTicks is a process's user and system CPU time in clock ticks
+// (1/100 s on Linux), from /proc/PID/stat.
+func childTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, err := strconv.ParseInt(f[11], 10, 64)
+	require.NoError(t, err)
+	stime, err := strconv.ParseInt(f[12], 10, 64)
+	require.NoError(t, err)
+	return utime + stime
 }
