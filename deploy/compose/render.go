@@ -421,3 +421,27 @@ func (p *Project) EnvFile() []byte {
 	}
 	return []byte(b.String())
 }
+
+// ImageInfo is a database's container image as this package runs it,
+// for other container platforms (Kubernetes).
+type ImageInfo struct {
+	Ref  string
+	Port int
+	// Probe is the readiness command as an argument vector.
+	Probe []string
+}
+
+// ImageFor returns a database's image, client port and readiness
+// command; false for a database without an image here.
+func ImageFor(database string) (ImageInfo, bool) {
+	im, ok := images()[database]
+	if !ok {
+		return ImageInfo{}, false
+	}
+	probe := im.health[1:]
+	if im.health[0] == "CMD-SHELL" {
+		// Compose needs $$ for a literal $; a plain shell does not.
+		probe = []string{"sh", "-c", strings.ReplaceAll(im.health[1], "$$", "$")}
+	}
+	return ImageInfo{Ref: im.name + ":" + im.tag, Port: im.port, Probe: probe}, true
+}

@@ -12,7 +12,7 @@ func testOptions() spec.Options {
 	return spec.Options{
 		Databases: []string{"aerospike", "alternator", "cassandra", "cockroachdb", "dynamodb", "mariadb", "mongodb",
 			"mysql", "postgres", "redis", "scylladb", "yugabyte-ycql", "yugabyte-ysql"},
-		Providers: []string{"compose", "existing", "local", "terraform"},
+		Providers: []string{"compose", "existing", "kubernetes", "local", "terraform"},
 		Drivers:   []string{"aerospike", "basic", "cql", "dynamodb", "memory", "mongodb", "mysql", "postgres", "redis"},
 		DriverFor: driverFor,
 		DriverPrefixes: []string{"aerospike", "basic", "cql", "dynamodb", "memory", "mongodb", "mysql", "postgres",

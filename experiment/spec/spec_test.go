@@ -44,7 +44,7 @@ func badFixtures() map[string][]string {
 		"unknown-names.bad.yaml": {
 			`unknown-names.bad.yaml:4: targets[0].database: unknown database "postgress"; valid: aerospike, alternator, cassandra, cockroachdb, dynamodb, mariadb, mongodb, mysql, postgres, redis, scylladb, yugabyte-ycql, yugabyte-ysql (did you mean "postgres"?)`,
 			`unknown-names.bad.yaml:6: targets[1].driver: unknown driver "cqll"; valid: aerospike, basic, cql, dynamodb, memory, mongodb, mysql, postgres, redis (did you mean "cql"?)`,
-			`unknown-names.bad.yaml:8: targets[1].deploy.provider: unknown provider "locall"; valid: compose, existing, local, terraform (did you mean "local"?)`,
+			`unknown-names.bad.yaml:8: targets[1].deploy.provider: unknown provider "locall"; valid: compose, existing, kubernetes, local, terraform (did you mean "local"?)`,
 			`unknown-names.bad.yaml:9: targets[2].database: unknown database "oracle"; valid: aerospike,`,
 			`unknown-names.bad.yaml:11: workloads[0]: unknown built-in workload "g"; valid: a, b, c, d, e, f (or workloada to workloadf)`,
 			`unknown-names.bad.yaml:13: workloads[1].builtin: unknown built-in workload "workloadz"`,

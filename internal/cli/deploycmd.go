@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/deploy/compose"
+	"github.com/dbarena/dbarena/deploy/kubernetes"
 	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
@@ -66,7 +67,7 @@ func newRenderCommand(st *State) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "render FILE",
-		Short: "Write the Docker Compose project of each compose target of an experiment",
+		Short: "Write the Docker Compose project or Kubernetes manifests of an experiment's targets",
 		Long: `Write OUT/TARGET/compose.yml (and secrets.env, mode 0600, when a target has
 a password) for every target of the experiment whose deploy.provider is
 compose, without running anything: to check them with
@@ -92,7 +93,7 @@ or to bring them up on a machine where Docker runs. Secret references
 			n := 0
 			for i := range s.Targets {
 				t := &s.Targets[i]
-				if t.Deploy.Provider != "compose" {
+				if t.Deploy.Provider != "compose" && t.Deploy.Provider != "kubernetes" {
 					continue
 				}
 				req, err := experiment.Request(t, experiment.Options{})
@@ -100,14 +101,21 @@ or to bring them up on a machine where Docker runs. Secret references
 					return usageError(fmt.Errorf("deploy render: %w", err))
 				}
 				dir := filepath.Join(out, t.Name)
-				if _, err := compose.Write(req, dir); err != nil {
+				file := filepath.Join(dir, "compose.yml")
+				if t.Deploy.Provider == "kubernetes" {
+					file = filepath.Join(dir, "manifests.yaml")
+					_, err = kubernetes.Write(req, dir)
+				} else {
+					_, err = compose.Write(req, dir)
+				}
+				if err != nil {
 					return usageError(fmt.Errorf("deploy render: %w", err))
 				}
-				fmt.Fprintf(st.Stdout, "%s: %s\n", t.Name, filepath.Join(dir, "compose.yml"))
+				fmt.Fprintf(st.Stdout, "%s: %s\n", t.Name, file)
 				n++
 			}
 			if n == 0 {
-				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose", args[0]))
+				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose or kubernetes", args[0]))
 			}
 			return nil
 		},

@@ -754,7 +754,7 @@ func TestDeployRender(t *testing.T) {
 
 	code, _, errs = run(t, context.Background(), "deploy", "render", "../../examples/quickstart.yaml", "--out", out)
 	require.Equal(t, ExitUsage, code)
-	require.Contains(t, errs, "has no target with deploy.provider compose")
+	require.Contains(t, errs, "has no target with deploy.provider compose or kubernetes")
 }
 
 func TestDeployDown(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/compose"
 	"github.com/dbarena/dbarena/deploy/existing"
+	"github.com/dbarena/dbarena/deploy/kubernetes"
 	"github.com/dbarena/dbarena/deploy/local"
 	"github.com/dbarena/dbarena/deploy/terraform"
 )
@@ -20,6 +21,7 @@ func table() []deploy.Provider {
 	return []deploy.Provider{
 		compose.Provider{},
 		existing.Provider{},
+		kubernetes.Provider{},
 		local.New(),
 		terraform.Provider{},
 	}

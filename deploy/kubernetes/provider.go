@@ -1,0 +1,227 @@
+package kubernetes
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/deploy"
+)
+
+// Provider is the Kubernetes provider. Kubectl is the program; empty
+// finds kubectl on PATH.
+type Provider struct {
+	Kubectl string
+}
+
+var (
+	_ deploy.Provider = Provider{}
+	_ deploy.Checker  = Provider{}
+)
+
+// Name implements deploy.Provider.
+func (Provider) Name() string { return "kubernetes" }
+
+func (p Provider) kubectl() (string, error) {
+	name := p.Kubectl
+	if name == "" {
+		name = "kubectl"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("kubernetes: kubectl not found (https://kubernetes.io/docs/tasks/tools/): %w", err)
+	}
+	return path, nil
+}
+
+// Check implements deploy.Checker: kubectl present, the target
+// renderable.
+func (p Provider) Check(req deploy.Request) error {
+	if _, err := p.kubectl(); err != nil {
+		return err
+	}
+	_, err := Render(req)
+	return err
+}
+
+// Write renders req's manifests into dir/manifests.yaml (the Secret is
+// never written) and returns them.
+func Write(req deploy.Request, dir string) (*Manifests, error) {
+	m, err := Render(req)
+	if err != nil {
+		return nil, err
+	}
+	y, err := m.YAML()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("kubernetes: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifests.yaml"), y, 0o644); err != nil {
+		return nil, fmt.Errorf("kubernetes: %w", err)
+	}
+	return m, nil
+}
+
+// forwarding is kubectl port-forward's line naming the local port.
+var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
+
+// Up implements deploy.Provider: apply, wait for the StatefulSet's
+// rollout, then forward a local port to the database. Only a single
+// node is reachable from outside the cluster this way (a cluster's
+// drivers would discover pod addresses they cannot reach): run the
+// loader Job inside the cluster for clusters.
+func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
+	kc, err := p.kubectl()
+	if err != nil {
+		return nil, err
+	}
+	if req.Nodes > 1 {
+		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: from outside the cluster only one node is reachable; render the manifests (dbarena deploy render) and run the loader Job in the cluster", req.Name, req.Nodes)
+	}
+	work := req.WorkDir
+	if work == "" {
+		work = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(work, "dbarena-kubernetes-"+req.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %w", err)
+	}
+	m, err := Write(req, dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &deployment{kc: kc, ctx: m.Options.Context, ns: m.Options.Namespace, dir: dir, version: req.Version}
+	fail := func(err error) (deploy.Deployment, error) {
+		return nil, errors.Join(fmt.Errorf("kubernetes: %s: %w", req.Name, err), d.Down(context.Background()))
+	}
+	// The namespace and database only: the loader Job runs when asked.
+	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+req.Database); err != nil {
+		return fail(err)
+	}
+	if m.Secret != nil {
+		secret, err := yaml.Marshal(m.Secret)
+		if err != nil {
+			return fail(err)
+		}
+		// From memory: the password never lands in a file.
+		if _, err := d.kubectl(ctx, secret, "apply", "-f", "-"); err != nil {
+			return fail(err)
+		}
+	}
+	if _, err := d.kubectl(ctx, nil, "-n", d.ns, "rollout", "status", "statefulset/db", "--timeout", fmt.Sprintf("%ds", int(deploy.DefaultReadyTimeout/time.Second))); err != nil {
+		return fail(err)
+	}
+	port, err := d.forward(ctx, m.Service, m.Port)
+	if err != nil {
+		return fail(err)
+	}
+	d.props = map[string]string{}
+	for _, kv := range endpoint(req.Database, "127.0.0.1", port) {
+		k, v, _ := strings.Cut(kv, "=")
+		d.props[k] = v
+	}
+	return d, nil
+}
+
+type deployment struct {
+	kc, ctx, ns, dir, version string
+	props                     map[string]string
+	fwd                       *exec.Cmd
+	down                      bool
+}
+
+func (d *deployment) kubectl(ctx context.Context, stdin []byte, args ...string) (string, error) {
+	if d.ctx != "" {
+		args = append([]string{"--context", d.ctx}, args...)
+	}
+	cmd := exec.CommandContext(ctx, d.kc, args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// forward starts kubectl port-forward to the Service and returns the
+// local port it picked.
+func (d *deployment) forward(ctx context.Context, svc string, port int) (int, error) {
+	args := []string{"-n", d.ns, "port-forward", "svc/" + svc, fmt.Sprintf(":%d", port)}
+	if d.ctx != "" {
+		args = append([]string{"--context", d.ctx}, args...)
+	}
+	cmd := exec.Command(d.kc, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("kubectl port-forward: %w", err)
+	}
+	d.fwd = cmd
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return 0, errors.New("kubectl port-forward ended before forwarding")
+			}
+			if m := forwarding.FindStringSubmatch(l); m != nil {
+				var p int
+				fmt.Sscan(m[1], &p)
+				go func() {
+					for range lines {
+					}
+				}()
+				return p, nil
+			}
+		case <-timeout:
+			return 0, errors.New("kubectl port-forward: no port after 30s")
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+func (d *deployment) Properties() map[string]string { return d.props }
+func (d *deployment) Hosts() []deploy.Host          { return nil }
+func (d *deployment) Version() string               { return d.version }
+func (d *deployment) Limits() string                { return "" }
+
+// Down implements deploy.Deployment: stop forwarding and delete the
+// namespace with everything in it. Safe to call twice.
+func (d *deployment) Down(ctx context.Context) error {
+	if d.down {
+		return nil
+	}
+	d.down = true
+	if d.fwd != nil && d.fwd.Process != nil {
+		_ = d.fwd.Process.Kill()
+		_ = d.fwd.Wait()
+	}
+	_, err := d.kubectl(ctx, nil, "delete", "namespace", d.ns, "--wait=false", "--ignore-not-found")
+	return errors.Join(err, os.RemoveAll(d.dir))
+}
