@@ -74,15 +74,38 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
-	// Each loader host's clock offset, measured through its command
-	// prefix before the run: the merge puts the loaders' intervals on
-	// this host's clock. A loader without a prefix shares this clock.
-	offsets := make([]merge.Offset, n)
+	// A loader behind a command prefix (ssh host, ip netns exec ns) may
+	// not share this file system: the binary and the properties go to a
+	// directory of its own through the prefix, and its logs come back
+	// the same way, with nothing but sh and cat needed on the other side.
+	remotes := make([]*remoteLoader, n)
+	defer func() {
+		for _, r := range remotes {
+			if r != nil {
+				r.clean()
+			}
+		}
+	}()
 	for i, prefix := range s.plan.Spec.Run.LoaderCommands {
 		if i >= n || len(prefix) == 0 {
 			continue
 		}
-		argv := append(append([]string(nil), prefix...), bin, "clock")
+		r := &remoteLoader{prefix: prefix, dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
+		if err := r.stage(ctx, bin, propsFile); err != nil {
+			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+		}
+		remotes[i] = r
+	}
+	// Each loader host's clock offset, measured through its command
+	// prefix before the run: the merge puts the loaders' intervals on
+	// this host's clock. A loader without a prefix shares this clock.
+	offsets := make([]merge.Offset, n)
+	for i, r := range remotes {
+		if r == nil {
+			continue
+		}
+		prefix := r.prefix
+		argv := append(append([]string(nil), prefix...), r.path("dbarena"), "clock")
 		o, err := merge.MeasureCommand(ctx, argv)
 		if err != nil {
 			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock: %w", i, n, err)
@@ -97,12 +120,16 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
 	for i := range n {
-		args := []string{"ycsb", "run", tr.t.Driver, "-P", propsFile, "-q",
+		exe, props, out := bin, propsFile, dir
+		if r := remotes[i]; r != nil {
+			exe, props, out = r.path("dbarena"), r.path("trial.properties"), r.dir
+		}
+		args := []string{"ycsb", "run", tr.t.Driver, "-P", props, "-q",
 			"--loader", fmt.Sprintf("%d/%d", i, n), "--run-id", st.ID, "--start-at", startAt.UTC().Format(time.RFC3339Nano),
-			"--hdr-log", filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(dir, fmt.Sprintf("loader-%d.json", i))}
-		argv := append([]string{bin}, args...)
-		if cs := s.plan.Spec.Run.LoaderCommands; i < len(cs) {
-			argv = append(append([]string(nil), cs[i]...), argv...)
+			"--hdr-log", filepath.Join(out, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(out, fmt.Sprintf("loader-%d.json", i))}
+		argv := append([]string{exe}, args...)
+		if r := remotes[i]; r != nil {
+			argv = append(append([]string(nil), r.prefix...), argv...)
 		}
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
@@ -124,6 +151,16 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
+	}
+	for i, r := range remotes {
+		if r == nil {
+			continue
+		}
+		for _, f := range []string{fmt.Sprintf("loader-%d.hlog", i), fmt.Sprintf("loader-%d.json", i)} {
+			if err := r.fetch(ctx, f, filepath.Join(dir, f)); err != nil {
+				return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			}
+		}
 	}
 	var inputs []merge.Input
 	var sums []loaderSummary
@@ -267,4 +304,65 @@ func tail(s string, n int) string {
 		s = "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// remoteLoader is a loader reached through a command prefix, with a
+// directory of its own on the other side.
+type remoteLoader struct {
+	prefix []string
+	dir    string
+}
+
+func (r *remoteLoader) path(name string) string { return r.dir + "/" + name }
+
+// sh runs a shell command through the prefix, with stdin from a file
+// when given.
+func (r *remoteLoader) sh(ctx context.Context, script string, stdin *os.File, stdout *os.File) error {
+	argv := append(append([]string(nil), r.prefix...), "sh", "-c", script)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, tail(errb.String(), 400))
+	}
+	return nil
+}
+
+// stage creates the directory (its owner's only) and copies the binary
+// and the properties, which hold resolved secrets, into it.
+func (r *remoteLoader) stage(ctx context.Context, bin, props string) error {
+	for _, c := range []struct{ from, to, mode string }{{bin, "dbarena", "700"}, {props, "trial.properties", "600"}} {
+		f, err := os.Open(c.from)
+		if err != nil {
+			return err
+		}
+		err = r.sh(ctx, fmt.Sprintf("umask 077 && mkdir -p %s && cat > %s && chmod %s %s", r.dir, r.path(c.to), c.mode, r.path(c.to)), f, nil)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("copy %s to the loader: %w", c.to, err)
+		}
+	}
+	return nil
+}
+
+// fetch copies a file of the loader's directory here.
+func (r *remoteLoader) fetch(ctx context.Context, name, to string) error {
+	f, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = r.sh(ctx, "cat "+r.path(name), nil, f)
+	return errors.Join(err, f.Close())
+}
+
+// clean removes the loader's directory; a failure leaves a directory in
+// the other side's /tmp, nothing more.
+func (r *remoteLoader) clean() {
+	_ = r.sh(context.Background(), "rm -rf "+r.dir, nil, nil)
 }

@@ -122,6 +122,11 @@ run:
 	}
 	require.NotNil(t, row)
 	require.Equal(t, 4, row.Threads, "two loaders of two threads")
+	// The loaders ran from directories of their own, staged and fetched
+	// through the prefix as over ssh, and removed afterwards.
+	left, err := filepath.Glob(fmt.Sprintf("/tmp/dbarena-loader-%d-*", os.Getpid()))
+	require.NoError(t, err)
+	require.Empty(t, left)
 	require.InEpsilon(t, 400, row.Throughput, 0.3, "two hosts sharing 400 ops/s")
 	require.Zero(t, row.Errors)
 }
