@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +124,49 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		addrs = append(addrs, addr)
 	}
 	d.props = proj.Props(addrs)
+	d.hosts = d.containers(ctx, req)
 	return d, nil
+}
+
+// containers returns the database containers as hosts to watch, by
+// their main process, so that sysmetrics records their CPU and memory
+// like a local server's; where Docker runs on another kernel (Docker
+// Desktop) or anything fails, the run goes on without them.
+func (d *deployment) containers(ctx context.Context, req deploy.Request) []deploy.Host {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	ids, err := d.compose(ctx, "ps", "-q")
+	if err != nil || strings.TrimSpace(ids) == "" {
+		logWarn(req, "no container list: database metrics not recorded", err)
+		return nil
+	}
+	docker := d.base[0]
+	if filepath.Base(docker) == "docker-compose" {
+		docker = "docker"
+	}
+	args := append([]string{"inspect", "--format", "{{.Name}} {{.State.Pid}}"}, strings.Fields(ids)...)
+	out, err := exec.CommandContext(ctx, docker, args...).Output()
+	if err != nil {
+		logWarn(req, "docker inspect failed: database metrics not recorded", err)
+		return nil
+	}
+	var hosts []deploy.Host
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, pidText, ok := strings.Cut(strings.TrimSpace(line), " ")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		hosts = append(hosts, deploy.Host{Name: strings.TrimPrefix(name, "/"), PID: pid})
+	}
+	return hosts
+}
+
+func logWarn(req deploy.Request, msg string, err error) {
+	if req.Logger != nil {
+		req.Logger.Warn(msg, "target", req.Name, "err", err)
+	}
 }
 
 type deployment struct {
@@ -132,6 +175,7 @@ type deployment struct {
 	keep      bool
 	version   string
 	props     map[string]string
+	hosts     []deploy.Host
 	down      bool
 }
 
@@ -152,7 +196,7 @@ func (d *deployment) compose(ctx context.Context, args ...string) (string, error
 }
 
 func (d *deployment) Properties() map[string]string { return d.props }
-func (d *deployment) Hosts() []deploy.Host          { return nil }
+func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 

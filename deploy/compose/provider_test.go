@@ -30,6 +30,8 @@ echo "$*" >> ` + log + `
 case "$*" in
   *" up "*) [ ` + fail + ` = 1 ] && { echo "container unhealthy" >&2; exit 1; }; exit 0 ;;
   *" port "*) echo "127.0.0.1:4$(echo "$*" | awk '{print $NF}' | cut -c1-4)" ;;
+  *" ps -q"*) echo "c0ffee01" ;;
+  "inspect "*) echo "/dbarena-pg-postgres-1 $$" ;;
 esac
 exit 0
 `
@@ -51,13 +53,18 @@ func TestUpAndDown(t *testing.T) {
 	d, err := p.Up(context.Background(), deploy.Request{Name: "pg", Database: "postgres", WorkDir: work})
 	require.NoError(t, err)
 	require.Equal(t, "postgres://postgres@127.0.0.1:45432/ycsb?sslmode=disable", d.Properties()["postgres.url"])
+	require.Len(t, d.Hosts(), 1, "the container's main process, for its CPU and memory")
+	require.Equal(t, "dbarena-pg-postgres-1", d.Hosts()[0].Name)
+	require.Positive(t, d.Hosts()[0].PID)
 	require.NoError(t, d.Down(context.Background()))
 	require.NoError(t, d.Down(context.Background()), "safe twice")
 	c := calls(t, log)
-	require.Len(t, c, 3)
+	require.Len(t, c, 5)
 	require.Regexp(t, `^compose -p dbarena-pg -f \S+/compose.yml up -d --wait --wait-timeout 300$`, c[0])
 	require.Regexp(t, `port postgres 5432$`, c[1])
-	require.Regexp(t, `down --remove-orphans -v$`, c[2])
+	require.Regexp(t, `ps -q$`, c[2])
+	require.Equal(t, "inspect --format {{.Name}} {{.State.Pid}} c0ffee01", c[3])
+	require.Regexp(t, `down --remove-orphans -v$`, c[4])
 	left, err := os.ReadDir(work)
 	require.NoError(t, err)
 	require.Empty(t, left, "the project's files go with it")
