@@ -64,6 +64,20 @@ type Deployment interface {
 	Down(ctx context.Context) error
 }
 
+// LoadMachines is implemented by deployments that bring load machines
+// of their own, such as Terraform's loader VMs beside the databases: the
+// experiment runs its loaders there rather than on the operator's
+// machine, which may be a continent away.
+type LoadMachines interface {
+	// LoaderCommands are one command prefix per load machine that runs
+	// a program there ("ssh -o BatchMode=yes dbarena@34.1.2.3").
+	LoaderCommands() [][]string
+	// LoaderProperties are the driver properties as the load machines
+	// reach the database: by its addresses inside the deployment's
+	// network, which its firewall admits.
+	LoaderProperties() map[string]string
+}
+
 // Provider brings targets up.
 type Provider interface {
 	// Name is the provider's name in experiment files.

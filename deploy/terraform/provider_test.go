@@ -2,10 +2,13 @@ package terraform_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -17,6 +20,11 @@ import (
 // (directory and arguments) and prints canned outputs; FAIL makes apply
 // fail, as a quota error would.
 func fakeTofu(t *testing.T, failApply bool) (bin, log string) {
+	return fakeTofuOutput(t, failApply, `{"db_external_ips":{"value":["34.1.2.3","34.1.2.4","34.1.2.5"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":["34.9.9.9"]},"db_port":{"value":9042}}`)
+}
+
+// fakeTofuOutput is fakeTofu printing output as `output -json`.
+func fakeTofuOutput(t *testing.T, failApply bool, output string) (bin, log string) {
 	t.Helper()
 	dir := t.TempDir()
 	log = filepath.Join(dir, "calls")
@@ -28,7 +36,7 @@ func fakeTofu(t *testing.T, failApply bool) (bin, log string) {
 echo "$1 $(basename $(pwd))" >> ` + log + `
 case "$1" in
   apply) [ ` + fail + ` = 1 ] && { echo "Error: quota exceeded" >&2; exit 1; } ;;
-  output) echo '{"db_external_ips":{"value":["34.1.2.3","34.1.2.4","34.1.2.5"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":["34.9.9.9"]},"db_port":{"value":9042}}' ;;
+  output) echo '` + output + `' ;;
 esac
 exit 0
 `
@@ -43,14 +51,63 @@ func request(work string) deploy.Request {
 		"machine_type": "n2d-standard-8", "loaders": "1"}}
 }
 
-func TestUpAndDown(t *testing.T) {
-	bin, log := fakeTofu(t, false)
-	work := t.TempDir()
-	d, err := terraform.Provider{Tool: bin}.Up(context.Background(), request(work))
+// listen is a port that accepts connections on 127.0.0.1, as a database
+// VM's would.
+func listen(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"cql.hosts": "34.1.2.3,34.1.2.4,34.1.2.5", "cql.port": "9042", "cql.replication.factor": "3"}, d.Properties())
-	require.Len(t, d.Hosts(), 4, "three database VMs and a loader, each with node_exporter")
-	require.Equal(t, "http://34.1.2.3:9100/metrics", d.Hosts()[0].MetricsURL)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// fakeSSH stands in for ssh: it logs its arguments and succeeds.
+func fakeSSH(t *testing.T) (bin, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	log = filepath.Join(dir, "calls")
+	bin = filepath.Join(dir, "ssh")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho \"$@\" >> "+log+"\n"), 0o755))
+	return bin, log
+}
+
+func TestUpAndDown(t *testing.T) {
+	port := listen(t)
+	bin, log := fakeTofuOutput(t, false, fmt.Sprintf(`{"db_external_ips":{"value":["127.0.0.1","127.0.0.1","127.0.0.1"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":["34.9.9.9","34.9.9.10"]},"db_port":{"value":%d}}`, port))
+	ssh, sshLog := fakeSSH(t)
+	work := t.TempDir()
+	req := request(work)
+	req.Options["ssh_identity"] = "/home/me/.ssh/bench"
+	d, err := terraform.Provider{Tool: bin, SSH: ssh}.Up(context.Background(), req)
+	require.NoError(t, err)
+	p := fmt.Sprint(port)
+	require.Equal(t, map[string]string{"cql.hosts": "127.0.0.1,127.0.0.1,127.0.0.1", "cql.port": p, "cql.replication.factor": "3"}, d.Properties())
+	require.Len(t, d.Hosts(), 5, "three database VMs and two loaders, each with node_exporter")
+	require.Equal(t, "http://127.0.0.1:9100/metrics", d.Hosts()[0].MetricsURL)
+
+	// The loaders run on the loader VMs, over ssh, and reach the
+	// databases by their internal addresses.
+	lm, ok := d.(deploy.LoadMachines)
+	require.True(t, ok)
+	require.Equal(t, map[string]string{"cql.hosts": "10.0.0.2,10.0.0.3,10.0.0.4", "cql.port": p, "cql.replication.factor": "3"}, lm.LoaderProperties())
+	cmds := lm.LoaderCommands()
+	require.Len(t, cmds, 2)
+	line := strings.Join(cmds[1], " ")
+	require.Contains(t, line, "BatchMode=yes")
+	require.Contains(t, line, "-i /home/me/.ssh/bench")
+	require.True(t, strings.HasSuffix(line, "-l dbarena 34.9.9.10"), line)
+	calls, err := os.ReadFile(sshLog)
+	require.NoError(t, err)
+	require.Contains(t, string(calls), "34.9.9.10 true", "Up waits until each loader VM runs a command")
 
 	states, err := filepath.Glob(filepath.Join(work, "dbarena-terraform-scylla-*"))
 	require.NoError(t, err)
@@ -66,7 +123,7 @@ func TestUpAndDown(t *testing.T) {
 	require.NoError(t, err, "the module is copied into the state directory")
 
 	require.NoError(t, d.Down(context.Background()))
-	calls, err := os.ReadFile(log)
+	calls, err = os.ReadFile(log)
 	require.NoError(t, err)
 	var verbs []string
 	for _, l := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
@@ -84,6 +141,19 @@ func TestFailedApplyDestroys(t *testing.T) {
 	calls, err := os.ReadFile(log)
 	require.NoError(t, err)
 	require.Regexp(t, `(?s)apply .*\ndestroy `, string(calls), "what a failed apply created is destroyed")
+}
+
+func TestUnansweringDatabaseDestroys(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close()) // nothing answers there
+	bin, log := fakeTofuOutput(t, false, fmt.Sprintf(`{"db_external_ips":{"value":["127.0.0.1"]},"db_internal_ips":{"value":["10.0.0.2"]},"loader_external_ips":{"value":[]},"db_port":{"value":%d}}`, port))
+	_, err = terraform.Provider{Tool: bin, ReadyTimeout: time.Second}.Up(context.Background(), request(t.TempDir()))
+	require.ErrorContains(t, err, "did not answer within 1s")
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Contains(t, string(calls), "destroy ", "VMs whose database never answers are destroyed")
 }
 
 func TestVarsRefuseTheInternet(t *testing.T) {

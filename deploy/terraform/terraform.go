@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbarena/dbarena/deploy"
 )
@@ -30,14 +31,20 @@ import (
 var modules embed.FS
 
 // Provider is the Terraform provider. Tool is the program, "tofu" or
-// "terraform"; empty finds one on PATH.
+// "terraform"; empty finds one on PATH. SSH is the ssh program the
+// loader VMs are reached with ("" is ssh on PATH). ReadyTimeout bounds
+// the wait for the VMs to boot and the databases to answer (0 is
+// deploy.DefaultReadyTimeout).
 type Provider struct {
-	Tool string
+	Tool         string
+	SSH          string
+	ReadyTimeout time.Duration
 }
 
 var (
-	_ deploy.Provider = Provider{}
-	_ deploy.Checker  = Provider{}
+	_ deploy.Provider     = Provider{}
+	_ deploy.Checker      = Provider{}
+	_ deploy.LoadMachines = (*deployment)(nil)
 )
 
 // Name implements deploy.Provider.
@@ -63,7 +70,7 @@ func databases() map[string]dbSpec {
 
 // options are the provider's settings in deploy.options.
 var optionNames = []string{"cloud", "project", "zone", "region", "availability_zone", "ami", "machine_type", "local_ssds",
-	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key"}
+	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key", "ssh_identity"}
 
 // Vars are the module's input variables for a request.
 func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
@@ -231,7 +238,7 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if req.Logger != nil {
 		req.Logger.Info("terraform state directory: `dbarena deploy down` it if this run cannot", "target", req.Name, "dir", dir)
 	}
-	d := &deployment{tool: tool, dir: dir, version: req.Version}
+	d := &deployment{tool: tool, dir: dir, version: req.Version, ssh: p.sshCommand(req, cloud, dir)}
 	if _, err := run(ctx, tool, dir, "init", "-input=false", "-no-color"); err != nil {
 		return nil, errors.Join(fmt.Errorf("terraform: %s: init: %w", req.Name, err), os.RemoveAll(dir))
 	}
@@ -246,7 +253,90 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if err := d.read(req, out); err != nil {
 		return nil, errors.Join(err, d.Down(context.Background()))
 	}
+	timeout := p.ReadyTimeout
+	if timeout == 0 {
+		timeout = deploy.DefaultReadyTimeout
+	}
+	if err := d.wait(ctx, req, timeout); err != nil {
+		return nil, errors.Join(err, d.Down(context.Background()))
+	}
 	return d, nil
+}
+
+// sshCommand is the prefix that runs a command on a loader VM, less its
+// address. The VMs are new, so their host keys are accepted on first
+// use into the state directory's own known_hosts rather than the
+// operator's; BatchMode fails rather than prompting mid-experiment.
+func (p Provider) sshCommand(req deploy.Request, cloud, dir string) []string {
+	prog := p.SSH
+	if prog == "" {
+		prog = "ssh"
+	}
+	cmd := []string{prog, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=accept-new",
+		"-o", "UserKnownHostsFile=" + filepath.Join(dir, "known_hosts"), "-o", "ConnectTimeout=10",
+		"-o", "ServerAliveInterval=15"}
+	if id := req.Options["ssh_identity"]; id != "" {
+		cmd = append(cmd, "-i", id)
+	}
+	user := req.Options["ssh_user"]
+	if user == "" {
+		// The modules' defaults.
+		user = map[string]string{"gcp": "dbarena", "aws": "admin"}[cloud]
+	}
+	return append(cmd, "-l", user)
+}
+
+// wait returns once every database VM accepts connections on the
+// database's port and every loader VM runs a command over ssh: the
+// VMs boot, format their disks and pull images after apply returns.
+func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	poll := func(what string, try func(context.Context) error) error {
+		var last error
+		for {
+			tctx, tcancel := context.WithTimeout(ctx, 20*time.Second)
+			last = try(tctx)
+			tcancel()
+			if last == nil {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("terraform: %s: %s did not answer within %s: %w", req.Name, what, timeout, last)
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	for _, a := range d.dbAddrs {
+		err := poll("database "+a, func(ctx context.Context) error {
+			c, err := (&net.Dialer{}).DialContext(ctx, "tcp", a)
+			if err == nil {
+				c.Close()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, cmd := range d.LoaderCommands() {
+		err := poll("loader VM "+cmd[len(cmd)-1], func(ctx context.Context) error {
+			argv := append(append([]string(nil), cmd...), "true")
+			out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if req.Logger != nil {
+		req.Logger.Info("terraform: VMs up", "target", req.Name, "databases", len(d.dbAddrs), "loaders", len(d.loaders))
+	}
+	return nil
 }
 
 // outputs is the module's outputs as `output -json` prints them.
@@ -278,7 +368,16 @@ func (d *deployment) read(req deploy.Request, out []byte) error {
 		d.hosts = append(d.hosts, deploy.Host{Name: fmt.Sprintf("%s-loader-%d", req.Name, i+1), MetricsURL: "http://" + net.JoinHostPort(ip, "9100") + "/metrics"})
 	}
 	d.loaders = o.Loaders.Value
+	d.dbAddrs = addrs
 	d.props = endpoint(req.Database, addrs)
+	d.loaderProps = d.props
+	if len(o.DBInternal.Value) == len(o.DBExternal.Value) {
+		var internal []string
+		for _, ip := range o.DBInternal.Value {
+			internal = append(internal, net.JoinHostPort(ip, strconv.Itoa(o.Port.Value)))
+		}
+		d.loaderProps = endpoint(req.Database, internal)
+	}
 	return nil
 }
 
@@ -307,11 +406,28 @@ func endpoint(db string, addrs []string) map[string]string {
 
 type deployment struct {
 	tool, dir, version string
-	props              map[string]string
+	// props reach the databases by their external addresses, from the
+	// operator's machine; loaderProps by their internal ones, from the
+	// loader VMs.
+	props, loaderProps map[string]string
+	dbAddrs            []string
 	hosts              []deploy.Host
 	loaders            []string
+	ssh                []string
 	down               bool
 }
+
+// LoaderCommands implements deploy.LoadMachines: ssh to each loader VM.
+func (d *deployment) LoaderCommands() [][]string {
+	var cmds [][]string
+	for _, ip := range d.loaders {
+		cmds = append(cmds, append(append([]string(nil), d.ssh...), ip))
+	}
+	return cmds
+}
+
+// LoaderProperties implements deploy.LoadMachines.
+func (d *deployment) LoaderProperties() map[string]string { return d.loaderProps }
 
 func (d *deployment) Properties() map[string]string { return d.props }
 func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
