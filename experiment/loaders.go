@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/merge"
@@ -42,14 +43,89 @@ type loaderSummary struct {
 	} `json:"measured"`
 }
 
-// runLoaders runs a run step as Loaders processes of `dbarena ycsb run`,
-// each with the step's threads and its share of the operations and rate,
-// starting together, and merges their logs into one runner.Result the
-// trial row is made from. The merged series goes to timeseries.csv and
-// the merged log to hdr/ID.hlog.
-func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *properties.Set, cfg runner.Config) (*runner.Result, *merge.Result, error) {
+// loaderPlan says where a step's load generators run.
+type loaderPlan struct {
+	// n is the number of loader processes.
+	n int
+	// prefixes are the loaders' command prefixes (none, or one per
+	// loader; an empty one runs on this machine).
+	prefixes [][]string
+	// props are the deployment's driver properties as the loaders reach
+	// the database.
+	props map[string]string
+}
+
+// loaders is the target's loader plan: run.loader_commands when given,
+// else the deployment's own load machines (run.loaders processes spread
+// over them, one each by default), else run.loaders processes here.
+func (tr *targetRun) loaders() loaderPlan {
+	r := tr.s.plan.Spec.Run
+	lp := loaderPlan{n: max(r.Loaders, 1), prefixes: r.LoaderCommands, props: tr.dep.Properties()}
+	if len(r.LoaderCommands) > 0 {
+		return lp
+	}
+	lm, ok := tr.dep.(deploy.LoadMachines)
+	if !ok {
+		return lp
+	}
+	cmds := lm.LoaderCommands()
+	if len(cmds) == 0 {
+		return lp
+	}
+	if r.Loaders == 0 {
+		lp.n = len(cmds)
+	}
+	lp.prefixes = make([][]string, lp.n)
+	for i := range lp.n {
+		lp.prefixes[i] = cmds[i%len(cmds)]
+	}
+	lp.props = lm.LoaderProperties()
+	return lp
+}
+
+// remote says whether some loader runs elsewhere.
+func (lp loaderPlan) remote() bool {
+	for _, p := range lp.prefixes {
+		if len(p) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runs says whether a step of this kind goes to the loaders: a run when
+// there are several or one runs elsewhere, a load only when one runs
+// elsewhere (a load from this machine is as fast in one process).
+func (lp loaderPlan) runs(kind spec.StepKind) bool {
+	if kind == spec.Load {
+		return lp.remote()
+	}
+	return lp.n > 1 || lp.remote()
+}
+
+// runLoaders runs a step as lp.n processes of `dbarena ycsb run` (or
+// load), each with the step's threads and its share of the operations
+// and rate (or keys), starting together, and merges their logs into one
+// runner.Result the trial row is made from. The merged series goes to
+// timeseries.csv and the merged log to hdr/ID.hlog.
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *merge.Result, error) {
 	s := tr.s
-	n := s.plan.Spec.Run.Loaders
+	n := lp.n
+	if len(cfg.Stages) > 0 {
+		return nil, nil, errors.New("loaders: a schedule (run.stages, run.ramp) runs in one loader on this machine, not on several or remote loaders yet")
+	}
+	props, err := tr.stepPropsOn(st, lp.props)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loaders: %w", err)
+	}
+	verb := "run"
+	if st.Kind == spec.Load {
+		// The table exists: this process made it before the loaders
+		// start, and none of them may drop it under the others.
+		verb = "load"
+		props.Set("schema.create", "false", properties.Source{File: "loaders"})
+		props.Set("drop", "false", properties.Source{File: "loaders"})
+	}
 	bin := s.opts.LoaderBinary
 	if bin == "" {
 		exe, err := os.Executable()
@@ -86,7 +162,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 			}
 		}
 	}()
-	for i, prefix := range s.plan.Spec.Run.LoaderCommands {
+	for i, prefix := range lp.prefixes {
 		if i >= n || len(prefix) == 0 {
 			continue
 		}
@@ -104,11 +180,9 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 		if r == nil {
 			continue
 		}
-		prefix := r.prefix
-		argv := append(append([]string(nil), prefix...), r.path("dbarena"), "clock")
-		o, err := merge.MeasureCommand(ctx, argv)
+		o, err := merge.MeasureCommand(ctx, r.command(r.path("dbarena"), "clock"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock: %w", i, n, err)
+			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
 		}
 		offsets[i] = o
 		s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
@@ -120,16 +194,16 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, props *prope
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
 	for i := range n {
-		exe, props, out := bin, propsFile, dir
+		exe, pfile, out := bin, propsFile, dir
 		if r := remotes[i]; r != nil {
-			exe, props, out = r.path("dbarena"), r.path("trial.properties"), r.dir
+			exe, pfile, out = r.path("dbarena"), r.path("trial.properties"), r.dir
 		}
-		args := []string{"ycsb", "run", tr.t.Driver, "-P", props, "-q",
+		args := []string{"ycsb", verb, tr.t.Driver, "-P", pfile, "-q",
 			"--loader", fmt.Sprintf("%d/%d", i, n), "--run-id", st.ID, "--start-at", startAt.UTC().Format(time.RFC3339Nano),
 			"--hdr-log", filepath.Join(out, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(out, fmt.Sprintf("loader-%d.json", i))}
 		argv := append([]string{exe}, args...)
 		if r := remotes[i]; r != nil {
-			argv = append(append([]string(nil), r.prefix...), argv...)
+			argv = r.command(argv...)
 		}
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
@@ -241,7 +315,7 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 	if d > 0 {
 		phase.Throughput = float64(ops) / d.Seconds()
 	}
-	return &runner.Result{Phase: runner.Transactions, Config: cfg, Series: runner.Series(), Start: start, End: end,
+	return &runner.Result{Phase: cfg.Phase, Config: cfg, Series: runner.Series(), Start: start, End: end,
 		Measured: phase, MeasuredResults: rs, Interrupted: interrupted}
 }
 
@@ -315,10 +389,50 @@ type remoteLoader struct {
 
 func (r *remoteLoader) path(name string) string { return r.dir + "/" + name }
 
+// command is the argv that runs args through the prefix. ssh does not
+// pass an argv: it joins its words with spaces for the remote shell to
+// split again, so behind ssh each word is quoted for that shell; other
+// prefixes (ip netns exec, docker exec, kubectl exec --) exec the argv
+// as it is.
+func (r *remoteLoader) command(args ...string) []string {
+	argv := append([]string(nil), r.prefix...)
+	if !remoteShell(r.prefix) {
+		return append(argv, args...)
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return append(argv, strings.Join(q, " "))
+}
+
+// remoteShell says whether a prefix hands its command to a remote shell
+// as one string: ssh, autossh, and gcloud compute ssh.
+func remoteShell(prefix []string) bool {
+	if len(prefix) == 0 {
+		return false
+	}
+	switch filepath.Base(prefix[0]) {
+	case "ssh", "autossh":
+		return true
+	case "gcloud":
+		return len(prefix) > 2 && prefix[1] == "compute" && prefix[2] == "ssh"
+	}
+	return false
+}
+
+// shellQuote quotes a word for a POSIX shell.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // sh runs a shell command through the prefix, with stdin from a file
 // when given.
 func (r *remoteLoader) sh(ctx context.Context, script string, stdin *os.File, stdout *os.File) error {
-	argv := append(append([]string(nil), r.prefix...), "sh", "-c", script)
+	argv := r.command("sh", "-c", script)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var errb strings.Builder
 	cmd.Stderr = &errb

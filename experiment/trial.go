@@ -35,8 +35,14 @@ type targetRun struct {
 // ${file:PATH}) are resolved here, for the driver only: the plan, the
 // manifest and the report keep the references.
 func (tr *targetRun) stepProps(st *spec.Step) (*properties.Set, error) {
+	return tr.stepPropsOn(st, tr.dep.Properties())
+}
+
+// stepPropsOn is stepProps over the given deployment properties: the
+// loader VMs reach the database by other addresses than this machine.
+func (tr *targetRun) stepPropsOn(st *spec.Step, base map[string]string) (*properties.Set, error) {
 	p := properties.New()
-	for k, v := range tr.dep.Properties() {
+	for k, v := range base {
 		p.Set(k, v, properties.Source{File: "deployment of " + tr.t.Name})
 	}
 	p.Merge(st.Properties)
@@ -111,11 +117,11 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	var res *runner.Result
 	var merged *merge.Result
 	var runErr error
-	if st.Kind == spec.Run && s.plan.Spec.Run.Loaders > 1 {
-		res, merged, runErr = tr.runLoaders(ctx, st, props, cfg)
+	if lp := tr.loaders(); lp.runs(st.Kind) {
+		res, merged, runErr = tr.runLoaders(ctx, st, lp, cfg)
 		if res != nil {
 			// The row counts every loader's workers.
-			cfg.Threads *= s.plan.Spec.Run.Loaders
+			cfg.Threads *= lp.n
 			res.Config.Threads = cfg.Threads
 		}
 	} else {

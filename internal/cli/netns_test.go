@@ -19,12 +19,14 @@ import (
 // netHost is a network namespace joined to this host by a veth pair:
 // a separate host on the wire, reaching this one at HostIP.
 type netHost struct {
-	Name, HostIP string
+	Name, HostIP, IP string
 }
 
-// newNetHosts makes n namespaces, or skips when the machine does not let
-// this test make them (and CI is not "true": the CI machine does).
-func newNetHosts(t *testing.T, n int) []netHost {
+// newNetHosts makes n namespaces, host i on 10.SUBNET.i.2 and this host
+// on 10.SUBNET.i.1 (each test its own subnet), or skips when the machine
+// does not let this test make them (and CI is not "true": the CI
+// machine does).
+func newNetHosts(t *testing.T, subnet, n int) []netHost {
 	t.Helper()
 	ipBin, err := exec.LookPath("ip")
 	if err == nil && os.Geteuid() != 0 {
@@ -47,9 +49,9 @@ func newNetHosts(t *testing.T, n int) []netHost {
 	}
 	var hosts []netHost
 	for i := 1; i <= n; i++ {
-		ns := fmt.Sprintf("dbl%d-%d", os.Getpid()%10000, i)
-		veth, peer := fmt.Sprintf("dbh%d-%d", os.Getpid()%10000, i), fmt.Sprintf("dbn%d-%d", os.Getpid()%10000, i)
-		hostIP, nsIP := fmt.Sprintf("10.213.%d.1", i), fmt.Sprintf("10.213.%d.2", i)
+		ns := fmt.Sprintf("dbl%d-%d-%d", os.Getpid()%10000, subnet, i)
+		veth, peer := fmt.Sprintf("dbh%d-%d-%d", os.Getpid()%10000, subnet%100, i), fmt.Sprintf("dbn%d-%d-%d", os.Getpid()%10000, subnet%100, i)
+		hostIP, nsIP := fmt.Sprintf("10.%d.%d.1", subnet, i), fmt.Sprintf("10.%d.%d.2", subnet, i)
 		ipCmd("netns", "add", ns)
 		t.Cleanup(func() {
 			_ = exec.Command(ipBin, "netns", "del", ns).Run()
@@ -63,7 +65,7 @@ func newNetHosts(t *testing.T, n int) []netHost {
 		ipCmd("-n", ns, "link", "set", peer, "up")
 		ipCmd("-n", ns, "link", "set", "lo", "up")
 		ipCmd("-n", ns, "route", "add", "default", "via", hostIP)
-		hosts = append(hosts, netHost{Name: ns, HostIP: hostIP})
+		hosts = append(hosts, netHost{Name: ns, HostIP: hostIP, IP: nsIP})
 	}
 	return hosts
 }
@@ -73,7 +75,7 @@ func newNetHosts(t *testing.T, n int) []netHost {
 // wire), against a Redis on this host, and merges them.
 func TestLoadersInNetworkNamespaces(t *testing.T) {
 	requireLocalServers(t, "redis-server")
-	hosts := newNetHosts(t, 2)
+	hosts := newNetHosts(t, 213, 2)
 	bin := buildDbarena(t)
 	// A Redis listening on the first veth address, which both namespaces
 	// reach (the second through its default route to this host).

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// syncBuffer is a bytes.Buffer a process may write while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startSSHD runs a real OpenSSH server inside a network namespace, on
+// port 22 of its own address, admitting root with a key made here; it
+// returns the private key's path and the server's log.
+func startSSHD(t *testing.T, h netHost) (key string, log *syncBuffer) {
+	t.Helper()
+	dir := t.TempDir()
+	keygen := func(path string) {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path).CombinedOutput()
+		require.NoError(t, err, "ssh-keygen: %s", out)
+	}
+	keygen(filepath.Join(dir, "host"))
+	key = filepath.Join(dir, "client")
+	keygen(key)
+	pub, err := os.ReadFile(key + ".pub")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600))
+	cfg := fmt.Sprintf(`Port 22
+ListenAddress %s
+HostKey %s/host
+AuthorizedKeysFile %s/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile %s/sshd.pid
+LogLevel VERBOSE
+`, h.IP, dir, dir, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(cfg), 0o600))
+	// The privilege-separation directory sshd insists on.
+	require.NoError(t, os.MkdirAll("/run/sshd", 0o755))
+	log = &syncBuffer{}
+	cmd := exec.Command("ip", "netns", "exec", h.Name, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	cmd.Stdout, cmd.Stderr = log, log
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	require.Eventually(t, func() bool {
+		c, err := net.DialTimeout("tcp", net.JoinHostPort(h.IP, "22"), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond, "sshd did not listen: %s", log)
+	return key, log
+}
+
+// fakeCloud puts a stand-in tofu first on PATH: it "creates" a database
+// VM whose external address is 127.0.0.1 and internal address internal,
+// and one loader VM at loader, and logs each call.
+func fakeCloud(t *testing.T, internal, loader string, port int) (calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	calls = filepath.Join(dir, "calls")
+	out := fmt.Sprintf(`{"db_external_ips":{"value":["127.0.0.1"]},"db_internal_ips":{"value":["%s"]},"loader_external_ips":{"value":["%s"]},"db_port":{"value":%d}}`,
+		internal, loader, port)
+	script := "#!/bin/sh\necho \"$1\" >> " + calls + "\n[ \"$1\" = output ] && echo '" + out + "'\nexit 0\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tofu"), []byte(script), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	creds := filepath.Join(dir, "gcp.json")
+	require.NoError(t, os.WriteFile(creds, []byte("{}"), 0o600))
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", creds)
+	return calls
+}
+
+// TestTerraformLoaderVMsOverSSH runs an experiment on a Terraform
+// deployment (tofu stood in for, since there is no cloud here) whose
+// loader VM is a network namespace running a real sshd: dbarena must
+// reach the VM over real ssh, copy itself and the properties there, load
+// and run from it against the database's internal address, fetch the
+// logs back and merge them.
+func TestTerraformLoaderVMsOverSSH(t *testing.T) {
+	requireLocalServers(t, "redis-server", "ssh", "ssh-keygen", "/usr/sbin/sshd", "prometheus-node-exporter")
+	vm := newNetHosts(t, 214, 1)[0]
+	key, sshdLog := startSSHD(t, vm)
+	bin := buildDbarena(t)
+	// The VM's node_exporter, on port 9100 of its address as the
+	// modules install it.
+	ne := exec.Command("ip", "netns", "exec", vm.Name, "prometheus-node-exporter", "--web.listen-address="+vm.IP+":9100",
+		"--no-collector.systemd")
+	require.NoError(t, ne.Start())
+	t.Cleanup(func() { _ = ne.Process.Kill(); _ = ne.Wait() })
+
+	// The database listens on this host's loopback (its "external"
+	// address, for the operator) and on the veth (its "internal" one).
+	// From inside the namespace 127.0.0.1 is the VM's own loopback, so a
+	// loader given the external address would fail.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", "127.0.0.1", vm.HostIP, "--protected-mode", "no",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	calls := fakeCloud(t, vm.HostIP, vm.IP, port)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cloud.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: cloud
+properties: {recordcount: 300}
+targets:
+  - database: redis
+    deploy:
+      provider: terraform
+      options: {cloud: gcp, project: bench, operator_cidr: 203.0.113.7/32, ssh_public_key: "ssh-ed25519 AAAA test",
+                ssh_user: root, ssh_identity: "%s", loaders: 1}
+workloads: [c]
+run:
+  duration: 2s
+  threads: 2
+  target: 300
+`, key)), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", dir)
+	require.Equal(t, ExitOK, code, errs)
+
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := map[string]results.Trial{}
+	for _, tr := range d.Trials {
+		rows[tr.ID] = tr
+	}
+	load, ok := rows["redis.load.1"]
+	require.True(t, ok, "trials: %v", d.Trials)
+	require.EqualValues(t, 300, load.Operations, "the loader VM inserted every record")
+	c, ok := rows["redis.c"]
+	require.True(t, ok)
+	require.Zero(t, c.Errors)
+	require.InEpsilon(t, 300, c.Throughput, 0.3)
+
+	// Both steps ran on the VM: two sessions per step at least (copy
+	// the binary, copy the properties, clock, run, fetch, clean).
+	require.GreaterOrEqual(t, strings.Count(sshdLog.String(), "Accepted publickey for root"), 6, sshdLog.String())
+	left, err := filepath.Glob(fmt.Sprintf("/tmp/dbarena-loader-%d-*", os.Getpid()))
+	require.NoError(t, err)
+	require.Empty(t, left, "the VM's loader directories are removed")
+	// The loader VM's metrics were scraped each second.
+	var vmRows int
+	for _, r := range d.Sys {
+		if r.Host == "redis-loader-1" && r.Trial == "redis.c" {
+			vmRows++
+		}
+	}
+	require.GreaterOrEqual(t, vmRows, 2, "sysmetrics rows of the loader VM during redis.c")
+	b, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	require.Equal(t, "init\napply\noutput\ndestroy\n", string(b))
+}
