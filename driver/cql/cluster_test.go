@@ -2,6 +2,9 @@ package cql_test
 
 import (
 	"context"
+	"net"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,4 +78,80 @@ func requireNodes(t *testing.T, n int) {
 	}
 	require.NoError(t, iter.Close())
 	require.Equal(t, n, peers+1, "nodes in the cluster")
+}
+
+// TestClusterWithoutDiscovery opens the three-node cluster through one
+// node with cql.discovery=false, as through a kubectl port-forward: the
+// session must work at QUORUM and never connect to the other two nodes,
+// which it does with discovery on.
+func TestClusterWithoutDiscovery(t *testing.T) {
+	requireNodes(t, 3)
+	ctx := context.Background()
+	hosts := strings.Split(drivertest.Address(t, envCluster), ",")
+	others := map[string]bool{}
+	for _, h := range hosts[1:] {
+		others[hostOnly(h)] = true
+	}
+	use := func(discovery string) int {
+		db := open(t, clusterProps(t, map[string]string{"cql.hosts": hosts[0], "cql.discovery": discovery}))
+		schema := driver.Schema{Table: "dbarena_nodisc", Fields: []string{"field0"}}
+		require.NoError(t, db.CreateSchema(ctx, schema))
+		sess, err := db.Session(ctx, 0)
+		require.NoError(t, err)
+		for _, key := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+			rec := record.Record{{Name: "field0", Value: []byte("x" + key)}}
+			require.NoError(t, sess.Insert(ctx, schema.Table, key, rec))
+			_, err := sess.Read(ctx, schema.Table, key, nil, nil)
+			require.NoError(t, err)
+		}
+		n := connectionsTo(t, others)
+		require.NoError(t, db.DropSchema(ctx, schema))
+		require.NoError(t, sess.Close())
+		require.NoError(t, db.Close())
+		return n
+	}
+	require.Zero(t, use("false"), "connections to the nodes not given as contact points")
+	require.Positive(t, use("true"), "with discovery the driver reaches the other nodes (else the check above proves nothing)")
+}
+
+// hostOnly is the address part of host[:port].
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return h
+}
+
+// connectionsTo counts this process's established TCP connections to
+// the given IPv4 addresses, from /proc: the sockets among its open files.
+func connectionsTo(t *testing.T, addrs map[string]bool) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	mine := map[string]bool{}
+	for _, fd := range fds {
+		if l, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	b, err := os.ReadFile("/proc/self/net/tcp")
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "01" || !mine[f[9]] { // 01: ESTABLISHED
+			continue
+		}
+		// rem_address is the IPv4 address in little-endian hex, then the port.
+		ipHex, _, _ := strings.Cut(f[2], ":")
+		v, err := strconv.ParseUint(ipHex, 16, 32)
+		require.NoError(t, err)
+		ip := net.IPv4(byte(v), byte(v>>8), byte(v>>16), byte(v>>24)).String()
+		if addrs[ip] {
+			n++
+		}
+	}
+	return n
 }

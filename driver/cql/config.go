@@ -69,6 +69,11 @@ type Config struct {
 	Timeout        time.Duration
 	LocalDC        string
 	Tracing        bool
+	// Discovery lets the driver find the cluster's other nodes from the
+	// contact points and follow topology events. Off, it talks to the
+	// contact points alone: for a cluster reached through one tunnel
+	// (kubectl port-forward), whose nodes' own addresses are unreachable.
+	Discovery bool
 	// Retries is how many times a failed idempotent request is retried on
 	// the next host (timeouts, unavailable, overloaded, broken connection).
 	Retries int
@@ -161,6 +166,8 @@ func ParseConfig(props map[string]string) (Config, error) {
 	c.TLS, e = p.TLS()
 	add(e)
 	c.Tracing, e = p.Bool("tracing", ycsbBool(props, "cassandra.tracing"))
+	add(e)
+	c.Discovery, e = p.Bool("discovery", true)
 	add(e)
 	// No retries by default (gocql's default too): a failed request is
 	// counted as the failure it was rather than hidden in a longer latency.

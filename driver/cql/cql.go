@@ -104,6 +104,13 @@ func (db *DB) clusterConfig() *gocql.ClusterConfig {
 	if c.Username != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}
+	if !c.Discovery {
+		// The contact points only: no peers from system.peers, no hosts
+		// added by topology or status events.
+		cc.DisableInitialHostLookup = true
+		cc.Events.DisableTopologyEvents = true
+		cc.Events.DisableNodeStatusEvents = true
+	}
 	cc.Logger = slogAdapter{db.log}
 	return cc
 }
