@@ -25,8 +25,9 @@ type Provider struct {
 }
 
 var (
-	_ deploy.Provider = Provider{}
-	_ deploy.Checker  = Provider{}
+	_ deploy.Provider     = Provider{}
+	_ deploy.Checker      = Provider{}
+	_ deploy.LoadMachines = (*deployment)(nil)
 )
 
 // Name implements deploy.Provider.
@@ -77,18 +78,16 @@ func Write(req deploy.Request, dir string) (*Manifests, error) {
 // forwarding is kubectl port-forward's line naming the local port.
 var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
 
-// Up implements deploy.Provider: apply, wait for the StatefulSet's
-// rollout, then forward a local port to the database. Only a single
-// node is reachable from outside the cluster this way (a cluster's
-// drivers would discover pod addresses they cannot reach): run the
-// loader Job inside the cluster for clusters.
+// Up implements deploy.Provider: apply the database, wait for the
+// StatefulSet's rollout, forward a local port to it (for the schema and
+// the database's statistics, from this machine), then start the loader
+// pods the experiment runs its loaders in through kubectl exec. A
+// cluster's drivers reach every node from there, by the pods' cluster
+// addresses; through the forwarded port, CQL drivers talk to one node.
 func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
 	kc, err := p.kubectl()
 	if err != nil {
 		return nil, err
-	}
-	if req.Nodes > 1 {
-		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: from outside the cluster only one node is reachable; render the manifests (dbarena deploy render) and run the loader Job in the cluster", req.Name, req.Nodes)
 	}
 	work := req.WorkDir
 	if work == "" {
@@ -127,20 +126,71 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if err != nil {
 		return fail(err)
 	}
-	d.props = map[string]string{}
-	for _, kv := range endpoint(req.Database, "127.0.0.1", port) {
-		k, v, _ := strings.Cut(kv, "=")
-		d.props[k] = v
+	nodes := max(req.Nodes, 1)
+	d.props = props(req.Database, "127.0.0.1", port, nodes)
+	if strings.HasPrefix(d.props["cql.hosts"], "127.0.0.1") {
+		// The other nodes' addresses are the pods', unreachable here.
+		d.props["cql.discovery"] = "false"
+	}
+	d.loaderProps = props(req.Database, fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, d.ns), m.Port, nodes)
+
+	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+LoaderPodLabel); err != nil {
+		return fail(err)
+	}
+	if _, err := d.kubectl(ctx, nil, "-n", d.ns, "rollout", "status", "deployment/loaders", "--timeout", fmt.Sprintf("%ds", int(deploy.DefaultReadyTimeout/time.Second))); err != nil {
+		return fail(err)
+	}
+	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "pods", "-l", "app.kubernetes.io/name="+LoaderPodLabel,
+		"--field-selector", "status.phase=Running", "-o", "jsonpath={.items[*].metadata.name}")
+	if err != nil {
+		return fail(err)
+	}
+	d.loaderPods = strings.Fields(out)
+	if len(d.loaderPods) != m.Options.Loaders {
+		return fail(fmt.Errorf("want %d running loader pods, found %d: %q", m.Options.Loaders, len(d.loaderPods), out))
 	}
 	return d, nil
 }
 
+// props are the driver properties of the database at host:port.
+func props(db, host string, port, nodes int) map[string]string {
+	p := map[string]string{}
+	for _, kv := range endpoint(db, host, port) {
+		k, v, _ := strings.Cut(kv, "=")
+		p[k] = v
+	}
+	if _, ok := p["cql.hosts"]; ok && nodes >= 3 {
+		p["cql.replication.factor"] = "3"
+	}
+	return p
+}
+
 type deployment struct {
 	kc, ctx, ns, dir, version string
-	props                     map[string]string
-	fwd                       *exec.Cmd
-	down                      bool
+	// props reach the database through the forwarded port; loaderProps
+	// by its Service's name, from the loader pods.
+	props, loaderProps map[string]string
+	loaderPods         []string
+	fwd                *exec.Cmd
+	down               bool
 }
+
+// LoaderCommands implements deploy.LoadMachines: kubectl exec into each
+// loader pod, standard input attached (dbarena copies itself through it).
+func (d *deployment) LoaderCommands() [][]string {
+	var cmds [][]string
+	for _, pod := range d.loaderPods {
+		cmd := []string{d.kc}
+		if d.ctx != "" {
+			cmd = append(cmd, "--context", d.ctx)
+		}
+		cmds = append(cmds, append(cmd, "-n", d.ns, "exec", "-i", pod, "-c", "loader", "--"))
+	}
+	return cmds
+}
+
+// LoaderProperties implements deploy.LoadMachines.
+func (d *deployment) LoaderProperties() map[string]string { return d.loaderProps }
 
 func (d *deployment) kubectl(ctx context.Context, stdin []byte, args ...string) (string, error) {
 	if d.ctx != "" {

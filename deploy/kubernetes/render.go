@@ -3,9 +3,12 @@
 // probe, resource limits, a volume claim per pod, pods spread over
 // nodes) behind a headless Service, and a loader Indexed Job whose pods
 // each take their share of the key space from their completion index
-// (dbarena ycsb --loader INDEX/N). The provider applies the manifests
-// with kubectl, waits for the rollout, reaches a single-node database
-// through kubectl port-forward, and deletes the namespace at teardown.
+// (dbarena ycsb --loader INDEX/N), for running without dbarena. From an
+// experiment, the provider applies the database with kubectl, waits for
+// the rollout, forwards a local port to it for the schema and the
+// database's statistics, and starts idle loader pods that the experiment
+// runs its loaders in through kubectl exec, inside the cluster; it
+// deletes the namespace at teardown.
 // Secrets become a Secret object applied from standard input, never a
 // file, and reach the pods by secretKeyRef.
 package kubernetes
@@ -33,16 +36,28 @@ type Options struct {
 	StorageClass string
 	Storage      string
 	Loaders      int
-	LoaderImage  string
-	Workload     string
-	Context      string
+	// LoaderImage runs the loader Job (a dbarena image); LoaderPodImage
+	// the loader pods an experiment runs its loaders in (any image with
+	// sh and cat: dbarena copies itself there).
+	LoaderImage    string
+	LoaderPodImage string
+	Workload       string
+	Context        string
 }
 
-var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "workload", "context", "password"}
+var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "loader_pod_image", "workload", "context", "password"}
+
+// LoaderPodLabel is the app.kubernetes.io/name of the loader pods.
+const LoaderPodLabel = "dbarena-loader-pod"
+
+// clustered are the databases this provider runs as a cluster of
+// several pods; the others run as one.
+var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
 
 // options reads deploy.options.
 func options(req deploy.Request) (Options, error) {
-	o := Options{Namespace: "dbarena-" + req.Name, Storage: "10Gi", Loaders: 1, LoaderImage: "dbarena:local", Workload: "workloada"}
+	o := Options{Namespace: "dbarena-" + req.Name, Storage: "10Gi", Loaders: 1, LoaderImage: "dbarena:local",
+		LoaderPodImage: "debian:12-slim", Workload: "workloada"}
 	for k, v := range req.Options {
 		switch k {
 		case "namespace":
@@ -53,6 +68,8 @@ func options(req deploy.Request) (Options, error) {
 			o.Storage = v
 		case "loader_image":
 			o.LoaderImage = v
+		case "loader_pod_image":
+			o.LoaderPodImage = v
 		case "workload":
 			o.Workload = v
 		case "context":
@@ -97,6 +114,9 @@ func Render(req deploy.Request) (*Manifests, error) {
 		im.Ref = strings.SplitN(im.Ref, ":", 2)[0] + ":" + req.Version
 	}
 	nodes := max(req.Nodes, 1)
+	if nodes > 1 && !clustered[req.Database] {
+		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: this provider runs %s as one pod; clusters: cassandra, cockroachdb, scylladb (or use the database's operator)", req.Name, nodes, req.Database)
+	}
 	labels := map[string]any{"app.kubernetes.io/name": req.Database, "app.kubernetes.io/instance": req.Name, "app.kubernetes.io/managed-by": "dbarena"}
 	m := &Manifests{Options: o, Port: im.Port, Service: "db"}
 	meta := func(name string) obj { return obj{"name": name, "namespace": o.Namespace, "labels": labels} }
@@ -119,6 +139,15 @@ func Render(req deploy.Request) (*Manifests, error) {
 	if res := resources(req); res != nil {
 		container["resources"] = res
 	}
+	if args := dbArgs(req.Database, nodes, o.Namespace, m.Service, req.Options["password"] != ""); args != nil {
+		container["args"] = toAny(args)
+	}
+	if req.Database == "cockroachdb" && nodes > 1 {
+		// A new cluster answers only once initialised: the probe
+		// initialises it (idempotently) from whichever pod runs it first.
+		container["readinessProbe"].(obj)["exec"] = obj{"command": []any{"sh", "-c",
+			"cockroach init --insecure --host=localhost:26257 2>/dev/null; curl -sf 'http://localhost:8080/health?ready=1'"}}
+	}
 	pvc := obj{"metadata": obj{"name": "data"}, "spec": obj{"accessModes": []any{"ReadWriteOnce"},
 		"resources": obj{"requests": obj{"storage": o.Storage}}}}
 	if o.StorageClass != "" {
@@ -126,8 +155,11 @@ func Render(req deploy.Request) (*Manifests, error) {
 	}
 	m.Objects = []obj{
 		{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": o.Namespace, "labels": labels}},
+		// Pods are published before they are ready: a cluster's nodes
+		// find the seed, and each other, while they start.
 		{"apiVersion": "v1", "kind": "Service", "metadata": meta(m.Service), "spec": obj{"clusterIP": "None", "selector": labels,
-			"ports": []any{obj{"name": "client", "port": im.Port, "targetPort": im.Port}}}},
+			"publishNotReadyAddresses": nodes > 1,
+			"ports":                    []any{obj{"name": "client", "port": im.Port, "targetPort": im.Port}}}},
 		{"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta("db"), "spec": obj{
 			"serviceName": m.Service, "replicas": nodes, "podManagementPolicy": "OrderedReady",
 			"selector": obj{"matchLabels": labels},
@@ -141,8 +173,67 @@ func Render(req deploy.Request) (*Manifests, error) {
 			"volumeClaimTemplates": []any{pvc},
 		}},
 		loaderJob(req, o, meta, im.Port, m.Service),
+		loaderPods(req, o, meta, labels),
 	}
 	return m, nil
+}
+
+// loaderPods is a Deployment of idle pods, one per loader, that an
+// experiment runs its loaders in through kubectl exec: inside the
+// cluster, where a cluster's drivers reach every node, and kept off the
+// database pods' Kubernetes nodes where the cluster has room.
+func loaderPods(req deploy.Request, o Options, meta func(string) obj, dbLabels map[string]any) obj {
+	labels := map[string]any{"app.kubernetes.io/name": LoaderPodLabel, "app.kubernetes.io/instance": req.Name, "app.kubernetes.io/managed-by": "dbarena"}
+	m := meta("loaders")
+	m["labels"] = labels
+	return obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": m, "spec": obj{
+		"replicas": o.Loaders, "selector": obj{"matchLabels": labels},
+		"template": obj{"metadata": obj{"labels": labels}, "spec": obj{
+			"terminationGracePeriodSeconds": 1,
+			"containers": []any{obj{"name": "loader", "image": o.LoaderPodImage, "command": []any{"sleep", "infinity"},
+				"resources": obj{"requests": obj{"cpu": "1", "memory": "512Mi"}}}},
+			"affinity": obj{"podAntiAffinity": obj{"preferredDuringSchedulingIgnoredDuringExecution": []any{
+				obj{"weight": 100, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": dbLabels}}}}}},
+		}},
+	}}
+}
+
+// dbArgs are the database container's arguments (nil: the image's
+// default command). Pod i of the StatefulSet is db-i.SERVICE.NS.
+func dbArgs(db string, nodes int, ns, svc string, password bool) []string {
+	pod := func(i int) string { return fmt.Sprintf("db-%d.%s.%s.svc.cluster.local", i, svc, ns) }
+	switch db {
+	case "redis":
+		args := []string{"redis-server", "--save", "", "--appendonly", "no"}
+		if password {
+			// Kubernetes expands $(VAR) from the container's environment.
+			args = append(args, "--requirepass", "$(DB_PASSWORD)")
+		}
+		return args
+	case "scylladb", "alternator":
+		args := []string{"--smp", "1", "--memory", "1G", "--overprovisioned", "1", "--developer-mode", "1"}
+		if nodes > 1 {
+			args = append(args, "--seeds", pod(0))
+		}
+		if db == "alternator" {
+			args = append(args, "--alternator-port", "8000", "--alternator-write-isolation", "only_rmw_uses_lwt")
+		}
+		return args
+	case "cockroachdb":
+		if nodes == 1 {
+			return []string{"start-single-node", "--insecure"}
+		}
+		var join []string
+		for i := range nodes {
+			join = append(join, pod(i)+":26257")
+		}
+		return []string{"start", "--insecure", "--join=" + strings.Join(join, ",")}
+	case "yugabyte-ysql", "yugabyte-ycql":
+		return []string{"bin/yugabyted", "start", "--background=false"}
+	case "dynamodb":
+		return []string{"-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory"}
+	}
+	return nil
 }
 
 func toAny(ss []string) []any {

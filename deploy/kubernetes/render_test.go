@@ -23,7 +23,7 @@ import (
 // objects splits a manifest stream and decodes each document strictly
 // into its Kubernetes API type: an unknown or misspelt field, or a value
 // of the wrong type, fails, as the API server's validation would.
-func objects(t *testing.T, stream []byte) (ns *corev1.Namespace, svc *corev1.Service, sts *appsv1.StatefulSet, job *batchv1.Job) {
+func objects(t *testing.T, stream []byte) (ns *corev1.Namespace, svc *corev1.Service, sts *appsv1.StatefulSet, job *batchv1.Job, pods *appsv1.Deployment) {
 	t.Helper()
 	dec := yaml.NewDecoder(bytes.NewReader(stream))
 	for {
@@ -49,6 +49,9 @@ func objects(t *testing.T, stream []byte) (ns *corev1.Namespace, svc *corev1.Ser
 		case "Job":
 			job = &batchv1.Job{}
 			target = job
+		case "Deployment":
+			pods = &appsv1.Deployment{}
+			target = pods
 		default:
 			t.Fatalf("unexpected kind %v", doc["kind"])
 		}
@@ -57,15 +60,19 @@ func objects(t *testing.T, stream []byte) (ns *corev1.Namespace, svc *corev1.Ser
 }
 
 func TestEveryDatabaseRendersValidManifests(t *testing.T) {
+	clustered := map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
 	for _, d := range deploy.Databases() {
 		for _, nodes := range []int{1, 3} {
+			if nodes > 1 && !clustered[d.Name] {
+				continue
+			}
 			req := deploy.Request{Name: "t-" + d.Name, Database: d.Name, Nodes: nodes, CPUs: 2, MemoryBytes: 4 << 30,
 				Options: map[string]string{"loaders": "4", "storage_class": "local-nvme"}}
 			m, err := kubernetes.Render(req)
 			require.NoError(t, err, d.Name)
 			y, err := m.YAML()
 			require.NoError(t, err)
-			ns, svc, sts, job := objects(t, y)
+			ns, svc, sts, job, pods := objects(t, y)
 			require.NotNil(t, ns, d.Name)
 			require.Equal(t, "dbarena-t-"+d.Name, ns.Name)
 			require.Equal(t, "None", svc.Spec.ClusterIP, "headless, for stable pod names")
@@ -87,8 +94,25 @@ func TestEveryDatabaseRendersValidManifests(t *testing.T) {
 			args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
 			require.Contains(t, args, "--loader $(JOB_COMPLETION_INDEX)/4", d.Name)
 			require.Contains(t, args, "svc.cluster.local", "%s: the loaders reach the Service by name", d.Name)
+
+			require.NotNil(t, pods, "%s: loader pods for experiments", d.Name)
+			require.Equal(t, int32(4), *pods.Spec.Replicas)
+			require.Equal(t, pods.Spec.Selector.MatchLabels, pods.Spec.Template.Labels)
+			require.Equal(t, kubernetes.LoaderPodLabel, pods.Spec.Template.Labels["app.kubernetes.io/name"])
+			require.Equal(t, sts.Spec.Selector.MatchLabels, pods.Spec.Template.Spec.Affinity.PodAntiAffinity.
+				PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.LabelSelector.MatchLabels, "%s: loaders kept off the database's nodes", d.Name)
+			require.Equal(t, nodes > 1, svc.Spec.PublishNotReadyAddresses, "%s: a cluster's pods find each other while starting", d.Name)
+			if nodes > 1 {
+				words := append([]string(nil), c.Args...)
+				for _, e := range c.Env {
+					words = append(words, e.Value)
+				}
+				require.Contains(t, strings.Join(words, " "), "db-0.db.dbarena-t-"+d.Name+".svc.cluster.local", "%s: the nodes know the first pod", d.Name)
+			}
 		}
 	}
+	_, err := kubernetes.Render(deploy.Request{Name: "pg", Database: "postgres", Nodes: 3})
+	require.ErrorContains(t, err, "runs postgres as one pod")
 }
 
 func TestSecretNeverInManifests(t *testing.T) {
@@ -99,7 +123,7 @@ func TestSecretNeverInManifests(t *testing.T) {
 	y, err := os.ReadFile(filepath.Join(dir, "manifests.yaml"))
 	require.NoError(t, err)
 	require.NotContains(t, string(y), "s3cret-pw", "the written manifests hold no secret")
-	_, _, sts, _ := objects(t, y)
+	_, _, sts, _, _ := objects(t, y)
 	var ref *corev1.SecretKeySelector
 	for _, e := range sts.Spec.Template.Spec.Containers[0].Env {
 		if e.Name == "POSTGRES_PASSWORD" {

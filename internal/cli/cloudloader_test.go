@@ -72,14 +72,20 @@ LogLevel VERBOSE
 	cmd.Stdout, cmd.Stderr = log, log
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	waitListening(t, net.JoinHostPort(h.IP, "22"))
+	return key, log
+}
+
+// waitListening waits until addr accepts TCP connections.
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort(h.IP, "22"), 200*time.Millisecond)
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
-	}, 10*time.Second, 50*time.Millisecond, "sshd did not listen: %s", log)
-	return key, log
+	}, 10*time.Second, 50*time.Millisecond, "nothing listens on %s", addr)
 }
 
 // fakeCloud puts a stand-in tofu first on PATH: it "creates" a database
@@ -130,6 +136,7 @@ func TestTerraformLoaderVMsOverSSH(t *testing.T) {
 		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	waitListening(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
 	calls := fakeCloud(t, vm.HostIP, vm.IP, port)
 
 	dir := t.TempDir()
@@ -183,4 +190,72 @@ run:
 	b, err := os.ReadFile(calls)
 	require.NoError(t, err)
 	require.Equal(t, "init\napply\noutput\ndestroy\n", string(b))
+}
+
+// TestKubernetesLoaderPods runs an experiment on a Kubernetes deployment
+// (kubectl stood in for: its exec runs the command on this machine)
+// against a real Redis: the load and the run go to the two loader pods
+// through `kubectl exec -i`, which carries dbarena and the properties in
+// and the logs out, and are merged.
+func TestKubernetesLoaderPods(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	bin := buildDbarena(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	waitListening(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
+
+	fake := t.TempDir()
+	calls := filepath.Join(fake, "calls")
+	script := fmt.Sprintf(`#!/bin/sh
+echo "$*" >> %s
+case "$*" in
+  *port-forward*) echo "Forwarding from 127.0.0.1:%d -> 6379"; exec sleep 600 ;;
+  *"get pods"*) printf 'loaders-x-a loaders-x-b' ;;
+  *" exec "*) while [ "$1" != "--" ]; do shift; done; shift; exec "$@" ;;
+esac
+exit 0
+`, calls, port)
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "kubectl"), []byte(script), 0o755))
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "k8s.yaml")
+	// The pods would reach Redis by its Service's name; here they run on
+	// this machine, so the target's own property points them at it.
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: k8s
+properties: {recordcount: 400}
+targets:
+  - database: redis
+    deploy: {provider: kubernetes, options: {loaders: 2}}
+    properties: {redis.addr: "127.0.0.1:%d"}
+workloads: [c]
+run: {duration: 2s, threads: 2, target: 400}
+`, port)), 0o644))
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", dir)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := map[string]results.Trial{}
+	for _, tr := range d.Trials {
+		rows[tr.ID] = tr
+	}
+	require.EqualValues(t, 400, rows["redis.load.1"].Operations, "the two pods loaded every record between them")
+	c := rows["redis.c"]
+	require.Equal(t, 4, c.Threads, "two pods of two threads")
+	require.Zero(t, c.Errors)
+	require.InEpsilon(t, 400, c.Throughput, 0.3)
+	b, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	for _, pod := range []string{"loaders-x-a", "loaders-x-b"} {
+		require.Contains(t, string(b), "exec -i "+pod+" -c loader -- sh -c umask 077", "dbarena copied into %s", pod)
+		require.Regexp(t, "exec -i "+pod+" -c loader -- /tmp/dbarena-loader-\\d+-\\d/dbarena ycsb load", string(b))
+		require.Regexp(t, "exec -i "+pod+" -c loader -- /tmp/dbarena-loader-\\d+-\\d/dbarena ycsb run", string(b))
+	}
+	require.Contains(t, string(b), "delete namespace dbarena-redis")
 }
