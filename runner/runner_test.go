@@ -321,8 +321,8 @@ func TestStages(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 4*time.Second)
 	require.InDelta(t, 1.8, res.Measured.Duration.Seconds(), 0.2, "the schedule's length")
-	// Each stage runs at its own rate, paced from its own start: no
-	// backlog carried into the spike, no gap after it. Intervals that
+	// Each stage runs at its own rate, paced from its own start (the
+	// database keeps up: no backlog to carry), no gap after it. Intervals that
 	// straddle a boundary are left out: under -race on a busy machine
 	// the boundary's collection can come tens of milliseconds late and
 	// hold the next stage's first operations.
@@ -407,4 +407,27 @@ func TestStagesParkWorkers(t *testing.T) {
 	require.Equal(t, 6, max(db.peaks[4], db.peaks[5]), "stage 2: six")
 	require.LessOrEqual(t, db.peaks[7], 2, "stage 3: two, the other four parked")
 	require.Equal(t, 2, max(db.peaks[7], db.peaks[8]))
+}
+
+// TestStageBacklogCarried overloads a stage and checks that the requests
+// it made due are still sent, with their intended times, after the
+// boundary: a spike's backlog must not vanish when the spike ends.
+func TestStageBacklogCarried(t *testing.T) {
+	clk := clock.NewVirtual(1_000_000_000)
+	// 2 ms per operation: 500 ops/s at most.
+	db := &stallDB{clk: clk, cost: int64(2 * time.Millisecond)}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 1, Seed: 1, Clock: clk,
+		Stages: []runner.Stage{
+			{Duration: time.Second, Threads: 1, Target: 1000}, // 1000 due, 500 sent
+			{Duration: time.Second, Threads: 1, Target: 100},  // the other 500 first
+		},
+	}, wl, db)
+	require.NoError(t, err)
+	read := opSummary(t, res.Measured, "READ")
+	// Dropping the backlog at the boundary would send 500 + 100.
+	require.InDelta(t, 1000, read.OK, 5, "the second stage works off the first one's backlog")
+	// The last of the backlog was due at 1 s and sent near 2 s.
+	require.Greater(t, read.Response.Max, 900_000.0, "µs: backlog latency measured from the intended times")
 }

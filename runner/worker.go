@@ -73,6 +73,11 @@ func (s *run) worker(ctx context.Context, id int) {
 	}
 	var measured int64
 	stage := -1
+	// carry is the new stage's schedule, waiting while this worker sends
+	// the requests the last stage made due before the boundary: they
+	// keep their intended times, so a spike's backlog is measured where
+	// it is worked off instead of vanishing at the boundary.
+	var carry *stageSchedule
 	for !s.stop.Load() {
 		if len(s.stageStarts) > 0 {
 			now := clk.Now()
@@ -81,7 +86,7 @@ func (s *run) worker(ctx context.Context, id int) {
 			if id >= st.Threads {
 				// Not needed in this stage: park until it ends, and lose
 				// the schedule, so that coming back is not a backlog.
-				stage = -1
+				stage, carry = -1, nil
 				if clk.SleepUntil(s.stageEnd(i), s.done) {
 					return
 				}
@@ -93,14 +98,30 @@ func (s *run) worker(ctx context.Context, id int) {
 			}
 			if i != stage {
 				// A new stage paces from its own start (or from now, for
-				// a worker that just woke): a faster rate does not
-				// inherit a backlog, a slower one no idle gap counted as
-				// latency.
-				stage, interval = i, 0
+				// a worker that just woke): a slower rate has no idle gap
+				// counted as latency. A worker still behind the last
+				// stage's schedule first sends what was due before the
+				// boundary, at the old pace and intended times.
+				sched := stageSchedule{}
 				if st.Target > 0 {
-					interval = float64(st.Threads) * 1e9 / st.Target
-					next = float64(max(now, s.stageStarts[i])) + float64(id)*interval/float64(st.Threads)
+					sched.interval = float64(st.Threads) * 1e9 / st.Target
+					sched.next = float64(max(now, s.stageStarts[i])) + float64(id)*sched.interval/float64(st.Threads)
 				}
+				if stage >= 0 && interval > 0 && next < float64(s.stageStarts[i]) {
+					// The new stage's arrivals begin at the boundary all
+					// the same.
+					sched.after = float64(s.stageStarts[i])
+					if sched.interval > 0 {
+						sched.next = sched.after + float64(id)*sched.interval/float64(st.Threads)
+					}
+					carry = &sched
+				} else {
+					interval, next, carry = sched.interval, sched.next, nil
+				}
+				stage = i
+			}
+			if carry != nil && next >= carry.after {
+				interval, next, carry = carry.interval, carry.next, nil
 			}
 		}
 		var op *workload.Operation
@@ -282,4 +303,11 @@ func (w *workerState) verifyRecord(ctx context.Context, op *workload.Operation, 
 		return
 	}
 	h.Record(seriesVerify, done-end, done-end, measure.Sub)
+}
+
+// stageSchedule is a stage's pacing for one worker: the interval
+// between its requests (0: as fast as it can) and the next one's
+// intended time, from after on.
+type stageSchedule struct {
+	interval, next, after float64
 }
