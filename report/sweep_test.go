@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,4 +106,47 @@ func TestSweepNeedsThreePoints(t *testing.T) {
 			cells: []cell{{n: 1, mean: 1}}})
 	}
 	require.Empty(t, findSweeps(s))
+}
+
+// TestStageBoundariesOnTimeline marks where each stage of a schedule
+// begins on the throughput-over-time figure.
+func TestStageBoundariesOnTimeline(t *testing.T) {
+	d := fullFixture().write(t)
+	var id string
+	for _, tr := range d.Trials {
+		if tr.Kind == results.KindRun && tr.Repetition == 1 && id == "" {
+			id = tr.ID
+		}
+	}
+	require.NotEmpty(t, id)
+	var elapsed []float64
+	for i := range d.Points {
+		p := &d.Points[i]
+		if p.Trial != id || p.Op != results.AllOps {
+			continue
+		}
+		p.Stage = 1
+		if p.Elapsed > 4*time.Second {
+			p.Stage = 2
+		}
+		elapsed = append(elapsed, p.Elapsed.Seconds())
+	}
+	xs, labels := stageMarks(newTimeline(d).points[id])
+	require.Equal(t, []string{"stage 2"}, labels)
+	require.Len(t, xs, 1)
+	require.LessOrEqual(t, xs[0], 4.0)
+
+	s := summarize(d)
+	groups, _ := buildFigures(d, s)
+	found := false
+	for _, g := range groups {
+		for _, f := range g.Figures {
+			if strings.Contains(f.Caption, "each stage of the schedule") {
+				found = true
+				f.render()
+				require.Contains(t, string(f.SVG), "stage 2", "the boundary is labelled")
+			}
+		}
+	}
+	require.True(t, found, "an over-time figure marks the stages (trial %s, elapsed %v)", id, elapsed)
 }

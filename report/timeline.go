@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -103,6 +104,19 @@ func series(ps []results.Point) (xs, rate, p99 []float64) {
 	return xs, rate, p99
 }
 
+// stageMarks returns where each stage of a schedule after the first
+// begins, in the trial's elapsed seconds (the end of the interval before
+// it: the collector closes an interval at each boundary), and labels.
+func stageMarks(ps []results.Point) (xs []float64, labels []string) {
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Stage > 0 && ps[i].Stage != ps[i-1].Stage {
+			xs = append(xs, ps[i-1].Elapsed.Seconds())
+			labels = append(labels, fmt.Sprintf("stage %d", ps[i].Stage))
+		}
+	}
+	return xs, labels
+}
+
 // firstWithPoints returns the trial of the lowest repetition that has
 // points: over-time figures show one repetition, not a tangle of all.
 func (tl *timeline) firstWithPoints(ts []*results.Trial) *results.Trial {
@@ -128,6 +142,9 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	sh := &shade{}
 	top.Add(sh)
 	bottom.Add(sh)
+	// Stage boundaries of a schedule (run.stages), from the first target
+	// that ran one: every target ran the same schedule.
+	stages := &marks{}
 	var p99s []float64
 	xmax := 0.0
 	drawn := make([]bool, len(s.targets))
@@ -138,6 +155,9 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		}
 		drawn[ti] = true
 		ps := tl.points[t.ID]
+		if len(stages.xs) == 0 {
+			stages.xs, stages.labels = stageMarks(ps)
+		}
 		xs, rate, p99 := series(ps)
 		if lo, hi, ok := warmup(ps); ok {
 			sh.spans = append(sh.spans, [2]float64{lo, hi})
@@ -158,6 +178,11 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No time series recorded for")
+	if len(stages.xs) > 0 {
+		top.Add(stages)
+		bottom.Add(&marks{xs: stages.xs})
+		f.Caption += " Vertical lines mark where each stage of the schedule begins."
+	}
 	top.Y.Label.Text = "ops/s"
 	top.Y.Tick.Marker = siTicks{}
 	fromZero(top)
