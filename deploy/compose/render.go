@@ -302,7 +302,7 @@ func configure(req deploy.Request, p *Project, svc *Service, name, vol string, i
 		svc.Ulimits = map[string]Ulimit{"nofile": {Soft: 100000, Hard: 100000}}
 		after(svc, req.Database, i)
 	case "scylladb", "alternator":
-		svc.Command = []string{"--smp", "1", "--memory", "1G", "--overprovisioned", "1", "--developer-mode", "1"}
+		svc.Command = ScyllaArgs(req.CPUs, req.MemoryBytes)
 		if nodes > 1 {
 			svc.Command = append(svc.Command, "--seeds", seed(req.Database, nodes))
 		}
@@ -335,6 +335,23 @@ func configure(req deploy.Request, p *Project, svc *Service, name, vol string, i
 	case "aerospike":
 		env["NAMESPACE"] = "ycsb"
 	}
+}
+
+// ScyllaArgs are ScyllaDB's resource arguments for a container capped at
+// cpus and memory (0: uncapped, where one shard and 1 GiB suit a shared
+// machine). ScyllaDB sizes itself from the host, not the container's
+// cgroup, so without them a capped container would be sized for the
+// whole host, or, with fixed small values, starved on a large one. It
+// keeps a tenth of the memory, at least 256 MiB, for everything else.
+func ScyllaArgs(cpus float64, memory int64) []string {
+	smp, mem := 1, "1G"
+	if cpus >= 1 {
+		smp = int(cpus)
+	}
+	if memory > 0 {
+		mem = fmt.Sprintf("%dM", max(memory-max(memory/10, 256<<20), 256<<20)>>20)
+	}
+	return []string{"--smp", strconv.Itoa(smp), "--memory", mem, "--overprovisioned", "1", "--developer-mode", "1"}
 }
 
 // seed is the first node's service name: the cluster's seed.

@@ -126,3 +126,21 @@ func TestLoaderValidates(t *testing.T) {
 		func(o *loader.Options) { o.SetProjectName("check", true) })
 	require.ErrorContains(t, err, "healthchek")
 }
+
+// TestScyllaArgsFollowLimits sizes ScyllaDB to its container's caps:
+// it reads the host's CPUs and memory, not the cgroup's.
+func TestScyllaArgsFollowLimits(t *testing.T) {
+	for _, c := range []struct {
+		cpus     float64
+		mem      int64
+		smp, max string
+	}{
+		{0, 0, "1", "1G"},
+		{4, 16 << 30, "4", "14745M"}, // a tenth kept back
+		{2.5, 1 << 30, "2", "768M"},  // at least 256 MiB kept back
+		{0.5, 256 << 20, "1", "256M"},
+	} {
+		args := strings.Join(compose.ScyllaArgs(c.cpus, c.mem), " ")
+		require.Contains(t, args, "--smp "+c.smp+" --memory "+c.max, "%v CPUs, %d bytes", c.cpus, c.mem)
+	}
+}

@@ -139,7 +139,7 @@ func Render(req deploy.Request) (*Manifests, error) {
 	if res := resources(req); res != nil {
 		container["resources"] = res
 	}
-	if args := dbArgs(req.Database, nodes, o.Namespace, m.Service, req.Options["password"] != ""); args != nil {
+	if args := dbArgs(req, nodes, o.Namespace, m.Service); args != nil {
 		container["args"] = toAny(args)
 	}
 	if req.Database == "cockroachdb" && nodes > 1 {
@@ -200,7 +200,8 @@ func loaderPods(req deploy.Request, o Options, meta func(string) obj, dbLabels m
 
 // dbArgs are the database container's arguments (nil: the image's
 // default command). Pod i of the StatefulSet is db-i.SERVICE.NS.
-func dbArgs(db string, nodes int, ns, svc string, password bool) []string {
+func dbArgs(req deploy.Request, nodes int, ns, svc string) []string {
+	db, password := req.Database, req.Options["password"] != ""
 	pod := func(i int) string { return fmt.Sprintf("db-%d.%s.%s.svc.cluster.local", i, svc, ns) }
 	switch db {
 	case "redis":
@@ -211,7 +212,7 @@ func dbArgs(db string, nodes int, ns, svc string, password bool) []string {
 		}
 		return args
 	case "scylladb", "alternator":
-		args := []string{"--smp", "1", "--memory", "1G", "--overprovisioned", "1", "--developer-mode", "1"}
+		args := compose.ScyllaArgs(req.CPUs, req.MemoryBytes)
 		if nodes > 1 {
 			args = append(args, "--seeds", pod(0))
 		}

@@ -24,14 +24,15 @@ func TestExamples(t *testing.T) {
 		loads   int
 		runs    int
 	}{
-		"quickstart.yaml":                {targets: []string{"postgres", "cassandra"}, loads: 4, runs: 12},
-		"postgres-vs-scylladb.yaml":      {targets: []string{"postgres", "scylladb"}, loads: 4, runs: 12},
-		"yugabyte-client-sweep.yaml":     {targets: []string{"ysql", "ycql"}, loads: 2, runs: 2 * 2 * 7 * 3},
-		"scylla-vs-dynamodb-matrix.yaml": {targets: []string{"scylladb", "dynamodb"}, loads: 2, runs: 2 * 3 * 3},
-		"cockroach-vs-scylla-ycsb.yaml":  {targets: []string{"cockroachdb", "scylladb"}, loads: 4, runs: 12},
-		"baremetal-vs-cloud.yaml":        {targets: []string{"baremetal", "cloud"}, loads: 2, runs: 2 * 2 * 3},
-		"compose-pg-vs-redis.yaml":       {targets: []string{"postgres", "redis"}, loads: 2, runs: 4},
-		"gcp-postgres-vs-scylladb.yaml":  {targets: []string{"postgres", "scylladb"}, loads: 2, runs: 2 * 2 * 3},
+		"quickstart.yaml":                     {targets: []string{"postgres", "cassandra"}, loads: 4, runs: 12},
+		"postgres-vs-scylladb.yaml":           {targets: []string{"postgres", "scylladb"}, loads: 4, runs: 12},
+		"yugabyte-client-sweep.yaml":          {targets: []string{"ysql", "ycql"}, loads: 2, runs: 2 * 2 * 7 * 3},
+		"scylla-vs-dynamodb-matrix.yaml":      {targets: []string{"scylladb", "dynamodb"}, loads: 2, runs: 2 * 3 * 3},
+		"cockroach-vs-scylla-ycsb.yaml":       {targets: []string{"cockroachdb", "scylladb"}, loads: 4, runs: 12},
+		"baremetal-vs-cloud.yaml":             {targets: []string{"baremetal", "cloud"}, loads: 2, runs: 2 * 2 * 3},
+		"compose-pg-vs-redis.yaml":            {targets: []string{"postgres", "redis"}, loads: 2, runs: 4},
+		"gcp-postgres-vs-scylladb.yaml":       {targets: []string{"postgres", "scylladb"}, loads: 2, runs: 2 * 2 * 3},
+		"kubernetes-cockroach-vs-scylla.yaml": {targets: []string{"cockroachdb", "scylladb"}, loads: 2, runs: 2 * 3 * 3},
 	}
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	require.NoError(t, err)
