@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,4 +110,18 @@ func TestModules(t *testing.T) {
 			require.NoError(t, err, "usable on its own, documented")
 		})
 	}
+}
+
+// TestModulesFormatted is `tofu fmt -check` without tofu: its formatter
+// is hclwrite.Format, so a module file it would rewrite fails here.
+func TestModulesFormatted(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("modules", "*", "*.tf"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.Equal(t, string(hclwrite.Format(b)), string(b), "%s is not formatted as tofu fmt would", f)
+	}
+	require.Equal(t, "a = 1\n", string(hclwrite.Format([]byte("a   =   1\n"))), "the check above is worth something only if it reformats")
 }

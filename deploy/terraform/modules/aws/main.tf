@@ -16,7 +16,7 @@ locals {
   # Boot script of a database VM: stripe and mount the instance-store
   # NVMe disks at /mnt/data, install Docker and node_exporter, start the
   # database.
-  db_startup = <<-EOT
+  db_startup     = <<-EOT
     #!/bin/bash
     set -euo pipefail
     disks=$(lsblk -dpno NAME,MODEL | awk '/Instance Storage/ {print $1}')

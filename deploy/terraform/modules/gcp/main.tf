@@ -18,7 +18,7 @@ locals {
   loader_tag = "${var.name}-loader"
   # Boot script of a database VM: stripe and mount the local NVMe SSDs
   # at /mnt/data, install Docker and node_exporter, start the database.
-  db_startup = <<-EOT
+  db_startup     = <<-EOT
     #!/bin/bash
     set -euo pipefail
     ssds=$(ls /dev/disk/by-id/google-local-nvme-ssd-* 2>/dev/null || true)
