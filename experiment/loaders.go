@@ -34,7 +34,12 @@ const loaderClockSlack = 10 * time.Millisecond
 // trial needs: its interruption and errors per operation.
 type loaderSummary struct {
 	Interrupted bool `json:"interrupted"`
-	Measured    struct {
+	Loader      struct {
+		RunCPU  float64 `json:"run_cpu_s"`
+		RunWall float64 `json:"run_wall_s"`
+		Cores   int     `json:"cores"`
+	} `json:"loader"`
+	Measured struct {
 		Operations int64 `json:"operations"`
 		Ops        []struct {
 			Name   string           `json:"name"`
@@ -108,15 +113,15 @@ func (lp loaderPlan) runs(kind spec.StepKind) bool {
 // and rate (or keys), starting together, and merges their logs into one
 // runner.Result the trial row is made from. The merged series goes to
 // timeseries.csv and the merged log to hdr/ID.hlog.
-func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *merge.Result, error) {
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *merge.Result, []machineCPU, error) {
 	s := tr.s
 	n := lp.n
 	if len(cfg.Stages) > 0 {
-		return nil, nil, errors.New("loaders: a schedule (run.stages, run.ramp) runs in one loader on this machine, not on several or remote loaders yet")
+		return nil, nil, nil, errors.New("loaders: a schedule (run.stages, run.ramp) runs in one loader on this machine, not on several or remote loaders yet")
 	}
 	props, err := tr.stepPropsOn(st, lp.props)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	verb := "run"
 	if st.Kind == spec.Load {
@@ -130,13 +135,13 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	if bin == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
+			return nil, nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
 		}
 		bin = exe
 	}
 	dir, err := os.MkdirTemp(s.opts.WorkDir, "dbarena-loaders-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	// The properties hold resolved secrets: a file only its owner reads,
@@ -144,11 +149,11 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	propsFile := filepath.Join(dir, "trial.properties")
 	f, err := os.OpenFile(propsFile, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	werr := props.Write(f)
 	if err := errors.Join(werr, f.Close()); err != nil {
-		return nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	// A loader behind a command prefix (ssh host, ip netns exec ns) may
 	// not share this file system: the binary and the properties go to a
@@ -168,7 +173,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		r := &remoteLoader{prefix: prefix, dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
 		if err := r.stage(ctx, bin, propsFile); err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
 		remotes[i] = r
 	}
@@ -182,7 +187,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		o, err := merge.MeasureCommand(ctx, r.command(r.path("dbarena"), "clock"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
+			return nil, nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
 		}
 		offsets[i] = o
 		s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
@@ -213,7 +218,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
-			return nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
+			return nil, nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
 		}
 		cmds[i] = cmd
 	}
@@ -224,7 +229,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for i, r := range remotes {
 		if r == nil {
@@ -232,7 +237,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		for _, f := range []string{fmt.Sprintf("loader-%d.hlog", i), fmt.Sprintf("loader-%d.json", i)} {
 			if err := r.fetch(ctx, f, filepath.Join(dir, f)); err != nil {
-				return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+				return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 			}
 		}
 	}
@@ -243,22 +248,70 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 			Offset: offsets[i].Offset})
 		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loader-%d.json", i)))
 		if err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
 		var sum loaderSummary
 		if err := json.Unmarshal(b, &sum); err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
+			return nil, nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
 		}
 		sums = append(sums, sum)
 	}
 	m, err := merge.Merge(inputs, merge.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, fl := range m.Flags {
 		s.log.Warn("loaders", "step", st.ID, "warning", fl)
 	}
-	return mergedResult(m, sums, cfg), m, nil
+	return mergedResult(m, sums, cfg), m, loaderMachines(lp, sums), nil
+}
+
+// machineCPU is the CPU the loaders on one machine used over a step.
+type machineCPU struct {
+	// name says which loaders ("loader 2 of 4", "loaders 0, 2 of 4").
+	name string
+	// percent is of one core; cores is how many the loaders could use.
+	percent float64
+	cores   int
+}
+
+// loaderMachines sums the loaders' CPU per machine (loaders sharing a
+// command prefix, or this machine, share its cores), from their
+// summaries; machines whose loaders reported no figures are left out.
+func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
+	byHost := map[string]*machineCPU{}
+	var order []string
+	members := map[string][]string{}
+	for i, sum := range sums {
+		l := sum.Loader
+		if l.Cores == 0 || l.RunWall <= 0 {
+			continue
+		}
+		host := ""
+		if i < len(lp.prefixes) {
+			host = strings.Join(lp.prefixes[i], " ")
+		}
+		m, ok := byHost[host]
+		if !ok {
+			m = &machineCPU{}
+			byHost[host] = m
+			order = append(order, host)
+		}
+		m.percent += 100 * l.RunCPU / l.RunWall
+		m.cores = max(m.cores, l.Cores)
+		members[host] = append(members[host], fmt.Sprint(i))
+	}
+	var out []machineCPU
+	for _, h := range order {
+		m := byHost[h]
+		noun := "loader"
+		if len(members[h]) > 1 {
+			noun = "loaders"
+		}
+		m.name = fmt.Sprintf("%s %s of %d", noun, strings.Join(members[h], ", "), len(sums))
+		out = append(out, *m)
+	}
+	return out
 }
 
 // mergedResult turns a merge into the runner's result for the trial

@@ -116,9 +116,10 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	s.setTrial(st.ID)
 	var res *runner.Result
 	var merged *merge.Result
+	var machines []machineCPU
 	var runErr error
 	if lp := tr.loaders(); lp.runs(st.Kind) {
-		res, merged, runErr = tr.runLoaders(ctx, st, lp, cfg)
+		res, merged, machines, runErr = tr.runLoaders(ctx, st, lp, cfg)
 		if res != nil {
 			// The row counts every loader's workers.
 			cfg.Threads *= lp.n
@@ -138,7 +139,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if runErr != nil {
 		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
 	}
-	row := tr.trialRow(st, cfg, res)
+	row := tr.trialRow(st, cfg, res, merged != nil, machines)
 	if load {
 		tr.afterLoad()
 	}
@@ -261,7 +262,7 @@ func (s *runState) eta(cur *spec.Step, elapsed time.Duration) time.Duration {
 }
 
 // trialRow summarizes a finished trial and checks its validity.
-func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result) results.Trial {
+func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) results.Trial {
 	kind := results.KindRun
 	wname := ""
 	if st.Workload != nil {
@@ -294,27 +295,40 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	}
 	row.Latency = latencyOf(measure.StatsOf(all))
 	row.Concurrency = littles.Concurrency(row.Throughput, time.Duration(row.Latency.Mean*float64(time.Microsecond)))
-	tr.s.validity(&row, cfg, res)
+	tr.s.validity(&row, cfg, res, viaLoaders, machines)
 	return row
 }
 
 // validity flags a trial whose numbers describe the client more than the
 // database: a loader CPU near saturation, workers that spent much of their
 // time outside the database (Little's law), a target rate the threads
-// could not reach, errors and interruptions.
-func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.Result) {
-	s.mu.Lock()
-	samples := append([]sysmetrics.Sample(nil), s.samples...)
-	s.mu.Unlock()
-	row.LoaderCPUs = sysmetrics.CPUCount()
-	for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
-		if st.Role == "loader" {
-			row.LoaderCPU, row.LoaderCPUMax = st.MeanCPU, st.MaxCPU
+// could not reach, errors and interruptions. A trial run by loader
+// processes is judged by the busiest loader machine, from the CPU the
+// loaders reported themselves: this process only waited for them.
+func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) {
+	who := "the load generator"
+	if viaLoaders {
+		row.LoaderCPUs = 0
+		for _, m := range machines {
+			if row.LoaderCPUs == 0 || m.percent/float64(m.cores) > row.LoaderCPU/float64(row.LoaderCPUs) {
+				row.LoaderCPU, row.LoaderCPUMax, row.LoaderCPUs = m.percent, m.percent, m.cores
+				who = m.name
+			}
+		}
+	} else {
+		s.mu.Lock()
+		samples := append([]sysmetrics.Sample(nil), s.samples...)
+		s.mu.Unlock()
+		row.LoaderCPUs = sysmetrics.CPUCount()
+		for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
+			if st.Role == "loader" {
+				row.LoaderCPU, row.LoaderCPUMax = st.MeanCPU, st.MaxCPU
+			}
 		}
 	}
 	capacity := float64(row.LoaderCPUs) * 100
-	if row.LoaderCPU >= 0.9*capacity {
-		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: the load generator used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", row.LoaderCPU, capacity))
+	if row.LoaderCPUs > 0 && row.LoaderCPU >= 0.9*capacity {
+		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: %s used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, capacity))
 	}
 	threads := float64(row.Threads)
 	if cfg.Target == 0 && row.Kind == results.KindRun && threads > 0 && row.Concurrency > 0 && row.Concurrency < 0.7*threads {

@@ -93,7 +93,9 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if !rs.seedGiven {
 		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.run.Seed)
 	}
+	span := startUsage()
 	res, runErr := runner.Run(ctx, rs.run, wl, db, observers...)
+	usage := span()
 	if prog != nil {
 		prog.Finish()
 	}
@@ -118,7 +120,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if cs, ok := db.(driver.CounterSource); ok {
 		counters = cs.Counters()
 	}
-	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters, f.ls))
+	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -134,7 +136,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	return nil
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec) error {
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
 	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
 	if err != nil {
 		return err
@@ -152,6 +154,9 @@ func writeOutputs(st *State, driverName string, rs runSettings, props *propertie
 	}
 	sum := newSummary(driverName, rs, props, res)
 	sum.Verify, sum.DriverCounters = rep, counters
+	if sum.Loader != nil {
+		sum.Loader.RunCPU, sum.Loader.RunWall = usage.cpu, usage.wall
+	}
 	if ls.count > 0 || ls.runID != "" {
 		sum.RunID, sum.Host = ls.runID, hostname()
 		if ls.count > 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -717,6 +718,10 @@ run: {duration: 2s, threads: 2, target: 600, loaders: 3}
 	require.InEpsilon(t, 600, row.Throughput, 0.25, "three loaders sharing 600 ops/s")
 	require.Zero(t, row.Errors)
 	require.Positive(t, row.Latency.P99)
+	// The loaders' own CPU, summed over this machine they share, not
+	// this process's (which only waited for them).
+	require.Equal(t, runtime.GOMAXPROCS(0), row.LoaderCPUs)
+	require.Positive(t, row.LoaderCPU, "the loaders reported their CPU")
 	// The merged log holds every measured read the row counts.
 	f, err := os.Open(filepath.Join(res, results.HdrDir, "redis.c.hlog"))
 	require.NoError(t, err)
