@@ -113,16 +113,25 @@ func (lp loaderPlan) runs(kind spec.StepKind) bool {
 // and rate (or keys), starting together, and merges their logs into one
 // runner.Result the trial row is made from. The merged series goes to
 // timeseries.csv and the merged log to hdr/ID.hlog.
-func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *merge.Result, []machineCPU, error) {
+// loaderOutcome is what a step run by loaders leaves besides its result:
+// the merge, the loaders' machines' CPU and their common start.
+type loaderOutcome struct {
+	merged   *merge.Result
+	machines []machineCPU
+	startAt  time.Time
+}
+
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *loaderOutcome, error) {
 	s := tr.s
 	n := lp.n
-	if len(cfg.Stages) > 0 {
-		return nil, nil, nil, errors.New("loaders: a schedule (run.stages, run.ramp) runs in one loader on this machine, not on several or remote loaders yet")
-	}
 	props, err := tr.stepPropsOn(st, lp.props)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
+	// Each loader runs the whole schedule with the stages' threads and
+	// its share of their rates (a property file's own stages never
+	// reach them: the experiment's settings win).
+	props.Set("stages", runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
 	verb := "run"
 	if st.Kind == spec.Load {
 		// The table exists: this process made it before the loaders
@@ -135,13 +144,13 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	if bin == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
+			return nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
 		}
 		bin = exe
 	}
 	dir, err := os.MkdirTemp(s.opts.WorkDir, "dbarena-loaders-")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	// The properties hold resolved secrets: a file only its owner reads,
@@ -149,11 +158,11 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	propsFile := filepath.Join(dir, "trial.properties")
 	f, err := os.OpenFile(propsFile, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	werr := props.Write(f)
 	if err := errors.Join(werr, f.Close()); err != nil {
-		return nil, nil, nil, fmt.Errorf("loaders: %w", err)
+		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	// A loader behind a command prefix (ssh host, ip netns exec ns) may
 	// not share this file system: the binary and the properties go to a
@@ -173,7 +182,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		r := &remoteLoader{prefix: prefix, dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
 		if err := r.stage(ctx, bin, propsFile); err != nil {
-			return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
 		remotes[i] = r
 	}
@@ -187,7 +196,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		o, err := merge.MeasureCommand(ctx, r.command(r.path("dbarena"), "clock"))
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
+			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
 		}
 		offsets[i] = o
 		s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
@@ -218,7 +227,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
-			return nil, nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
+			return nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
 		}
 		cmds[i] = cmd
 	}
@@ -229,7 +238,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	for i, r := range remotes {
 		if r == nil {
@@ -237,7 +246,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		for _, f := range []string{fmt.Sprintf("loader-%d.hlog", i), fmt.Sprintf("loader-%d.json", i)} {
 			if err := r.fetch(ctx, f, filepath.Join(dir, f)); err != nil {
-				return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+				return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 			}
 		}
 	}
@@ -248,22 +257,22 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 			Offset: offsets[i].Offset})
 		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loader-%d.json", i)))
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
 		var sum loaderSummary
 		if err := json.Unmarshal(b, &sum); err != nil {
-			return nil, nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
+			return nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
 		}
 		sums = append(sums, sum)
 	}
 	m, err := merge.Merge(inputs, merge.Options{})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	for _, fl := range m.Flags {
 		s.log.Warn("loaders", "step", st.ID, "warning", fl)
 	}
-	return mergedResult(m, sums, cfg), m, loaderMachines(lp, sums), nil
+	return mergedResult(m, sums, cfg), &loaderOutcome{merged: m, machines: loaderMachines(lp, sums), startAt: startAt}, nil
 }
 
 // machineCPU is the CPU the loaders on one machine used over a step.
@@ -373,8 +382,11 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 }
 
 // writeMerged writes the merged series to timeseries.csv and the merged
-// log as the trial's HdrHistogram log.
-func (tr *targetRun) writeMerged(id string, m *merge.Result, intended bool) error {
+// log as the trial's HdrHistogram log, and gives a schedule's stages the
+// windows that fall in them (by their middle, on this machine's clock:
+// the merge already put each loader's intervals on it).
+func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Config, obs *trialObserver) error {
+	m := out.merged
 	f, err := os.Create(tr.s.w.HdrPath(id))
 	if err != nil {
 		return fmt.Errorf("hdr log: %w", err)
@@ -382,6 +394,17 @@ func (tr *targetRun) writeMerged(id string, m *merge.Result, intended bool) erro
 	werr := m.WriteLog(f, "dbarena trial "+id+" merged from loaders; values in nanoseconds")
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return err
+	}
+	stageOf := func(t time.Time) int {
+		at := out.startAt.Add(cfg.WarmupTime)
+		mid := t.Add(m.Window / 2)
+		for i, st := range cfg.Stages {
+			if !mid.Before(at) && mid.Before(at.Add(st.Duration)) {
+				return i
+			}
+			at = at.Add(st.Duration)
+		}
+		return -1
 	}
 	byStart := map[time.Time][]merge.Window{}
 	var order []time.Time
@@ -394,30 +417,40 @@ func (tr *targetRun) writeMerged(id string, m *merge.Result, intended bool) erro
 	secs := m.Window.Seconds()
 	var points []results.Point
 	for _, t := range order {
+		// The latency a user saw: response time where the loaders were
+		// paced (their Intended- tags), service time where not.
+		paced := map[string]bool{}
+		for _, w := range byStart[t] {
+			tag, _ := strings.CutPrefix(w.Tag, "WARMUP-")
+			if name, ok := strings.CutPrefix(tag, "Intended-"); ok {
+				paced[name] = true
+			}
+		}
 		all := measure.NewHistogram()
-		var allOps int64
 		warm := false
+		stage := stageOf(t)
 		for _, w := range byStart[t] {
 			tag, isWarm := strings.CutPrefix(w.Tag, "WARMUP-")
 			warm = warm || isWarm
 			name, isIntended := strings.CutPrefix(tag, "Intended-")
-			// The latency a user saw: response time when paced.
-			if isIntended != intended {
+			if isIntended != paced[name] {
 				continue
 			}
-			points = append(points, mergedPoint(id, m, t, name, isWarm, w.Hist, secs))
+			points = append(points, mergedPoint(id, m, t, name, isWarm, w.Hist, secs, stage))
 			all.Merge(w.Hist)
-			allOps += w.Hist.TotalCount()
 		}
-		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs))
+		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs, stage))
+		if stage >= 0 && !warm {
+			obs.addStageSpan(stage, t, t.Add(m.Window), all, all.TotalCount(), 0)
+		}
 	}
 	return tr.s.w.AddPoints(points)
 }
 
-func mergedPoint(id string, m *merge.Result, t time.Time, op string, warm bool, h *hdrhistogram.Histogram, secs float64) results.Point {
+func mergedPoint(id string, m *merge.Result, t time.Time, op string, warm bool, h *hdrhistogram.Histogram, secs float64, stage int) results.Point {
 	end := t.Add(m.Window)
 	p := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Warmup: warm, Op: op,
-		Ops: h.TotalCount(), Latency: latencyOf(measure.StatsOf(h))}
+		Ops: h.TotalCount(), Latency: latencyOf(measure.StatsOf(h)), Stage: stage + 1}
 	if secs > 0 {
 		p.Rate = float64(p.Ops) / secs
 	}

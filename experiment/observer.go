@@ -94,18 +94,24 @@ func (o *trialObserver) Interval(iv *runner.Interval) {
 }
 
 func (o *trialObserver) addStage(iv *runner.Interval, all *hdrhistogram.Histogram, errs int64) {
-	for len(o.stages) <= iv.Stage {
+	o.addStageSpan(iv.Stage, iv.Start, iv.End, all, iv.Ops, errs)
+}
+
+// addStageSpan adds one measured span (an interval, or a window merged
+// from loaders) to stage i.
+func (o *trialObserver) addStageSpan(i int, start, end time.Time, all *hdrhistogram.Histogram, ops, errs int64) {
+	for len(o.stages) <= i {
 		o.stages = append(o.stages, nil)
 	}
-	a := o.stages[iv.Stage]
+	a := o.stages[i]
 	if a == nil {
-		a = &stageAcc{hist: measure.NewHistogram(), start: iv.Start}
-		o.stages[iv.Stage] = a
+		a = &stageAcc{hist: measure.NewHistogram(), start: start}
+		o.stages[i] = a
 	}
 	a.hist.Merge(all)
-	a.ops += iv.Ops
+	a.ops += ops
 	a.errs += errs
-	a.end = iv.End
+	a.end = end
 }
 
 // stageRows are the trial's per-stage rows (kind stage), numbered from 1,

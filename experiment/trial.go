@@ -14,7 +14,6 @@ import (
 	"github.com/dbarena/dbarena/internal/drivers"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/measure"
-	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
@@ -115,15 +114,19 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	}
 	s.setTrial(st.ID)
 	var res *runner.Result
-	var merged *merge.Result
-	var machines []machineCPU
+	var out *loaderOutcome
 	var runErr error
 	if lp := tr.loaders(); lp.runs(st.Kind) {
-		res, merged, machines, runErr = tr.runLoaders(ctx, st, lp, cfg)
+		res, out, runErr = tr.runLoaders(ctx, st, lp, cfg)
 		if res != nil {
-			// The row counts every loader's workers.
+			// The rows count every loader's workers.
 			cfg.Threads *= lp.n
 			res.Config.Threads = cfg.Threads
+			stages := append([]runner.Stage(nil), cfg.Stages...)
+			for i := range stages {
+				stages[i].Threads *= lp.n
+			}
+			cfg.Stages = stages
 		}
 	} else {
 		res, runErr = runner.Run(ctx, cfg, wl, db, obs)
@@ -131,15 +134,19 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	s.setTrial("")
 	prog.done()
 	errs := []error{obs.Close()}
-	if merged != nil {
+	if out != nil {
 		// After the observer closed its (empty) log: the merged one
 		// takes its place.
-		errs = append(errs, tr.writeMerged(st.ID, merged, cfg.Target > 0))
+		errs = append(errs, tr.writeMerged(st.ID, out, cfg, obs))
 	}
 	if runErr != nil {
 		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
 	}
-	row := tr.trialRow(st, cfg, res, merged != nil, machines)
+	var machines []machineCPU
+	if out != nil {
+		machines = out.machines
+	}
+	row := tr.trialRow(st, cfg, res, out != nil, machines)
 	if load {
 		tr.afterLoad()
 	}

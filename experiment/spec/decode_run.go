@@ -260,9 +260,6 @@ func (d *decoder) loaders(f fields, r *RunSettings) {
 			r.Loaders = n
 		}
 	}
-	if r.Loaders > 1 && len(r.Stages) > 0 {
-		d.errorf(f.get("loaders"), "run.loaders", "several loaders do not run schedules (stages, ramp) yet: use one loader")
-	}
 }
 
 // duration decodes an optional duration; absent is 0.

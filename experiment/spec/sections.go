@@ -65,6 +65,7 @@ func ownedProperties() map[string]string {
 		"operationcount":   "run.operations",
 		"maxexecutiontime": "run.duration",
 		"warmup.time":      "run.warmup",
+		"stages":           "run.stages or run.ramp",
 		"batchsize":        "load.batch_size",
 		"dotransactions":   "the load and run sections",
 		"drop":             "load.drop",

@@ -533,21 +533,34 @@ func TestAnalyzeCost(t *testing.T) {
 // spike and the recovery.
 func TestSpikeSchedule(t *testing.T) {
 	requireLocalServers(t, "redis-server")
+	t.Run("one process", func(t *testing.T) { spikeSchedule(t, 1) })
+	// Two loader processes each run the whole schedule with the stages'
+	// threads and half their rates; their merged windows make the stage
+	// rows.
+	t.Run("two loaders", func(t *testing.T) { spikeSchedule(t, 2) })
+}
+
+func spikeSchedule(t *testing.T, loaders int) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "spike.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(`name: spike
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: spike
 properties: {recordcount: 200}
 targets:
   - database: redis
 workloads: [c]
 run:
+  loaders: %d
   stages:
     - {duration: 2s, threads: 1, target: 300}
     - {duration: 2s, threads: 4, target: 1200}
     - {duration: 3s, threads: 1, target: 300}
-`), 0o644))
+`, loaders)), 0o644))
 	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	args := []string{"run", file, "--results", res}
+	if loaders > 1 {
+		args = append(args, "--loader-binary", buildDbarena(t))
+	}
+	code, _, errs := run(t, context.Background(), args...)
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, errs, "stages 1@300 -> 4@1200 -> 1@300 threads")
 	d, err := results.Read(res)
@@ -564,7 +577,7 @@ run:
 		rate    float64
 	}{{1, 300}, {4, 1200}, {1, 300}} {
 		require.Equal(t, fmt.Sprintf("redis.c.stage%d", i+1), stages[i].ID)
-		require.Equal(t, want.threads, stages[i].Threads)
+		require.Equal(t, want.threads*loaders, stages[i].Threads)
 		require.InEpsilon(t, want.rate, stages[i].Throughput, 0.25, "stage %d", i+1)
 		require.Equal(t, results.Param{Key: "stage", Value: fmt.Sprint(i + 1)}, stages[i].Params[len(stages[i].Params)-1])
 	}

@@ -83,6 +83,18 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 		if target > 0 {
 			p.Set("target", strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
 		}
+		if v, _, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
+			// Each loader runs every stage with its threads and its
+			// share of the stage's rate.
+			stages, err := runner.ParseStages(v)
+			if err != nil {
+				return fmt.Errorf("property stages: %w", err)
+			}
+			for i := range stages {
+				stages[i].Target /= float64(ls.count)
+			}
+			p.Set("stages", runner.FormatStages(stages), src)
+		}
 		if v, _, ok := p.Lookup("seed"); ok {
 			seed, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {

@@ -47,6 +47,16 @@ func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Confi
 	}
 	if phase == runner.Transactions {
 		c.OperationCount = wcfg.OperationCount
+		if v, src, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
+			if c.Stages, err = runner.ParseStages(v); err != nil {
+				return rs, fmt.Errorf("%s: property stages: %w", src, err)
+			}
+			// The workers are made for the largest stage.
+			c.Threads = 0
+			for _, st := range c.Stages {
+				c.Threads = max(c.Threads, st.Threads)
+			}
+		}
 	}
 	durations := []struct {
 		key string
