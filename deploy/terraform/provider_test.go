@@ -90,7 +90,8 @@ func TestUpAndDown(t *testing.T) {
 	d, err := terraform.Provider{Tool: bin, SSH: ssh}.Up(context.Background(), req)
 	require.NoError(t, err)
 	p := fmt.Sprint(port)
-	require.Equal(t, map[string]string{"cql.hosts": "127.0.0.1,127.0.0.1,127.0.0.1", "cql.port": p, "cql.replication.factor": "3"}, d.Properties())
+	require.Equal(t, map[string]string{"cql.hosts": "127.0.0.1,127.0.0.1,127.0.0.1", "cql.port": p, "cql.replication.factor": "3", "cql.discovery": "false"}, d.Properties(),
+		"from outside, the driver keeps to the external addresses: the nodes advertise internal ones")
 	require.Len(t, d.Hosts(), 5, "three database VMs and two loaders, each with node_exporter")
 	require.Equal(t, "http://127.0.0.1:9100/metrics", d.Hosts()[0].MetricsURL)
 

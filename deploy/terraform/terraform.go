@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/compose"
 )
 
 //go:embed modules
@@ -50,22 +51,66 @@ var (
 // Name implements deploy.Provider.
 func (Provider) Name() string { return "terraform" }
 
-// dbSpec is how a database runs in Docker on a VM.
+// dbSpec is how a database runs in Docker on a VM. flags and args may
+// use the boot script's $SELF, $SEED, $SEEDS and $NODE_INDEX (see the
+// modules' db_args); init runs once in the first VM's container.
 type dbSpec struct {
-	image, dataDir, flags, args string
-	port                        int
+	image, dataDir, flags, args, init string
+	port                              int
 }
 
-// databases run in Docker on the VMs. PostgreSQL trusts connections:
-// the firewall admits only the loaders and the operator's address.
-func databases() map[string]dbSpec {
-	return map[string]dbSpec{
-		"postgres":  {"postgres:17", "/var/lib/postgresql/data", "-e POSTGRES_DB=ycsb -e POSTGRES_HOST_AUTH_METHOD=trust", "", 5432},
-		"redis":     {"redis:7.4", "/data", "", "redis-server --save '' --appendonly no --protected-mode no", 6379},
-		"cassandra": {"cassandra:5.0", "/var/lib/cassandra", "", "", 9042},
-		"scylladb":  {"scylladb/scylla:6.2", "/var/lib/scylla", "", "--developer-mode 0", 9042},
-		"mongodb":   {"mongo:7.0", "/data/db", "", "--bind_ip_all", 27017},
+// clustered are the databases that run on several VMs as one cluster.
+var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
+
+// databaseNames are the databases this provider runs, for messages.
+const databaseNames = "cassandra, cockroachdb, mariadb, mongodb, postgres, redis, scylladb"
+
+// database is how db runs on nodes VMs. PostgreSQL and MariaDB trust
+// connections: the firewall admits only the loaders and the operator's
+// address. The images are the Compose provider's, except PostgreSQL,
+// Redis, Cassandra, ScyllaDB and MongoDB, kept at the tags published.
+func database(name string, db string, nodes int) (dbSpec, error) {
+	spec, ok := specOf(db, nodes)
+	switch {
+	case !ok:
+		return dbSpec{}, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: %s", name, db, databaseNames)
+	case nodes > 1 && !clustered[db]:
+		return dbSpec{}, fmt.Errorf("terraform: %s: nodes: %d: %s runs on one VM here; clusters: cassandra, cockroachdb, scylladb", name, nodes, db)
 	}
+	return spec, nil
+}
+
+func specOf(db string, nodes int) (dbSpec, bool) {
+	switch db {
+	case "postgres":
+		return dbSpec{image: "postgres:17", dataDir: "/var/lib/postgresql/data", flags: "-e POSTGRES_DB=ycsb -e POSTGRES_HOST_AUTH_METHOD=trust", port: 5432}, true
+	case "redis":
+		return dbSpec{image: "redis:7.4", dataDir: "/data", args: "redis-server --save '' --appendonly no --protected-mode no", port: 6379}, true
+	case "mongodb":
+		return dbSpec{image: "mongo:7.0", dataDir: "/data/db", args: "--bind_ip_all", port: 27017}, true
+	case "mariadb":
+		return dbSpec{image: imageOf(db), dataDir: "/var/lib/mysql", flags: "-e MARIADB_DATABASE=ycsb -e MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1", port: 3306}, true
+	case "cassandra":
+		// Every node gossips with the first; the nodes of a new cluster
+		// may bootstrap together.
+		return dbSpec{image: "cassandra:5.0", dataDir: "/var/lib/cassandra", port: 9042,
+			flags: "-e CASSANDRA_CLUSTER_NAME=dbarena -e CASSANDRA_SEEDS=$SEED -e CASSANDRA_BROADCAST_ADDRESS=$SELF -e JVM_EXTRA_OPTS=-Dcassandra.consistent.rangemovement=false"}, true
+	case "scylladb":
+		return dbSpec{image: "scylladb/scylla:6.2", dataDir: "/var/lib/scylla", args: "--seeds $SEED --developer-mode 0", port: 9042}, true
+	case "cockroachdb":
+		if nodes == 1 {
+			return dbSpec{image: imageOf(db), dataDir: "/cockroach/cockroach-data", args: "start-single-node --insecure --advertise-addr=$SELF", port: 26257}, true
+		}
+		return dbSpec{image: imageOf(db), dataDir: "/cockroach/cockroach-data", args: "start --insecure --advertise-addr=$SELF --join=$SEEDS",
+			init: "/cockroach/cockroach init --insecure --host=localhost:26257", port: 26257}, true
+	}
+	return dbSpec{}, false
+}
+
+// imageOf is the Compose provider's image of a database.
+func imageOf(db string) string {
+	im, _ := compose.ImageFor(db)
+	return im.Ref
 }
 
 // options are the provider's settings in deploy.options.
@@ -74,9 +119,9 @@ var optionNames = []string{"cloud", "project", "zone", "region", "availability_z
 
 // Vars are the module's input variables for a request.
 func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
-	db, ok := databases()[req.Database]
-	if !ok {
-		return "", nil, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: cassandra, mongodb, postgres, redis, scylladb", req.Name, req.Database)
+	db, err := database(req.Name, req.Database, max(req.Nodes, 1))
+	if err != nil {
+		return "", nil, err
 	}
 	for k := range req.Options {
 		if !contains(optionNames, k) {
@@ -99,7 +144,7 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 	}
 	vars = map[string]any{
 		"name": req.Name, "db_count": max(req.Nodes, 1), "db_image": db.image, "db_port": db.port,
-		"db_data_dir": db.dataDir, "db_docker_flags": db.flags, "db_args": db.args,
+		"db_data_dir": db.dataDir, "db_docker_flags": db.flags, "db_args": db.args, "db_init": db.init,
 		"operator_cidr": cidr, "ssh_public_key": key,
 	}
 	if req.Version != "" {
@@ -369,23 +414,31 @@ func (d *deployment) read(req deploy.Request, out []byte) error {
 	}
 	d.loaders = o.Loaders.Value
 	d.dbAddrs = addrs
-	d.props = endpoint(req.Database, addrs)
+	d.props = endpoint(req.Database, addrs, true)
 	d.loaderProps = d.props
 	if len(o.DBInternal.Value) == len(o.DBExternal.Value) {
 		var internal []string
 		for _, ip := range o.DBInternal.Value {
 			internal = append(internal, net.JoinHostPort(ip, strconv.Itoa(o.Port.Value)))
 		}
-		d.loaderProps = endpoint(req.Database, internal)
+		d.loaderProps = endpoint(req.Database, internal, false)
 	}
 	return nil
 }
 
 // endpoint makes the driver properties of the database's addresses.
-func endpoint(db string, addrs []string) map[string]string {
+// SQL drivers get the first node, which forwards to the others. The
+// operator's CQL connection (outside, external addresses) keeps to the
+// addresses given: the nodes advertise their internal ones, which only
+// the loaders reach.
+func endpoint(db string, addrs []string, outside bool) map[string]string {
 	switch db {
 	case "postgres":
 		return map[string]string{"postgres.url": "postgres://postgres@" + addrs[0] + "/ycsb?sslmode=disable"}
+	case "cockroachdb":
+		return map[string]string{"postgres.url": "postgres://root@" + addrs[0] + "/defaultdb?sslmode=disable"}
+	case "mariadb":
+		return map[string]string{"mysql.url": "root@tcp(" + addrs[0] + ")/ycsb"}
 	case "redis":
 		return map[string]string{"redis.addr": addrs[0]}
 	case "mongodb":
@@ -400,6 +453,9 @@ func endpoint(db string, addrs []string) map[string]string {
 	props := map[string]string{"cql.hosts": strings.Join(hosts, ","), "cql.port": port}
 	if len(hosts) >= 3 {
 		props["cql.replication.factor"] = "3"
+	}
+	if outside && len(hosts) > 1 {
+		props["cql.discovery"] = "false"
 	}
 	return props
 }

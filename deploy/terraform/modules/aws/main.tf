@@ -12,13 +12,27 @@ provider "aws" {
   region = var.region
 }
 
+# The zone's default subnet: the database VMs get fixed private
+# addresses in it, known before they exist, so that each boot script
+# knows its cluster's seeds.
+data "aws_subnet" "zone" {
+  availability_zone = var.availability_zone
+  default_for_az    = true
+}
+
 locals {
-  # Boot script of a database VM: stripe and mount the instance-store
-  # NVMe disks at /mnt/data, install Docker and node_exporter, start the
-  # database.
+  # From the subnet's eleventh address: AWS keeps the first four.
+  db_ips = [for i in range(var.db_count) : cidrhost(data.aws_subnet.zone.cidr_block, 10 + i)]
+  # Boot script of a database VM (@NODE_INDEX@ is its index): stripe and
+  # mount the instance-store NVMe disks at /mnt/data, install Docker and
+  # node_exporter, start the database, and on the first VM run db_init.
   db_startup     = <<-EOT
     #!/bin/bash
     set -euo pipefail
+    NODE_INDEX=@NODE_INDEX@
+    SEEDS=${join(",", local.db_ips)}
+    SEED=$${SEEDS%%,*}
+    SELF=$(echo "$SEEDS" | cut -d, -f$((NODE_INDEX + 1)))
     disks=$(lsblk -dpno NAME,MODEL | awk '/Instance Storage/ {print $1}')
     mkdir -p /mnt/data
     if [ -n "$disks" ]; then
@@ -36,6 +50,9 @@ locals {
     systemctl enable --now prometheus-node-exporter
     docker run -d --name db --restart unless-stopped --network host \
       -v /mnt/data:${var.db_data_dir} ${var.db_docker_flags} ${var.db_image} ${var.db_args}
+    if [ "$NODE_INDEX" = 0 ] && [ -n "${var.db_init}" ]; then
+      until docker exec db ${var.db_init}; do sleep 5; done
+    fi
   EOT
   loader_startup = <<-EOT
     #!/bin/bash
@@ -117,8 +134,10 @@ resource "aws_instance" "db" {
   instance_type          = var.db_machine_type
   availability_zone      = var.availability_zone
   key_name               = aws_key_pair.operator.key_name
+  subnet_id              = data.aws_subnet.zone.id
+  private_ip             = local.db_ips[count.index]
   vpc_security_group_ids = [aws_security_group.db.id]
-  user_data              = local.db_startup
+  user_data              = replace(local.db_startup, "@NODE_INDEX@", tostring(count.index))
   tags                   = { Name = "${var.name}-db-${count.index + 1}" }
 }
 
@@ -128,6 +147,7 @@ resource "aws_instance" "loader" {
   instance_type          = var.loader_machine_type
   availability_zone      = var.availability_zone
   key_name               = aws_key_pair.operator.key_name
+  subnet_id              = data.aws_subnet.zone.id
   vpc_security_group_ids = [aws_security_group.loader.id]
   user_data              = local.loader_startup
   tags                   = { Name = "${var.name}-loader-${count.index + 1}" }

@@ -43,13 +43,19 @@ variable "db_port" {
 }
 
 variable "db_docker_flags" {
-  description = "Flags of docker run before the image, such as -e POSTGRES_DB=ycsb."
+  description = "Flags of docker run before the image, such as -e POSTGRES_DB=ycsb; see db_args for the shell variables they may use."
   type        = string
   default     = ""
 }
 
 variable "db_args" {
-  description = "Arguments after the image in docker run (the container's command)."
+  description = "Arguments after the image in docker run (the container's command). Like db_docker_flags, it may use the boot script's shell variables: $SELF (this VM's internal address), $SEED (the first database VM's), $SEEDS (every database VM's, comma-separated) and $NODE_INDEX (0 for the first)."
+  type        = string
+  default     = ""
+}
+
+variable "db_init" {
+  description = "A command run once inside the first database VM's container after it starts, retried until it succeeds, such as a cluster's init (empty: none)."
   type        = string
   default     = ""
 }

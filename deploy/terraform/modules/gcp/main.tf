@@ -16,11 +16,20 @@ provider "google" {
 locals {
   db_tag     = "${var.name}-db"
   loader_tag = "${var.name}-loader"
-  # Boot script of a database VM: stripe and mount the local NVMe SSDs
-  # at /mnt/data, install Docker and node_exporter, start the database.
+  region     = join("-", slice(split("-", var.zone), 0, 2))
+  # The database VMs' internal addresses, reserved before the VMs exist
+  # so that each boot script knows its cluster's seeds.
+  db_ips = google_compute_address.db_internal[*].address
+  # Boot script of a database VM (@NODE_INDEX@ is its index): stripe and
+  # mount the local NVMe SSDs at /mnt/data, install Docker and
+  # node_exporter, start the database, and on the first VM run db_init.
   db_startup     = <<-EOT
     #!/bin/bash
     set -euo pipefail
+    NODE_INDEX=@NODE_INDEX@
+    SEEDS=${join(",", local.db_ips)}
+    SEED=$${SEEDS%%,*}
+    SELF=$(echo "$SEEDS" | cut -d, -f$((NODE_INDEX + 1)))
     ssds=$(ls /dev/disk/by-id/google-local-nvme-ssd-* 2>/dev/null || true)
     mkdir -p /mnt/data
     if [ -n "$ssds" ]; then
@@ -38,6 +47,9 @@ locals {
     systemctl enable --now prometheus-node-exporter
     docker run -d --name db --restart unless-stopped --network host \
       -v /mnt/data:${var.db_data_dir} ${var.db_docker_flags} ${var.db_image} ${var.db_args}
+    if [ "$NODE_INDEX" = 0 ] && [ -n "${var.db_init}" ]; then
+      until docker exec db ${var.db_init}; do sleep 5; done
+    fi
   EOT
   loader_startup = <<-EOT
     #!/bin/bash
@@ -45,6 +57,13 @@ locals {
     apt-get update -q && apt-get install -y -q prometheus-node-exporter chrony
     systemctl enable --now prometheus-node-exporter chrony
   EOT
+}
+
+resource "google_compute_address" "db_internal" {
+  count        = var.db_count
+  name         = "${var.name}-db-${count.index + 1}-internal"
+  region       = local.region
+  address_type = "INTERNAL"
 }
 
 resource "google_compute_instance" "db" {
@@ -68,13 +87,14 @@ resource "google_compute_instance" "db" {
   }
 
   network_interface {
-    network = "default"
+    network    = "default"
+    network_ip = google_compute_address.db_internal[count.index].address
     access_config {}
   }
 
   metadata = {
     ssh-keys       = "${var.ssh_user}:${var.ssh_public_key}"
-    startup-script = local.db_startup
+    startup-script = replace(local.db_startup, "@NODE_INDEX@", tostring(count.index))
   }
 }
 
