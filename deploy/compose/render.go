@@ -383,7 +383,12 @@ func props(req deploy.Request, p *Project) func([]string) map[string]string {
 			if pw != "" {
 				auth = user + ":" + pw
 			}
-			out["postgres.url"] = fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", auth, strings.Join(addrs, ","), db)
+			out["postgres.url"] = fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", auth, addrs[0], db)
+			if len(addrs) > 1 {
+				// The workers spread over the nodes; a multi-host URL
+				// would only fail over.
+				out["postgres.hosts"] = strings.Join(addrs, ",")
+			}
 		case "mariadb", "mysql":
 			auth := "root"
 			if pw != "" {

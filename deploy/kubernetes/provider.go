@@ -133,6 +133,14 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		d.props["cql.discovery"] = "false"
 	}
 	d.loaderProps = props(req.Database, fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, d.ns), m.Port, nodes)
+	if _, sql := d.loaderProps["postgres.url"]; sql && nodes > 1 {
+		// The loaders' workers spread over the pods.
+		var hosts []string
+		for i := range nodes {
+			hosts = append(hosts, fmt.Sprintf("db-%d.%s.%s.svc.cluster.local:%d", i, m.Service, d.ns, m.Port))
+		}
+		d.loaderProps["postgres.hosts"] = strings.Join(hosts, ",")
+	}
 
 	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+LoaderPodLabel); err != nil {
 		return fail(err)

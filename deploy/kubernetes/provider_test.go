@@ -89,6 +89,13 @@ func TestClusterThroughOneNode(t *testing.T) {
 		d.Properties(), "through the forwarded port the driver must not look for the pods")
 	require.Equal(t, map[string]string{"cql.hosts": "db.dbarena-c.svc.cluster.local", "cql.port": "9042", "cql.replication.factor": "3"},
 		d.(deploy.LoadMachines).LoaderProperties())
+
+	d, err = kubernetes.Provider{Kubectl: bin}.Up(context.Background(), deploy.Request{Name: "crdb", Database: "cockroachdb", Nodes: 3,
+		WorkDir: t.TempDir(), Options: map[string]string{"loaders": "2"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Down(context.Background()) })
+	require.Equal(t, "db-0.db.dbarena-crdb.svc.cluster.local:26257,db-1.db.dbarena-crdb.svc.cluster.local:26257,db-2.db.dbarena-crdb.svc.cluster.local:26257",
+		d.(deploy.LoadMachines).LoaderProperties()["postgres.hosts"], "the loaders' workers spread over the pods")
 }
 
 func TestFailedRolloutDeletes(t *testing.T) {

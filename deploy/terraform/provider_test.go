@@ -144,6 +144,19 @@ func TestFailedApplyDestroys(t *testing.T) {
 	require.Regexp(t, `(?s)apply .*\ndestroy `, string(calls), "what a failed apply created is destroyed")
 }
 
+func TestCockroachClusterSpreadsWorkers(t *testing.T) {
+	port := listen(t)
+	bin, _ := fakeTofuOutput(t, false, fmt.Sprintf(`{"db_external_ips":{"value":["127.0.0.1","127.0.0.1","127.0.0.1"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":[]},"db_port":{"value":%d}}`, port))
+	req := request(t.TempDir())
+	req.Database = "cockroachdb"
+	d, err := terraform.Provider{Tool: bin}.Up(context.Background(), req)
+	require.NoError(t, err)
+	defer d.Down(context.Background())
+	p := fmt.Sprint(port)
+	require.Equal(t, map[string]string{"postgres.url": "postgres://root@10.0.0.2:" + p + "/defaultdb?sslmode=disable",
+		"postgres.hosts": "10.0.0.2:" + p + ",10.0.0.3:" + p + ",10.0.0.4:" + p}, d.(deploy.LoadMachines).LoaderProperties())
+}
+
 func TestUnansweringDatabaseDestroys(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

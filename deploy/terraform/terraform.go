@@ -427,7 +427,7 @@ func (d *deployment) read(req deploy.Request, out []byte) error {
 }
 
 // endpoint makes the driver properties of the database's addresses.
-// SQL drivers get the first node, which forwards to the others. The
+// CockroachDB's workers spread over its nodes (postgres.hosts). The
 // operator's CQL connection (outside, external addresses) keeps to the
 // addresses given: the nodes advertise their internal ones, which only
 // the loaders reach.
@@ -436,7 +436,12 @@ func endpoint(db string, addrs []string, outside bool) map[string]string {
 	case "postgres":
 		return map[string]string{"postgres.url": "postgres://postgres@" + addrs[0] + "/ycsb?sslmode=disable"}
 	case "cockroachdb":
-		return map[string]string{"postgres.url": "postgres://root@" + addrs[0] + "/defaultdb?sslmode=disable"}
+		p := map[string]string{"postgres.url": "postgres://root@" + addrs[0] + "/defaultdb?sslmode=disable"}
+		if len(addrs) > 1 {
+			// The workers spread over the nodes.
+			p["postgres.hosts"] = strings.Join(addrs, ",")
+		}
+		return p
 	case "mariadb":
 		return map[string]string{"mysql.url": "root@tcp(" + addrs[0] + ")/ycsb"}
 	case "redis":

@@ -51,7 +51,13 @@ type Config struct {
 	MaxRetries int
 	// CreateDatabase creates the URL's database when it is missing.
 	CreateDatabase bool
-	sql            sqlBuilder
+	// Hosts, when set, spread the workers over several nodes of a
+	// cluster (CockroachDB, YugabyteDB): worker i connects to Hosts[i %
+	// len(Hosts)] with the URL's user, database and options. A URL with
+	// several hosts only fails over, sending every connection to the
+	// first that answers.
+	Hosts []string
+	sql   sqlBuilder
 }
 
 // ParseConfig reads the driver's properties. workers sizes the pool by
@@ -97,6 +103,16 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	add(e)
 	c.CreateDatabase, e = p.Bool("create.database", true)
 	add(e)
+	if hs := p.String("hosts", ""); hs != "" {
+		for _, h := range strings.Split(hs, ",") {
+			h = strings.TrimSpace(h)
+			if _, _, err := net.SplitHostPort(h); err != nil {
+				add(fmt.Errorf("%s=%q: want host:port pairs separated by commas, such as 10.0.0.2:26257,10.0.0.3:26257", p.Key("hosts"), hs))
+				break
+			}
+			c.Hosts = append(c.Hosts, h)
+		}
+	}
 	c.sql = sqlBuilder{dialect: c.Dialect, layout: c.Layout}
 	c.sql.upsert, e = p.Bool("upsert", false)
 	add(e)
@@ -138,9 +154,12 @@ func jdbcURL(props map[string]string) string {
 
 // DB is an opened PostgreSQL-protocol database.
 type DB struct {
-	cfg    Config
-	log    *slog.Logger
+	cfg Config
+	log *slog.Logger
+	// pool is the first host's, for the schema and statistics; pools
+	// has one per host of Config.Hosts (or just pool).
 	pool   *pgxpool.Pool
+	pools  []*pgxpool.Pool
 	addr   string
 	dbName string
 	// sticky gives every session a connection of its own for its whole
@@ -189,14 +208,47 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	return db, nil
 }
 
-// connect opens the pool and checks that the server answers.
+// connect opens the pools (one, or one per host) and checks that the
+// servers answer.
 func (db *DB) connect(ctx context.Context) error {
+	hosts := db.cfg.Hosts
+	if len(hosts) == 0 {
+		hosts = []string{""}
+	}
+	for i, h := range hosts {
+		pool, err := db.connectTo(ctx, h, i, len(hosts))
+		if err != nil {
+			db.Close()
+			return err
+		}
+		db.pools = append(db.pools, pool)
+	}
+	db.pool = db.pools[0]
+	return nil
+}
+
+// connectTo opens the pool of host (the URL's when ""), one of n.
+func (db *DB) connectTo(ctx context.Context, host string, i, n int) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(db.cfg.URL)
 	if err != nil {
-		return fmt.Errorf("postgres.url: %w", err)
+		return nil, fmt.Errorf("postgres.url: %w", err)
 	}
-	pc.MaxConns = int32(db.cfg.PoolMax)
+	pc.MaxConns = int32((db.cfg.PoolMax + n - 1) / n)
 	pc.ConnConfig.ConnectTimeout = db.cfg.ConnectTimeout
+	addr := db.addr
+	if host != "" {
+		h, port, _ := net.SplitHostPort(host)
+		p, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return nil, fmt.Errorf("postgres.hosts: port of %s: %w", host, err)
+		}
+		pc.ConnConfig.Host, pc.ConnConfig.Port, pc.ConnConfig.Fallbacks = h, uint16(p), nil
+		addr = host
+		if _, ok := pc.ConnConfig.RuntimeParams["application_name"]; !ok {
+			// Says in pg_stat_activity which host's share a connection is.
+			pc.ConnConfig.RuntimeParams["application_name"] = fmt.Sprintf("dbarena host %d of %d", i+1, n)
+		}
+	}
 	// Statements are prepared once per connection and described once, so
 	// a point read is one round trip with no parse or plan on the server.
 	// A URL's default_query_exec_mode (simple_protocol behind PgBouncer in
@@ -206,16 +258,19 @@ func (db *DB) connect(ctx context.Context) error {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return fmt.Errorf("postgres.url: %w", err)
+		return nil, fmt.Errorf("postgres.url: %w", err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, db.cfg.ConnectTimeout)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
-		return db.connectError(err)
+		saved := db.addr
+		db.addr = addr
+		err = db.connectError(err)
+		db.addr = saved
+		return nil, err
 	}
-	db.pool = pool
-	return nil
+	return pool, nil
 }
 
 // connectError turns a failed first contact into a message that says what
@@ -239,7 +294,7 @@ func (db *DB) Session(ctx context.Context, worker int) (driver.Session, error) {
 	if err := db.ready(); err != nil {
 		return nil, err
 	}
-	return newSession(db), nil
+	return newSession(db, db.pools[max(worker, 0)%len(db.pools)]), nil
 }
 
 func (db *DB) ready() error {
@@ -251,9 +306,10 @@ func (db *DB) ready() error {
 
 // Close implements driver.DB.
 func (db *DB) Close() error {
-	if db.pool != nil {
-		db.pool.Close()
+	for _, p := range db.pools {
+		p.Close()
 	}
+	db.pools, db.pool = nil, nil
 	return nil
 }
 

@@ -2,10 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
@@ -113,4 +116,56 @@ func TestJDBCProperties(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "postgresql://alice:s3cret@db1:5433/bench", c.URL)
 	require.Equal(t, 4, c.PoolMax, "one connection per worker by default")
+}
+
+// TestHostsSpreadWorkers gives postgres.hosts the same server under two
+// entries, as two nodes of a cluster: the workers' sessions must split
+// between them (each pool names its host in application_name), and the
+// conformance suite must hold over them.
+func TestHostsSpreadWorkers(t *testing.T) {
+	// Sessions sent to one host would wait for connections its half of
+	// the pool does not have: fail, not hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	pc, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))
+	props := map[string]string{"postgres.url": url, "postgres.hosts": addr + "," + addr}
+	drivertest.Run(t, drivertest.Options{Open: postgres.Open, Prefix: postgres.Prefix, Props: props,
+		ScanOrdered: true, StrictInsert: true, Records: 200})
+
+	db, err := postgres.Open(ctx, driver.Params{Props: props, Workers: 4})
+	require.NoError(t, err)
+	defer db.Close()
+	schema := driver.Schema{Table: "dbarena_hosts", Fields: []string{"field0"}}
+	sm := db.(driver.SchemaManager)
+	require.NoError(t, sm.CreateSchema(ctx, schema))
+	defer func() { _ = sm.DropSchema(ctx, schema) }()
+	for w := range 4 {
+		s, err := db.Session(ctx, w)
+		require.NoError(t, err)
+		defer s.Close()
+		// One operation each: the session keeps its connection.
+		_, err = s.Read(ctx, schema.Table, "k", nil, nil)
+		require.True(t, err == nil || driver.Classify(err) == driver.ClassNotFound, "%v", err)
+	}
+	check, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer check.Close(ctx)
+	per := map[string]int{}
+	rows, err := check.Query(ctx, "SELECT application_name, count(*) FROM pg_stat_activity WHERE application_name LIKE 'dbarena host %' GROUP BY 1")
+	require.NoError(t, err)
+	for rows.Next() {
+		var name string
+		var n int
+		require.NoError(t, rows.Scan(&name, &n))
+		per[name] = n
+	}
+	require.NoError(t, rows.Err())
+	require.GreaterOrEqual(t, per["dbarena host 1 of 2"], 2, "%v", per)
+	require.GreaterOrEqual(t, per["dbarena host 2 of 2"], 2, "workers 1 and 3 on the second host: %v", per)
+
+	_, err = postgres.ParseConfig(map[string]string{"postgres.hosts": "10.0.0.2"}, 1)
+	require.ErrorContains(t, err, "postgres.hosts")
 }

@@ -44,7 +44,9 @@ type stmtKey struct {
 // operations when the pool has one per worker, and caches statement texts
 // so that no SQL is built on the hot path.
 type session struct {
-	db     *DB
+	db *DB
+	// pool is the session's host's (see Config.Hosts).
+	pool   *pgxpool.Pool
 	conn   *pgxpool.Conn
 	stmts  map[stmtKey]string
 	args   []any
@@ -62,8 +64,8 @@ var (
 	_ driver.BatchInserter = (*session)(nil)
 )
 
-func newSession(db *DB) *session {
-	return &session{db: db, stmts: make(map[stmtKey]string)}
+func newSession(db *DB, pool *pgxpool.Pool) *session {
+	return &session{db: db, pool: pool, stmts: make(map[stmtKey]string)}
 }
 
 // fieldsKey names a list of n field names for the statement cache. Every
@@ -144,7 +146,7 @@ func (s *session) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	if s.conn != nil {
 		return s.conn, nil
 	}
-	c, err := s.db.pool.Acquire(ctx)
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
