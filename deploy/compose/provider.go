@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -51,14 +52,43 @@ func (p Provider) command() ([]string, error) {
 	return nil, errors.New("compose: neither `docker compose` (Docker's compose plugin) nor `docker-compose` is installed: install Docker Engine with its compose plugin (https://docs.docker.com/compose/install/), or write the files with `dbarena deploy render` and run them where Docker runs")
 }
 
-// Check implements deploy.Checker: compose must be installed and the
-// target must render.
+// Check implements deploy.Checker: compose must be installed, 2.1 or
+// later, and the target must render.
 func (p Provider) Check(req deploy.Request) error {
-	if _, err := p.command(); err != nil {
+	cmd, err := p.command()
+	if err != nil {
 		return err
 	}
-	_, err := Render(req)
+	if err := checkVersion(cmd); err != nil {
+		return err
+	}
+	_, err = Render(req)
 	return err
+}
+
+// composeVersion finds the version in `docker compose version` ("Docker
+// Compose version v2.29.1") and `docker-compose version` ("docker-compose
+// version 1.29.2, build 5becea4c").
+var composeVersion = regexp.MustCompile(`(?i)compose version v?(\d+)\.(\d+)`)
+
+// checkVersion refuses Compose before 2.1, which has no `up --wait`: the
+// experiment would start measuring databases still booting.
+func checkVersion(cmd []string) error {
+	name := strings.Join(cmd, " ")
+	out, err := exec.Command(cmd[0], append(cmd[1:], "version")...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("compose: %s version: %w: %s", name, err, strings.TrimSpace(string(out)))
+	}
+	m := composeVersion.FindSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("compose: %s version: no version in %q", name, strings.TrimSpace(string(out)))
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	if major < 2 || (major == 2 && minor < 1) {
+		return fmt.Errorf("compose: %s is version %d.%d: dbarena needs Compose 2.1 or later (up --wait); install Docker's compose plugin (https://docs.docker.com/compose/install/)", name, major, minor)
+	}
+	return nil
 }
 
 // Write renders req into dir: compose.yml, and secrets.env (mode 0600)
