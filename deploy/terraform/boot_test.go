@@ -116,6 +116,15 @@ func TestBootScriptsFormClusters(t *testing.T) {
 			calls = runBoot(t, bootScript(t, cloud, one, ips[:1], 0))
 			require.Contains(t, calls, "-e POSTGRES_DB=ycsb -e POSTGRES_HOST_AUTH_METHOD=trust postgres:17")
 			require.Contains(t, calls, "apt-get install -y -q docker.io prometheus-node-exporter")
+
+			// Every database the provider runs boots on one VM.
+			for _, db := range []string{"cassandra", "cockroachdb", "mariadb", "mongodb", "postgres", "redis", "scylladb"} {
+				one := with(db)
+				one.Nodes = 1
+				calls := runBoot(t, bootScript(t, cloud, one, ips[:1], 0))
+				require.Regexp(t, `(?m)^docker run -d --name db --restart unless-stopped --network host -v /mnt/data:/\S+ .*\S+:\S+`, calls, db)
+				require.NotContains(t, calls, "$SE", "%s: every boot variable expanded", db)
+			}
 		})
 	}
 	_, _, err := terraform.Vars(func() deploy.Request { x := req("postgres"); return x }())
