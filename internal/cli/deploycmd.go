@@ -67,13 +67,17 @@ func newRenderCommand(st *State) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "render FILE",
-		Short: "Write the Docker Compose project or Kubernetes manifests of an experiment's targets",
-		Long: `Write OUT/TARGET/compose.yml (and secrets.env, mode 0600, when a target has
-a password) for every target of the experiment whose deploy.provider is
-compose, without running anything: to check them with
-  docker compose -f OUT/TARGET/compose.yml config
-or to bring them up on a machine where Docker runs. Secret references
-(${env:NAME}, ${file:PATH}) are resolved into secrets.env only.`,
+		Short: "Write the Docker Compose projects, Kubernetes manifests or Terraform modules of an experiment's targets",
+		Long: `Write what each target's provider would run, without running anything:
+  compose:    OUT/TARGET/compose.yml (and secrets.env, mode 0600, when a
+              target has a password), to check with
+              docker compose -f OUT/TARGET/compose.yml config
+  kubernetes: OUT/TARGET/manifests.yaml (Secrets are never written), to
+              check with kubectl apply --dry-run=server -f ...
+  terraform:  OUT/TARGET/ with the cloud's module and terraform.tfvars.json
+              (mode 0600), to check with tofu init && tofu validate there
+Secret references (${env:NAME}, ${file:PATH}) are resolved into the 0600
+files only.`,
 		Example: `  dbarena deploy render examples/compose-pg-vs-redis.yaml --out compose/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -93,7 +97,7 @@ or to bring them up on a machine where Docker runs. Secret references
 			n := 0
 			for i := range s.Targets {
 				t := &s.Targets[i]
-				if t.Deploy.Provider != "compose" && t.Deploy.Provider != "kubernetes" {
+				if t.Deploy.Provider != "compose" && t.Deploy.Provider != "kubernetes" && t.Deploy.Provider != "terraform" {
 					continue
 				}
 				req, err := experiment.Request(t, experiment.Options{})
@@ -102,10 +106,18 @@ or to bring them up on a machine where Docker runs. Secret references
 				}
 				dir := filepath.Join(out, t.Name)
 				file := filepath.Join(dir, "compose.yml")
-				if t.Deploy.Provider == "kubernetes" {
+				switch t.Deploy.Provider {
+				case "kubernetes":
 					file = filepath.Join(dir, "manifests.yaml")
 					_, err = kubernetes.Write(req, dir)
-				} else {
+				case "terraform":
+					file = filepath.Join(dir, "terraform.tfvars.json")
+					var cloud string
+					var vars map[string]any
+					if cloud, vars, err = terraform.Vars(req); err == nil {
+						err = terraform.WriteState(dir, cloud, vars)
+					}
+				default:
 					_, err = compose.Write(req, dir)
 				}
 				if err != nil {
@@ -115,11 +127,11 @@ or to bring them up on a machine where Docker runs. Secret references
 				n++
 			}
 			if n == 0 {
-				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose or kubernetes", args[0]))
+				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose, kubernetes or terraform", args[0]))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "compose", "directory to write the projects into")
+	cmd.Flags().StringVar(&out, "out", "deploy", "directory to write the assets into, one subdirectory per target")
 	return cmd
 }

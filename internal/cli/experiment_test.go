@@ -772,7 +772,35 @@ func TestDeployRender(t *testing.T) {
 
 	code, _, errs = run(t, context.Background(), "deploy", "render", "../../examples/quickstart.yaml", "--out", out)
 	require.Equal(t, ExitUsage, code)
-	require.Contains(t, errs, "has no target with deploy.provider compose or kubernetes")
+	require.Contains(t, errs, "has no target with deploy.provider compose, kubernetes or terraform")
+
+	// A Terraform target: the module and its variables, the key read
+	// from the environment into the 0600 file only.
+	t.Setenv("DBARENA_TEST_SSH_KEY", "ssh-ed25519 AAAAC3secretish me@laptop")
+	file := filepath.Join(t.TempDir(), "tf.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: tf
+targets:
+  - database: scylladb
+    deploy:
+      provider: terraform
+      nodes: 3
+      options: {cloud: aws, ami: ami-0abc, operator_cidr: 203.0.113.7/32, ssh_public_key: "${env:DBARENA_TEST_SSH_KEY}"}
+workloads: [c]
+`), 0o644))
+	code, stdout, errs = run(t, context.Background(), "deploy", "render", file, "--out", out)
+	require.Equal(t, ExitOK, code, errs)
+	vars := filepath.Join(out, "scylladb", "terraform.tfvars.json")
+	require.Contains(t, stdout, "scylladb: "+vars)
+	fi, err := os.Stat(vars)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	b, err = os.ReadFile(vars)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"db_count": 3`)
+	require.Contains(t, string(b), "AAAAC3secretish")
+	require.Contains(t, string(b), "--seeds $SEED")
+	_, err = os.Stat(filepath.Join(out, "scylladb", "main.tf"))
+	require.NoError(t, err, "the AWS module beside its variables")
 }
 
 func TestDeployDown(t *testing.T) {
