@@ -287,6 +287,14 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if _, err := run(ctx, tool, dir, "init", "-input=false", "-no-color"); err != nil {
 		return nil, errors.Join(fmt.Errorf("terraform: %s: init: %w", req.Name, err), os.RemoveAll(dir))
 	}
+	if req.Logger != nil {
+		loaders, ok := vars["loader_count"]
+		if !ok {
+			loaders = 1 // the modules' default
+		}
+		req.Logger.Info("terraform: creating the VMs (apply takes a few minutes)", "target", req.Name, "cloud", cloud,
+			"databases", vars["db_count"], "loaders", loaders)
+	}
 	if _, err := run(ctx, tool, dir, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
 		// A failed apply may have created some resources: destroy them.
 		return nil, errors.Join(fmt.Errorf("terraform: %s: apply: %w", req.Name, err), d.Down(context.Background()))
@@ -337,14 +345,22 @@ func (p Provider) sshCommand(req deploy.Request, cloud, dir string) []string {
 func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	start := time.Now()
 	poll := func(what string, try func(context.Context) error) error {
 		var last error
+		logged := time.Now()
 		for {
 			tctx, tcancel := context.WithTimeout(ctx, 20*time.Second)
 			last = try(tctx)
 			tcancel()
 			if last == nil {
 				return nil
+			}
+			if req.Logger != nil && time.Since(logged) >= 30*time.Second {
+				// The VMs format disks and pull images: minutes, said.
+				req.Logger.Info("terraform: waiting for the VMs to boot", "target", req.Name, "for", what,
+					"elapsed", time.Since(start).Round(time.Second), "limit", timeout, "last", last.Error())
+				logged = time.Now()
 			}
 			select {
 			case <-ctx.Done():
