@@ -63,6 +63,7 @@ resource "google_compute_address" "db_internal" {
   count        = var.db_count
   name         = "${var.name}-db-${count.index + 1}-internal"
   region       = local.region
+  subnetwork   = "default"
   address_type = "INTERNAL"
 }
 
