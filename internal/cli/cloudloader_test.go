@@ -76,6 +76,40 @@ LogLevel VERBOSE
 	return key, log
 }
 
+// startRedis runs a Redis without persistence on a free port of the
+// given addresses until the test ends, and returns the port once it
+// answers on the first address.
+func startRedis(t *testing.T, bind ...string) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	args := append([]string{"--port", fmt.Sprint(port), "--bind"}, bind...)
+	args = append(args, "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	srv := exec.Command("redis-server", args...)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	waitListening(t, net.JoinHostPort(bind[0], fmt.Sprint(port)))
+	return port
+}
+
+// runOK runs `dbarena run ARGS` that must succeed and returns
+// its results and their trial rows by ID.
+func runOK(t *testing.T, args ...string) (*results.Data, map[string]results.Trial) {
+	t.Helper()
+	res := filepath.Join(t.TempDir(), "r")
+	code, _, errs := run(t, context.Background(), append(append([]string{"run"}, args...), "--results", res)...)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := map[string]results.Trial{}
+	for _, tr := range d.Trials {
+		rows[tr.ID] = tr
+	}
+	return d, rows
+}
+
 // waitListening waits until addr accepts TCP connections.
 func waitListening(t *testing.T, addr string) {
 	t.Helper()
@@ -128,15 +162,7 @@ func TestTerraformLoaderVMsOverSSH(t *testing.T) {
 	// address, for the operator) and on the veth (its "internal" one).
 	// From inside the namespace 127.0.0.1 is the VM's own loopback, so a
 	// loader given the external address would fail.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", "127.0.0.1", vm.HostIP, "--protected-mode", "no",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	waitListening(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
+	port := startRedis(t, "127.0.0.1", vm.HostIP)
 	calls := fakeCloud(t, vm.HostIP, vm.IP, port)
 
 	dir := t.TempDir()
@@ -155,16 +181,7 @@ run:
   threads: 2
   target: 300
 `, key)), 0o644))
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", dir)
-	require.Equal(t, ExitOK, code, errs)
-
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	rows := map[string]results.Trial{}
-	for _, tr := range d.Trials {
-		rows[tr.ID] = tr
-	}
+	d, rows := runOK(t, file, "--loader-binary", bin, "--work-dir", dir)
 	load, ok := rows["redis.load.1"]
 	require.True(t, ok, "trials: %v", d.Trials)
 	require.EqualValues(t, 300, load.Operations, "the loader VM inserted every record")
@@ -200,14 +217,7 @@ run:
 func TestKubernetesLoaderPods(t *testing.T) {
 	requireLocalServers(t, "redis-server")
 	bin := buildDbarena(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	waitListening(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
+	port := startRedis(t, "127.0.0.1")
 
 	fake := t.TempDir()
 	calls := filepath.Join(fake, "calls")
@@ -236,15 +246,7 @@ targets:
 workloads: [c]
 run: {duration: 2s, threads: 2, target: 400}
 `, port)), 0o644))
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", dir)
-	require.Equal(t, ExitOK, code, errs)
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	rows := map[string]results.Trial{}
-	for _, tr := range d.Trials {
-		rows[tr.ID] = tr
-	}
+	_, rows := runOK(t, file, "--loader-binary", bin, "--work-dir", dir)
 	require.EqualValues(t, 400, rows["redis.load.1"].Operations, "the two pods loaded every record between them")
 	c := rows["redis.c"]
 	require.Equal(t, 4, c.Threads, "two pods of two threads")

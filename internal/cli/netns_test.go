@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -79,22 +78,8 @@ func TestLoadersInNetworkNamespaces(t *testing.T) {
 	bin := buildDbarena(t)
 	// A Redis listening on the first veth address, which both namespaces
 	// reach (the second through its default route to this host).
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	srv := exec.Command("redis-server", "--port", fmt.Sprint(port), "--bind", hosts[0].HostIP, "--protected-mode", "no",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	port := startRedis(t, hosts[0].HostIP)
 	addr := net.JoinHostPort(hosts[0].HostIP, fmt.Sprint(port))
-	require.Eventually(t, func() bool {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 50*time.Millisecond)
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "netns.yaml")
