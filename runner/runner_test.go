@@ -431,3 +431,19 @@ func TestStageBacklogCarried(t *testing.T) {
 	// The last of the backlog was due at 1 s and sent near 2 s.
 	require.Greater(t, read.Response.Max, 900_000.0, "µs: backlog latency measured from the intended times")
 }
+
+// TestStagesWarmUp paces a throttled first stage through the warm-up
+// too: the warm-up is the schedule's lead-in, not an idle wait.
+func TestStagesWarmUp(t *testing.T) {
+	clk := clock.NewVirtual(1_000_000_000)
+	db := &stallDB{clk: clk, cost: int64(100 * time.Microsecond)}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 1, Seed: 1, Clock: clk, WarmupTime: 500 * time.Millisecond,
+		Stages: []runner.Stage{{Duration: time.Second, Threads: 1, Target: 1000}, {Duration: time.Second, Threads: 1, Target: 200}},
+	}, wl, db)
+	require.NoError(t, err)
+	require.NotNil(t, res.Warmup)
+	require.InDelta(t, 500, res.Warmup.Operations, 5, "the warm-up runs at the first stage's rate")
+	require.InDelta(t, 1200, opSummary(t, res.Measured, "READ").OK, 5, "then 1000 + 200")
+}

@@ -104,8 +104,14 @@ func (s *run) worker(ctx context.Context, id int) {
 				// boundary, at the old pace and intended times.
 				sched := stageSchedule{}
 				if st.Target > 0 {
+					// The first stage paces the warm-up too: it leads
+					// into the schedule rather than idling before it.
+					from := s.stageStarts[i]
+					if i == 0 {
+						from = s.startMono
+					}
 					sched.interval = float64(st.Threads) * 1e9 / st.Target
-					sched.next = float64(max(now, s.stageStarts[i])) + float64(id)*sched.interval/float64(st.Threads)
+					sched.next = float64(max(now, from)) + float64(id)*sched.interval/float64(st.Threads)
 				}
 				if stage >= 0 && interval > 0 && next < float64(s.stageStarts[i]) {
 					// The new stage's arrivals begin at the boundary all
