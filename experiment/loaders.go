@@ -34,7 +34,10 @@ const loaderClockSlack = 10 * time.Millisecond
 // trial needs: its interruption and errors per operation.
 type loaderSummary struct {
 	Interrupted bool `json:"interrupted"`
-	Loader      struct {
+	// Host is the loader's machine's name: loaders on one machine share
+	// its cores, whatever prefix reached them.
+	Host   string `json:"host"`
+	Loader struct {
 		RunCPU  float64 `json:"run_cpu_s"`
 		RunWall float64 `json:"run_wall_s"`
 		Cores   int     `json:"cores"`
@@ -284,9 +287,10 @@ type machineCPU struct {
 	cores   int
 }
 
-// loaderMachines sums the loaders' CPU per machine (loaders sharing a
-// command prefix, or this machine, share its cores), from their
-// summaries; machines whose loaders reported no figures are left out.
+// loaderMachines sums the loaders' CPU per machine (loaders that
+// report one host name, or else share a command prefix, share its
+// cores), from their summaries; machines whose loaders reported no
+// figures are left out.
 func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
 	byHost := map[string]*machineCPU{}
 	var order []string
@@ -296,9 +300,9 @@ func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
 		if l.Cores == 0 || l.RunWall <= 0 {
 			continue
 		}
-		host := ""
-		if i < len(lp.prefixes) {
-			host = strings.Join(lp.prefixes[i], " ")
+		host := "host " + sum.Host
+		if sum.Host == "" && i < len(lp.prefixes) {
+			host = "prefix " + strings.Join(lp.prefixes[i], " ")
 		}
 		m, ok := byHost[host]
 		if !ok {
@@ -327,7 +331,7 @@ func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
 // row: one series per operation, histograms added, errors and counts
 // from the loaders' summaries.
 func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *runner.Result {
-	intended := cfg.Target > 0
+	intended := cfg.Paced()
 	rs := measure.NewResults(runner.Series(), intended)
 	var start, end time.Time
 	measuredTags := map[string]bool{}

@@ -63,6 +63,15 @@ func TestLoaderMachinesJudgeTheBusiest(t *testing.T) {
 	require.Len(t, row.Flags, 1)
 	require.Contains(t, row.Flags[0], "client-bound: loaders 0, 2 of 4 used 190% CPU of 200% available")
 
+	// Two network namespaces of one machine report its host name: one
+	// machine, whatever their prefixes.
+	lp = loaderPlan{n: 2, prefixes: [][]string{{"ip", "netns", "exec", "a"}, {"ip", "netns", "exec", "b"}}}
+	a, b := sum(9, 10, 2), sum(9, 10, 2)
+	a.Host, b.Host = "box", "box"
+	ms = loaderMachines(lp, []loaderSummary{a, b})
+	require.Len(t, ms, 1)
+	require.InDelta(t, 180, ms[0].percent, 1e-9)
+
 	// Loaders that reported nothing (an older dbarena) are not judged.
 	row = results.Trial{Kind: results.KindRun, Threads: 8}
 	s.validity(&row, runner.Config{Threads: 8}, &runner.Result{}, true, loaderMachines(lp, make([]loaderSummary, 4)))

@@ -25,6 +25,12 @@ func (tr *targetRun) reference(ctx context.Context, st *spec.Step, props map[str
 		// Nobody expects one on writes: no note either.
 		return
 	}
+	if tr.loaders().remote() {
+		// The tool would run here, the trial ran on the load machines:
+		// the ratio would measure the network between them.
+		row.Reference.Note = "no reference: the trial ran on other load machines, the tool would run on this one"
+		return
+	}
 	if row.TargetRate > 0 {
 		// The tool runs flat out: against a throttled trial the ratio
 		// would measure the throttle.

@@ -20,7 +20,7 @@ type collector struct {
 }
 
 func newCollector(s *run) *collector {
-	intended := s.cfg.paced()
+	intended := s.cfg.Paced()
 	c := &collector{
 		s:        s,
 		mainIv:   measure.NewResults(s.series, intended),

@@ -125,7 +125,7 @@ type run struct {
 
 func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, obs []Observer) (*run, error) {
 	s := &run{cfg: cfg, wl: wl, observers: obs, series: Series(), done: make(chan struct{})}
-	intended := cfg.paced()
+	intended := cfg.Paced()
 	var err error
 	if s.mainRec, err = measure.NewRecorder(measure.Options{Series: s.series, Workers: cfg.Threads, Intended: intended}); err != nil {
 		return nil, err
@@ -251,9 +251,10 @@ func (s *run) result(col *collector, endMono int64) *Result {
 	return r
 }
 
-// paced reports whether any operation has an intended start: the run,
-// or one of its stages, has a target rate.
-func (c *Config) paced() bool {
+// Paced says whether the run, or a stage of its schedule, has a target
+// rate: its latency is then measured from each operation's intended
+// start (response time), not only from when it was sent.
+func (c *Config) Paced() bool {
 	paced := c.Target > 0
 	for _, st := range c.Stages {
 		paced = paced || st.Target > 0

@@ -41,11 +41,15 @@ type Options struct {
 	// sh and cat: dbarena copies itself there).
 	LoaderImage    string
 	LoaderPodImage string
-	Workload       string
-	Context        string
+	// LoaderCPUs is each loader pod's CPU request and limit: a limit
+	// makes the loader's own CPU figures (GOMAXPROCS follows it) say
+	// when a pod, not the database, was the bottleneck.
+	LoaderCPUs string
+	Workload   string
+	Context    string
 }
 
-var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "loader_pod_image", "workload", "context", "password"}
+var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "loader_pod_image", "loader_cpus", "workload", "context", "password"}
 
 // LoaderPodLabel is the app.kubernetes.io/name of the loader pods.
 const LoaderPodLabel = "dbarena-loader-pod"
@@ -57,7 +61,7 @@ var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachd
 // options reads deploy.options.
 func options(req deploy.Request) (Options, error) {
 	o := Options{Namespace: "dbarena-" + req.Name, Storage: "10Gi", Loaders: 1, LoaderImage: "dbarena:local",
-		LoaderPodImage: "debian:12-slim", Workload: "workloada"}
+		LoaderPodImage: "debian:12-slim", LoaderCPUs: "2", Workload: "workloada"}
 	for k, v := range req.Options {
 		switch k {
 		case "namespace":
@@ -70,6 +74,11 @@ func options(req deploy.Request) (Options, error) {
 			o.LoaderImage = v
 		case "loader_pod_image":
 			o.LoaderPodImage = v
+		case "loader_cpus":
+			if f, err := strconv.ParseFloat(v, 64); err != nil || f <= 0 {
+				return o, fmt.Errorf("kubernetes: %s: option loader_cpus: want a positive number of CPUs, got %q", req.Name, v)
+			}
+			o.LoaderCPUs = v
 		case "workload":
 			o.Workload = v
 		case "context":
@@ -124,6 +133,9 @@ func Render(req deploy.Request) (*Manifests, error) {
 	env := []any{}
 	for k, v := range dbEnv(req.Database, req.Name, nodes, o.Namespace) {
 		env = append(env, obj{"name": k, "value": v})
+	}
+	if req.Database == "cockroachdb" && nodes > 1 {
+		env = append(env, obj{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}})
 	}
 	if pw := req.Options["password"]; pw != "" {
 		m.Secret = obj{"apiVersion": "v1", "kind": "Secret", "metadata": meta("db-password"), "type": "Opaque",
@@ -191,9 +203,11 @@ func loaderPods(req deploy.Request, o Options, meta func(string) obj, dbLabels m
 		"template": obj{"metadata": obj{"labels": labels}, "spec": obj{
 			"terminationGracePeriodSeconds": 1,
 			"containers": []any{obj{"name": "loader", "image": o.LoaderPodImage, "command": []any{"sleep", "infinity"},
-				"resources": obj{"requests": obj{"cpu": "1", "memory": "512Mi"}}}},
+				"resources": obj{"requests": obj{"cpu": o.LoaderCPUs, "memory": "1Gi"}, "limits": obj{"cpu": o.LoaderCPUs, "memory": "1Gi"}}}},
+			// Off the database's nodes, and off each other's.
 			"affinity": obj{"podAntiAffinity": obj{"preferredDuringSchedulingIgnoredDuringExecution": []any{
-				obj{"weight": 100, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": dbLabels}}}}}},
+				obj{"weight": 100, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": dbLabels}}},
+				obj{"weight": 50, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": labels}}}}}},
 		}},
 	}}
 }
@@ -228,7 +242,11 @@ func dbArgs(req deploy.Request, nodes int, ns, svc string) []string {
 		for i := range nodes {
 			join = append(join, pod(i)+":26257")
 		}
-		return []string{"start", "--insecure", "--join=" + strings.Join(join, ",")}
+		// Each node advertises its pod's name under the headless
+		// Service, which the others resolve (its bare hostname they do
+		// not); Kubernetes expands $(POD_NAME) from the environment.
+		return []string{"start", "--insecure", "--join=" + strings.Join(join, ","),
+			fmt.Sprintf("--advertise-addr=$(POD_NAME).%s.%s.svc.cluster.local", svc, ns)}
 	case "yugabyte-ysql", "yugabyte-ycql":
 		return []string{"bin/yugabyted", "start", "--background=false"}
 	case "dynamodb":

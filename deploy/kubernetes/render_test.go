@@ -101,7 +101,18 @@ func TestEveryDatabaseRendersValidManifests(t *testing.T) {
 			require.Equal(t, kubernetes.LoaderPodLabel, pods.Spec.Template.Labels["app.kubernetes.io/name"])
 			require.Equal(t, sts.Spec.Selector.MatchLabels, pods.Spec.Template.Spec.Affinity.PodAntiAffinity.
 				PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.LabelSelector.MatchLabels, "%s: loaders kept off the database's nodes", d.Name)
+			lc := pods.Spec.Template.Spec.Containers[0]
+			require.Equal(t, "2", lc.Resources.Limits.Cpu().String(), "%s: a CPU limit the loader's GOMAXPROCS follows", d.Name)
+			require.Equal(t, lc.Resources.Limits, lc.Resources.Requests)
 			require.Equal(t, nodes > 1, svc.Spec.PublishNotReadyAddresses, "%s: a cluster's pods find each other while starting", d.Name)
+			if nodes > 1 && d.Name == "cockroachdb" {
+				require.Contains(t, c.Args, "--advertise-addr=$(POD_NAME).db.dbarena-t-cockroachdb.svc.cluster.local", "a name the other pods resolve")
+				var podName bool
+				for _, e := range c.Env {
+					podName = podName || (e.Name == "POD_NAME" && e.ValueFrom != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name")
+				}
+				require.True(t, podName, "POD_NAME from the pod's metadata")
+			}
 			if nodes > 1 {
 				words := append([]string(nil), c.Args...)
 				for _, e := range c.Env {

@@ -12,6 +12,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -242,7 +243,19 @@ func (db *DB) connectTo(ctx context.Context, host string, i, n int) (*pgxpool.Po
 		if err != nil {
 			return nil, fmt.Errorf("postgres.hosts: port of %s: %w", host, err)
 		}
-		pc.ConnConfig.Host, pc.ConnConfig.Port, pc.ConnConfig.Fallbacks = h, uint16(p), nil
+		// The URL's first host comes with fallbacks for its TLS choices
+		// (sslmode=prefer tries TLS, then plain): keep those, moved to
+		// this host, and verify this host's name; drop the URL's other
+		// hosts, which are for failing over.
+		first, firstPort := pc.ConnConfig.Host, pc.ConnConfig.Port
+		var fbs []*pgconn.FallbackConfig
+		for _, fb := range pc.ConnConfig.Fallbacks {
+			if fb.Host == first && fb.Port == firstPort {
+				fbs = append(fbs, &pgconn.FallbackConfig{Host: h, Port: uint16(p), TLSConfig: withServerName(fb.TLSConfig, h)})
+			}
+		}
+		pc.ConnConfig.Host, pc.ConnConfig.Port, pc.ConnConfig.Fallbacks = h, uint16(p), fbs
+		pc.ConnConfig.TLSConfig = withServerName(pc.ConnConfig.TLSConfig, h)
 		addr = host
 		if _, ok := pc.ConnConfig.RuntimeParams["application_name"]; !ok {
 			// Says in pg_stat_activity which host's share a connection is.
@@ -271,6 +284,16 @@ func (db *DB) connectTo(ctx context.Context, host string, i, n int) (*pgxpool.Po
 		return nil, err
 	}
 	return pool, nil
+}
+
+// withServerName is c for host (nil stays nil: no TLS).
+func withServerName(c *tls.Config, host string) *tls.Config {
+	if c == nil {
+		return nil
+	}
+	c = c.Clone()
+	c.ServerName = host
+	return c
 }
 
 // connectError turns a failed first contact into a message that says what

@@ -166,6 +166,14 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	require.GreaterOrEqual(t, per["dbarena host 1 of 2"], 2, "%v", per)
 	require.GreaterOrEqual(t, per["dbarena host 2 of 2"], 2, "workers 1 and 3 on the second host: %v", per)
 
+	// Without sslmode=disable pgx tries TLS, then plain: the fallback
+	// must survive the host's rewriting (the test server has no TLS).
+	prefer := strings.Replace(url, "sslmode=disable", "sslmode=prefer", 1)
+	require.Contains(t, prefer, "sslmode=prefer")
+	db2, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": prefer, "postgres.hosts": addr + "," + addr}, Workers: 2})
+	require.NoError(t, err, "sslmode=prefer falls back to plain on each host")
+	require.NoError(t, db2.Close())
+
 	_, err = postgres.ParseConfig(map[string]string{"postgres.hosts": "10.0.0.2"}, 1)
 	require.ErrorContains(t, err, "postgres.hosts")
 }

@@ -67,6 +67,9 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 		return nil
 	}
 	src := properties.Source{File: fmt.Sprintf("--loader %d/%d", ls.index, ls.count)}
+	if err := ls.rotateHosts(p, src); err != nil {
+		return err
+	}
 	if phase == runner.Transactions {
 		ops, err := p.Int64("operationcount", 0)
 		if err != nil {
@@ -105,6 +108,14 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 		}
 		return nil
 	}
+	// A throttled load shares its rate too.
+	target, err := p.Float("target", 0)
+	if err != nil {
+		return err
+	}
+	if target > 0 {
+		p.Set("target", strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
+	}
 	start, err := p.Int64("insertstart", 0)
 	if err != nil {
 		return err
@@ -123,6 +134,25 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 	off, n := share(count, ls.index, ls.count)
 	p.Set("insertstart", strconv.FormatInt(start+off, 10), src)
 	p.Set("insertcount", strconv.FormatInt(n, 10), src)
+	return nil
+}
+
+// rotateHosts starts this loader's workers where the previous loaders'
+// left off in postgres.hosts: each process gives worker i host i mod n,
+// so without it every loader would load the first hosts alike (3
+// loaders of 2 threads on 3 nodes would leave the third idle).
+func (ls loaderSpec) rotateHosts(p *properties.Set, src properties.Source) error {
+	v, _, ok := p.Lookup("postgres.hosts")
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil
+	}
+	threads, err := p.Int("threadcount", 1)
+	if err != nil {
+		return err
+	}
+	hosts := strings.Split(v, ",")
+	k := (ls.index * threads) % len(hosts)
+	p.Set("postgres.hosts", strings.Join(append(hosts[k:], hosts[:k]...), ","), src)
 	return nil
 }
 
