@@ -447,3 +447,41 @@ func TestStagesWarmUp(t *testing.T) {
 	require.InDelta(t, 500, res.Warmup.Operations, 5, "the warm-up runs at the first stage's rate")
 	require.InDelta(t, 1200, opSummary(t, res.Measured, "READ").OK, 5, "then 1000 + 200")
 }
+
+// serialDB serves one operation at a time, each taking d: a database
+// with a fixed capacity of 1/d operations per second.
+type serialDB struct {
+	stallDB
+	mu sync.Mutex
+	d  time.Duration
+}
+
+func (d *serialDB) Read(context.Context, string, string, []string, record.Record) (record.Record, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	time.Sleep(d.d)
+	return nil, nil
+}
+
+func (d *serialDB) Session(context.Context, int) (driver.Session, error) { return d, nil }
+
+// TestStageBacklogOfParkedWorker: a worker the next stage does not need
+// still sends what the last stage made due before it parks.
+func TestStageBacklogOfParkedWorker(t *testing.T) {
+	// At most 1000 ops/s (1 ms each, one at a time; fewer when sleeps
+	// overshoot).
+	db := &serialDB{d: time.Millisecond}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{
+		Phase: runner.Transactions, Threads: 2, Seed: 1,
+		Stages: []runner.Stage{
+			{Duration: 500 * time.Millisecond, Threads: 2, Target: 2000}, // 1000 due, 500 at most sent
+			{Duration: 2 * time.Second, Threads: 1, Target: 10},          // both backlogs, then 20
+		},
+	}, wl, db)
+	require.NoError(t, err)
+	// Everything due is sent: the second stage has time for both
+	// workers' backlogs. Parking worker 1 with its half would drop
+	// about a quarter of the total.
+	require.InEpsilon(t, 1020, float64(opSummary(t, res.Measured, "READ").OK), 0.05)
+}

@@ -83,9 +83,12 @@ func (s *run) worker(ctx context.Context, id int) {
 			now := clk.Now()
 			i := s.stageAt(now)
 			st := s.cfg.Stages[i]
-			if id >= st.Threads {
+			behind := stage >= 0 && stage != i && interval > 0 && next < float64(s.stageStarts[i])
+			if id >= st.Threads && !behind {
 				// Not needed in this stage: park until it ends, and lose
-				// the schedule, so that coming back is not a backlog.
+				// the schedule, so that coming back is not a backlog. A
+				// worker still behind the last stage's schedule first
+				// sends what that stage made due (below), then parks.
 				stage, carry = -1, nil
 				if clk.SleepUntil(s.stageEnd(i), s.done) {
 					return
@@ -96,7 +99,7 @@ func (s *run) worker(ctx context.Context, id int) {
 				}
 				continue
 			}
-			if i != stage {
+			if i != stage && !(id >= st.Threads) {
 				// A new stage paces from its own start (or from now, for
 				// a worker that just woke): a slower rate has no idle gap
 				// counted as latency. A worker still behind the last
