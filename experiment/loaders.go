@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,27 @@ func (lp loaderPlan) runs(kind spec.StepKind) bool {
 // and rate (or keys), starting together, and merges their logs into one
 // runner.Result the trial row is made from. The merged series goes to
 // timeseries.csv and the merged log to hdr/ID.hlog.
+// opsScale turns the values a merged window holds into operations: a
+// read-modify-write records its read and update besides itself, and a
+// loader's summary counts it once. It is 1 where no operation nests
+// others; 0 when the result is missing.
+func opsScale(res *runner.Result, out *loaderOutcome) float64 {
+	if res == nil || out == nil {
+		return 0
+	}
+	var values int64
+	for tag, h := range out.merged.Totals {
+		if strings.HasPrefix(tag, "WARMUP-") || strings.HasPrefix(tag, "Intended-") {
+			continue
+		}
+		values += h.TotalCount()
+	}
+	if values == 0 {
+		return 0
+	}
+	return float64(res.Measured.Operations-res.Measured.Errors) / float64(values)
+}
+
 // loaderOutcome is what a step run by loaders leaves besides its result:
 // the merge, the loaders' machines' CPU and their common start.
 type loaderOutcome struct {
@@ -389,7 +411,7 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 // log as the trial's HdrHistogram log, and gives a schedule's stages the
 // windows that fall in them (by their middle, on this machine's clock:
 // the merge already put each loader's intervals on it).
-func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Config, obs *trialObserver) error {
+func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Config, obs *trialObserver, scale float64) error {
 	m := out.merged
 	f, err := os.Create(tr.s.w.HdrPath(id))
 	if err != nil {
@@ -445,7 +467,7 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 		}
 		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs, stage))
 		if stage >= 0 && !warm {
-			obs.addStageSpan(stage, t, t.Add(m.Window), all, all.TotalCount(), 0)
+			obs.addStageSpan(stage, t, t.Add(m.Window), all, int64(math.Round(float64(all.TotalCount())*scale)), 0)
 		}
 	}
 	return tr.s.w.AddPoints(points)

@@ -137,7 +137,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if out != nil {
 		// After the observer closed its (empty) log: the merged one
 		// takes its place.
-		errs = append(errs, tr.writeMerged(st.ID, out, cfg, obs))
+		errs = append(errs, tr.writeMerged(st.ID, out, cfg, obs, opsScale(res, out)))
 	}
 	if runErr != nil {
 		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)

@@ -57,11 +57,20 @@ func bootScript(t *testing.T, cloud string, req deploy.Request, ips []string, in
 // change the machine with (apt-get, docker, mount...) stood in for by
 // ones that log their arguments, and returns the log.
 func runBoot(t *testing.T, script string) string {
+	return runBootWith(t, script, "")
+}
+
+// runBootWith is runBoot with `docker exec` answering execAnswer and
+// failing, as a cluster's init does when it is done already.
+func runBootWith(t *testing.T, script, execAnswer string) string {
 	t.Helper()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
 	for _, prog := range []string{"apt-get", "systemctl", "docker", "mkdir", "mdadm", "mkfs.xfs", "mount"} {
 		stub := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> %s\n", prog, log)
+		if prog == "docker" && execAnswer != "" {
+			stub += fmt.Sprintf("[ \"$1\" = exec ] && { echo %q; exit 1; }\nexit 0\n", execAnswer)
+		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, prog), []byte(stub), 0o755))
 	}
 	cmd := exec.Command("bash", "-c", script)
@@ -110,6 +119,10 @@ func TestBootScriptsFormClusters(t *testing.T) {
 			require.Contains(t, calls, "docker exec db /cockroach/cockroach init --insecure --host=localhost:26257", "the first VM initialises the cluster")
 			calls = runBoot(t, bootScript(t, cloud, with("cockroachdb"), ips, 1))
 			require.NotContains(t, calls, "docker exec", "only the first")
+			// On a reboot the first VM's init answers that it is done:
+			// the boot script goes on rather than retrying for ever.
+			calls = runBootWith(t, bootScript(t, cloud, with("cockroachdb"), ips, 0), "ERROR: cluster has already been initialized")
+			require.Equal(t, 1, strings.Count(calls, "docker exec"))
 
 			one := with("postgres")
 			one.Nodes = 1

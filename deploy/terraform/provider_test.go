@@ -2,6 +2,7 @@ package terraform_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -149,8 +150,19 @@ func TestCockroachClusterSpreadsWorkers(t *testing.T) {
 	bin, _ := fakeTofuOutput(t, false, fmt.Sprintf(`{"db_external_ips":{"value":["127.0.0.1","127.0.0.1","127.0.0.1"]},"db_internal_ips":{"value":["10.0.0.2","10.0.0.3","10.0.0.4"]},"loader_external_ips":{"value":[]},"db_port":{"value":%d}}`, port))
 	req := request(t.TempDir())
 	req.Database = "cockroachdb"
-	d, err := terraform.Provider{Tool: bin}.Up(context.Background(), req)
+	// No CockroachDB here: SQL answers on the third try, as once the
+	// first VM's boot script has run cockroach init.
+	tries := 0
+	sqlReady := func(_ context.Context, url string) error {
+		tries++
+		if tries < 3 {
+			return errors.New("node is waiting for cluster initialization")
+		}
+		return nil
+	}
+	d, err := terraform.Provider{Tool: bin, SQLReady: sqlReady}.Up(context.Background(), req)
 	require.NoError(t, err)
+	require.Equal(t, 3, tries, "Up waits for SQL, not only the port")
 	defer d.Down(context.Background())
 	p := fmt.Sprint(port)
 	require.Equal(t, map[string]string{"postgres.url": "postgres://root@10.0.0.2:" + p + "/defaultdb?sslmode=disable",

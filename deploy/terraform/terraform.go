@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/compose"
 )
@@ -40,6 +42,20 @@ type Provider struct {
 	Tool         string
 	SSH          string
 	ReadyTimeout time.Duration
+	// SQLReady says whether a SQL database at a postgres URL answers
+	// queries (nil: connect with pgx and run SELECT 1).
+	SQLReady func(ctx context.Context, url string) error
+}
+
+// sqlReady connects and runs one query.
+func sqlReady(ctx context.Context, url string) error {
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	_, err = c.Exec(ctx, "SELECT 1")
+	return err
 }
 
 var (
@@ -310,7 +326,11 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if timeout == 0 {
 		timeout = deploy.DefaultReadyTimeout
 	}
-	if err := d.wait(ctx, req, timeout); err != nil {
+	ready := p.SQLReady
+	if ready == nil {
+		ready = sqlReady
+	}
+	if err := d.wait(ctx, req, timeout, ready); err != nil {
 		return nil, errors.Join(err, d.Down(context.Background()))
 	}
 	return d, nil
@@ -342,7 +362,7 @@ func (p Provider) sshCommand(req deploy.Request, cloud, dir string) []string {
 // wait returns once every database VM accepts connections on the
 // database's port and every loader VM runs a command over ssh: the
 // VMs boot, format their disks and pull images after apply returns.
-func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration) error {
+func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration, ready func(context.Context, string) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -377,6 +397,15 @@ func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.
 			}
 			return err
 		})
+		if err != nil {
+			return err
+		}
+	}
+	if req.Database == "cockroachdb" {
+		// Its port opens before the first VM's boot script has run
+		// cockroach init: wait for SQL to answer.
+		url := d.props["postgres.url"]
+		err := poll("CockroachDB SQL (cluster init)", func(ctx context.Context) error { return ready(ctx, url) })
 		if err != nil {
 			return err
 		}

@@ -50,8 +50,10 @@ locals {
     systemctl enable --now prometheus-node-exporter
     docker run -d --name db --restart unless-stopped --network host \
       -v /mnt/data:${var.db_data_dir} ${var.db_docker_flags} ${var.db_image} ${var.db_args}
+    # Retried until the database takes it; on a reboot it answers that
+    # it is done already.
     if [ "$NODE_INDEX" = 0 ] && [ -n "${var.db_init}" ]; then
-      until docker exec db ${var.db_init}; do sleep 5; done
+      until out=$(docker exec db ${var.db_init} 2>&1) || echo "$out" | grep -qi "already"; do sleep 5; done
     fi
   EOT
   loader_startup = <<-EOT
