@@ -519,16 +519,27 @@ func (r *remoteLoader) command(args ...string) []string {
 }
 
 // remoteShell says whether a prefix hands its command to a remote shell
-// as one string: ssh, autossh, and gcloud compute ssh.
+// as one string: ssh, autossh and gcloud compute ssh, also behind sudo
+// or env (whose own flags and settings come first).
 func remoteShell(prefix []string) bool {
-	if len(prefix) == 0 {
-		return false
-	}
-	switch filepath.Base(prefix[0]) {
-	case "ssh", "autossh":
-		return true
-	case "gcloud":
-		return len(prefix) > 2 && prefix[1] == "compute" && prefix[2] == "ssh"
+	for i, w := range prefix {
+		switch filepath.Base(w) {
+		case "ssh", "autossh":
+			return true
+		case "gcloud":
+			compute := false
+			for _, x := range prefix[i+1:] {
+				compute = compute || x == "compute"
+				if compute && x == "ssh" {
+					return true
+				}
+			}
+			return false
+		}
+		if i == 0 && filepath.Base(w) != "sudo" && filepath.Base(w) != "env" {
+			// The program itself, and not one of the above.
+			return false
+		}
 	}
 	return false
 }

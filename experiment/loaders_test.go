@@ -28,8 +28,17 @@ func TestRemoteCommandQuoting(t *testing.T) {
 	// Prefixes that exec an argv get it unchanged.
 	r = &remoteLoader{prefix: []string{"ip", "netns", "exec", "myssh"}}
 	require.Equal(t, append(append([]string(nil), r.prefix...), args...), r.command(args...))
-	require.True(t, remoteShell([]string{"gcloud", "compute", "ssh", "vm-1", "--"}))
-	require.False(t, remoteShell([]string{"kubectl", "exec", "pod", "--"}))
+	for _, p := range [][]string{
+		{"gcloud", "compute", "ssh", "vm-1", "--"},
+		{"gcloud", "--project", "p", "compute", "ssh", "vm-1", "--"},
+		{"sudo", "-u", "bench", "ssh", "10.0.0.9"},
+		{"env", "SSH_AUTH_SOCK=/tmp/a", "/usr/bin/ssh", "h"},
+	} {
+		require.True(t, remoteShell(p), "%q", p)
+	}
+	for _, p := range [][]string{{"kubectl", "exec", "pod", "--"}, {"ip", "netns", "exec", "ssh"}, {"sudo", "ip", "netns", "exec", "n"}, {"docker", "exec", "-i", "c"}, {}} {
+		require.False(t, remoteShell(p), "%q", p)
+	}
 }
 
 // TestLoaderMachinesJudgeTheBusiest checks that loaders sharing a

@@ -315,12 +315,16 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) {
 	who := "the load generator"
 	if viaLoaders {
+		// The loaders report their mean only: no peak (LoaderCPUMax 0).
 		row.LoaderCPUs = 0
 		for _, m := range machines {
 			if row.LoaderCPUs == 0 || m.percent/float64(m.cores) > row.LoaderCPU/float64(row.LoaderCPUs) {
-				row.LoaderCPU, row.LoaderCPUMax, row.LoaderCPUs = m.percent, m.percent, m.cores
+				row.LoaderCPU, row.LoaderCPUs = m.percent, m.cores
 				who = m.name
 			}
+		}
+		if len(machines) == 0 && s.log != nil {
+			s.log.Warn("the loaders reported no CPU figures (a --loader-binary older than this dbarena?): this trial is not checked for a client bottleneck", "trial", row.ID)
 		}
 	} else {
 		s.mu.Lock()

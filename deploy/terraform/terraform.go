@@ -196,7 +196,7 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 		set("zone", "zone")
 	case "aws":
 		if req.Options["ami"] == "" {
-			return "", nil, fmt.Errorf("terraform: %s: option ami: want a Debian 12 or Ubuntu AMI of the region", req.Name)
+			return "", nil, fmt.Errorf("terraform: %s: option ami: want a Debian 12 or Ubuntu AMI of the region (for Ubuntu, also ssh_user: ubuntu; Debian's user is admin)", req.Name)
 		}
 		set("ami", "ami")
 		set("region", "region")

@@ -243,11 +243,8 @@ func (d *decoder) loaders(f fields, r *RunSettings) {
 		items, _ := d.sequence(v, "run.loader_commands")
 		for i, item := range items {
 			if s, ok := d.str(item, fmt.Sprintf("run.loader_commands[%d]", i)); ok {
-				if words := strings.Fields(s); len(words) > 0 {
-					r.LoaderCommands = append(r.LoaderCommands, words)
-				} else {
-					d.errorf(item, fmt.Sprintf("run.loader_commands[%d]", i), "want a command prefix such as \"ssh loader-1\" or \"ip netns exec ns1\", got an empty string")
-				}
+				// An empty prefix runs that loader on this machine.
+				r.LoaderCommands = append(r.LoaderCommands, strings.Fields(s))
 			}
 		}
 		r.Loaders = len(items)

@@ -21,8 +21,10 @@ data "aws_subnet" "zone" {
 }
 
 locals {
-  # From the subnet's eleventh address: AWS keeps the first four.
-  db_ips = [for i in range(var.db_count) : cidrhost(data.aws_subnet.zone.cidr_block, 10 + i)]
+  # AWS keeps a subnet's first four addresses; the offset comes from the
+  # name unless given, so that experiments sharing a zone rarely meet.
+  db_ip_offset = var.db_ip_offset != null ? var.db_ip_offset : 16 + parseint(substr(sha1(var.name), 0, 3), 16) % 3000
+  db_ips       = [for i in range(var.db_count) : cidrhost(data.aws_subnet.zone.cidr_block, local.db_ip_offset + i)]
   # Boot script of a database VM (@NODE_INDEX@ is its index): stripe and
   # mount the instance-store NVMe disks at /mnt/data, install Docker and
   # node_exporter, start the database, and on the first VM run db_init.

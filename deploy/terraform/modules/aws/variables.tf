@@ -96,3 +96,9 @@ variable "ssh_public_key" {
   description = "The operator's SSH public key (its text)."
   type        = string
 }
+
+variable "db_ip_offset" {
+  description = "Where the database VMs' fixed private addresses start in the zone's default subnet (a /20): host number db_ip_offset + i. Null derives it from name, so that two experiments in one zone rarely collide; set it when apply reports InvalidIPAddress.InUse."
+  type        = number
+  default     = null
+}
