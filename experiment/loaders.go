@@ -239,7 +239,8 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		args := []string{"ycsb", verb, tr.t.Driver, "-P", pfile, "-q",
 			"--loader", fmt.Sprintf("%d/%d", i, n), "--run-id", st.ID, "--start-at", startAt.UTC().Format(time.RFC3339Nano),
-			"--hdr-log", filepath.Join(out, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(out, fmt.Sprintf("loader-%d.json", i))}
+			"--hdr-log", filepath.Join(out, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(out, fmt.Sprintf("loader-%d.json", i)),
+			"--stop-on-stdin-close"}
 		argv := append([]string{exe}, args...)
 		if r := remotes[i]; r != nil {
 			argv = r.command(argv...)
@@ -247,7 +248,15 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = logs[i], logs[i]
-		if err := cmd.Start(); err != nil {
+		// A pipe nothing is written to, open while this process lives:
+		// when it is interrupted or killed, the pipe closes, ssh or
+		// kubectl passes the close on, and the loader stops rather than
+		// loading the database on its own.
+		_, err := cmd.StdinPipe()
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
 			for _, c := range cmds[:i] {
 				_ = c.Process.Kill()
 				_ = c.Wait()

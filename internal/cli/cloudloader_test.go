@@ -261,3 +261,28 @@ run: {duration: 2s, threads: 2, target: 400}
 	}
 	require.Contains(t, string(b), "delete namespace dbarena-redis")
 }
+
+// TestLoaderStopsWhenStdinCloses runs a loader as an experiment does,
+// with a pipe as standard input, and closes it as a killed experiment
+// would: the loader stops at once as if interrupted, keeping what it
+// measured, instead of loading the database for its whole minute.
+func TestLoaderStopsWhenStdinCloses(t *testing.T) {
+	bin := buildDbarena(t)
+	out := filepath.Join(t.TempDir(), "loader.json")
+	cmd := exec.Command(bin, "ycsb", "run", "memory", "-q", "-p", "recordcount=10", "-p", "operationcount=0",
+		"-p", "maxexecutiontime=60", "-p", "threadcount=1", "-p", "target=200", "--json", out, "--stop-on-stdin-close")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	time.Sleep(1500 * time.Millisecond)
+	closed := time.Now()
+	require.NoError(t, stdin.Close())
+	err = cmd.Wait()
+	require.Less(t, time.Since(closed), 10*time.Second, "stopped at the close, not after its minute")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, ExitInterrupted, exit.ExitCode())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err, "the summary is written")
+	require.Contains(t, string(b), `"interrupted": true`)
+}

@@ -40,6 +40,10 @@ type ycsbFlags struct {
 	// Several loaders sharing one run: see loader.go.
 	loader, runID, startAt string
 	ls                     loaderSpec
+	// stdinStops stops the run, as an interrupt does, when standard
+	// input closes: a loader started over ssh or kubectl exec stops when
+	// the experiment that started it is gone.
+	stdinStops bool
 }
 
 func newYCSBCommand(st *State) *cobra.Command {
@@ -98,6 +102,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.loader, "loader", "", "I/N: this process is loader I of N sharing one run: it loads or verifies its share of the keys, or runs its share of operationcount and target")
 	fl.StringVar(&f.runID, "run-id", "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this RFC 3339 time before starting, so that every loader starts together")
+	fl.BoolVar(&f.stdinStops, "stop-on-stdin-close", false, "stop as an interrupt does (results so far kept) when standard input closes: a loader started over ssh or kubectl exec then stops with the experiment that started it")
 	fl.Float64Var(&f.stopRate, "stop-on-error-rate", 0, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
 	if phase == runner.Load || phase == runner.Transactions {
 		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
@@ -177,6 +182,16 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		return usageError(err)
 	}
 	ctx := cmd.Context()
+	if f.stdinStops {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			// Nothing is written to us: the read ends at the close.
+			_, _ = io.Copy(io.Discard, st.Stdin)
+			cancel()
+		}()
+	}
 	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: rs.run.Threads, Logger: st.Logger})
 	if err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("open driver %s: %w", driverName, err)}
