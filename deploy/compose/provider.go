@@ -1,7 +1,6 @@
 package compose
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,17 +211,8 @@ type deployment struct {
 // compose runs one compose subcommand on the project.
 func (d *deployment) compose(ctx context.Context, args ...string) (string, error) {
 	argv := append(append(append([]string(nil), d.base[1:]...), "-p", d.name, "-f", filepath.Join(d.dir, "compose.yml")), args...)
-	cmd := exec.CommandContext(ctx, d.base[0], argv...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if len(msg) > 800 {
-			msg = "..." + msg[len(msg)-800:]
-		}
-		return out.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(d.base[0]), strings.Join(argv, " "), err, msg)
-	}
-	return out.String(), nil
+	out, err := deploy.Run(exec.CommandContext(ctx, d.base[0], argv...))
+	return string(out), err
 }
 
 func (d *deployment) Properties() map[string]string { return d.props }

@@ -208,12 +208,8 @@ func (d *deployment) kubectl(ctx context.Context, stdin []byte, args ...string) 
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
+	out, err := deploy.Run(cmd)
+	return string(out), err
 }
 
 // forward starts kubectl port-forward to the Service and returns the

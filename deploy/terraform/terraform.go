@@ -9,7 +9,6 @@
 package terraform
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -568,14 +567,5 @@ func (p Provider) Program() (string, error) { return p.tool() }
 func run(ctx context.Context, tool, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if len(msg) > 800 {
-			msg = "..." + msg[len(msg)-800:]
-		}
-		return out.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(tool), strings.Join(args, " "), err, msg)
-	}
-	return out.Bytes(), nil
+	return deploy.Run(cmd)
 }

@@ -1,0 +1,29 @@
+package deploy
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// stderrTail bounds how much of a failed program's standard error an
+// error carries: its last lines say why.
+const stderrTail = 800
+
+// Run runs a provider's program (docker compose, kubectl, tofu) and
+// returns its standard output. A failure names the program and its
+// arguments and ends with the tail of its standard error.
+func Run(cmd *exec.Cmd) ([]byte, error) {
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if len(msg) > stderrTail {
+			msg = "..." + msg[len(msg)-stderrTail:]
+		}
+		return out.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(cmd.Path), strings.Join(cmd.Args[1:], " "), err, msg)
+	}
+	return out.Bytes(), nil
+}
