@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/dbarena/dbarena/results"
 )
 
 // netHost is a network namespace joined to this host by a veth pair:
@@ -96,18 +93,9 @@ run:
   target: 400
   loader_commands: ["ip netns exec %s", "ip netns exec %s"]
 `, addr, hosts[0].Name, hosts[1].Name)), 0o644))
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
-	require.Equal(t, ExitOK, code, errs)
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	var row *results.Trial
-	for i := range d.Trials {
-		if d.Trials[i].ID == "redis.c" {
-			row = &d.Trials[i]
-		}
-	}
-	require.NotNil(t, row)
+	_, rows := runOK(t, file, "--loader-binary", bin)
+	row, ok := rows["redis.c"]
+	require.True(t, ok)
 	require.Equal(t, 4, row.Threads, "two loaders of two threads")
 	// The loaders ran from directories of their own, staged and fetched
 	// through the prefix as over ssh, and removed afterwards.
