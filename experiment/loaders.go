@@ -112,11 +112,6 @@ func (lp loaderPlan) runs(kind spec.StepKind) bool {
 	return lp.n > 1 || lp.remote()
 }
 
-// runLoaders runs a step as lp.n processes of `dbarena ycsb run` (or
-// load), each with the step's threads and its share of the operations
-// and rate (or keys), starting together, and merges their logs into one
-// runner.Result the trial row is made from. The merged series goes to
-// timeseries.csv and the merged log to hdr/ID.hlog.
 // opsScale turns the values a merged window holds into operations: a
 // read-modify-write records its read and update besides itself, and a
 // loader's summary counts it once. It is 1 where no operation nests
@@ -146,6 +141,11 @@ type loaderOutcome struct {
 	startAt  time.Time
 }
 
+// runLoaders runs a step as lp.n processes of `dbarena ycsb run` (or
+// load), each with the step's threads and its share of the operations
+// and rate (or keys), starting together, and merges their logs into one
+// runner.Result the trial row is made from. The merged series goes to
+// timeseries.csv and the merged log to hdr/ID.hlog.
 func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *loaderOutcome, error) {
 	s := tr.s
 	n := lp.n
