@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,7 +78,7 @@ func unknownWarnings(p *properties.Set, driverPrefixes []string) []Warning {
 		if KnownProperty(k) {
 			continue
 		}
-		if prefix, _, ok := strings.Cut(k, "."); ok && contains(driverPrefixes, prefix) {
+		if prefix, _, ok := strings.Cut(k, "."); ok && slices.Contains(driverPrefixes, prefix) {
 			continue
 		}
 		_, src, _ := p.Lookup(k)
@@ -85,15 +86,6 @@ func unknownWarnings(p *properties.Set, driverPrefixes []string) []Warning {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // closest returns the known property nearest to key by edit distance, if

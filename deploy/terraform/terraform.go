@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,7 +140,7 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 		return "", nil, err
 	}
 	for k := range req.Options {
-		if !contains(optionNames, k) {
+		if !slices.Contains(optionNames, k) {
 			return "", nil, fmt.Errorf("terraform: %s: unknown option %q; valid: %s", req.Name, k, strings.Join(optionNames, ", "))
 		}
 	}
@@ -202,15 +203,6 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 		set("availability_zone", "availability_zone")
 	}
 	return cloud, vars, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // tool returns the tofu or terraform program.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,7 +145,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string) (fields, 
 		return f, false
 	}
 	for _, p := range ps {
-		if !contains(allowed, p.key.Value) {
+		if !slices.Contains(allowed, p.key.Value) {
 			d.errorf(p.key, path, "unknown key %q; %s", p.key.Value, hintOrList(p.key.Value, allowed))
 			continue
 		}
@@ -279,15 +280,6 @@ func (d *decoder) stringMap(n *yaml.Node, path string) []KV {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // hintOrList returns "did you mean "x"?" for the nearest of valid, or the

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -170,7 +171,7 @@ func (d *decoder) target(n *yaml.Node, path string) (Target, *yaml.Node, bool) {
 		d.errorf(n, path, `missing required key "database"; valid: %s`, listOrAny(d.opts.Databases))
 	} else if v, ok := d.str(db, join(path, "database")); ok {
 		t.Database = v
-		if len(d.opts.Databases) > 0 && !contains(d.opts.Databases, v) {
+		if len(d.opts.Databases) > 0 && !slices.Contains(d.opts.Databases, v) {
 			d.errorf(db, join(path, "database"), "unknown database %q; valid: %s%s", v,
 				strings.Join(d.opts.Databases, ", "), didYouMean(v, d.opts.Databases))
 		}
@@ -209,7 +210,7 @@ func (d *decoder) driver(n *yaml.Node, path, database string) string {
 		return database
 	}
 	v, ok := d.str(n, join(path, "driver"))
-	if ok && len(d.opts.Drivers) > 0 && !contains(d.opts.Drivers, v) {
+	if ok && len(d.opts.Drivers) > 0 && !slices.Contains(d.opts.Drivers, v) {
 		d.errorf(n, join(path, "driver"), "unknown driver %q; valid: %s%s", v,
 			strings.Join(d.opts.Drivers, ", "), didYouMean(v, d.opts.Drivers))
 	}
@@ -265,7 +266,7 @@ func (d *decoder) deploy(n *yaml.Node, path string) Deploy {
 // checkProvider checks a provider the file names (n is nil when it
 // defaulted: offering the default is the caller's business).
 func (d *decoder) checkProvider(n *yaml.Node, path, provider string) {
-	if n == nil || len(d.opts.Providers) == 0 || contains(d.opts.Providers, provider) {
+	if n == nil || len(d.opts.Providers) == 0 || slices.Contains(d.opts.Providers, provider) {
 		return
 	}
 	d.errorf(n, join(path, "provider"), "unknown provider %q; valid: %s%s", provider,
@@ -340,7 +341,7 @@ func knownAxis(key string, driverPrefixes []string) bool {
 		return true
 	}
 	prefix, rest, ok := strings.Cut(key, ".")
-	return ok && rest != "" && contains(driverPrefixes, prefix)
+	return ok && rest != "" && slices.Contains(driverPrefixes, prefix)
 }
 
 // hasAxis reports whether the matrix sweeps property.

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -309,7 +310,7 @@ func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 		sb.WriteString(kv.Key + "=" + kv.Value + "\n")
 	}
 	for _, k := range p.Keys() {
-		if prefix, _, ok := strings.Cut(k, "."); ok && contains(b.s.DriverPrefixes, prefix) {
+		if prefix, _, ok := strings.Cut(k, "."); ok && slices.Contains(b.s.DriverPrefixes, prefix) {
 			v, _, _ := p.Lookup(k)
 			sb.WriteString(k + "=" + v + "\n")
 		}
