@@ -277,11 +277,7 @@ func (db *DB) connectTo(ctx context.Context, host string, i, n int) (*pgxpool.Po
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
-		saved := db.addr
-		db.addr = addr
-		err = db.connectError(err)
-		db.addr = saved
-		return nil, err
+		return nil, db.connectError(addr, err)
 	}
 	return pool, nil
 }
@@ -296,20 +292,20 @@ func withServerName(c *tls.Config, host string) *tls.Config {
 	return c
 }
 
-// connectError turns a failed first contact into a message that says what
-// to fix.
-func (db *DB) connectError(err error) error {
+// connectError turns a failed first contact with addr into a message
+// that says what to fix.
+func (db *DB) connectError(addr string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "28P01", "28000":
-			return fmt.Errorf("postgres at %s refused the login in %s (check the user and password in postgres.url): %w", db.addr, redact.URL(db.cfg.URL), err)
+			return fmt.Errorf("postgres at %s refused the login in %s (check the user and password in postgres.url): %w", addr, redact.URL(db.cfg.URL), err)
 		case "3D000":
 			return err
 		}
-		return fmt.Errorf("postgres at %s: %w", db.addr, err)
+		return fmt.Errorf("postgres at %s: %w", addr, err)
 	}
-	return driver.Unreachable("postgres", db.addr, db.cfg.ConnectTimeout, err)
+	return driver.Unreachable("postgres", addr, db.cfg.ConnectTimeout, err)
 }
 
 // Session implements driver.DB.
