@@ -171,10 +171,10 @@ func request(t *spec.Target, opts Options) (deploy.Request, error) {
 		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Version: t.Deploy.Version,
 		WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
 	var err error
-	if req.Options, err = secret.ResolveMap(t.Deploy.Options); err != nil {
+	if req.Options, err = secret.ResolveMap(t.Deploy.Options, nil); err != nil {
 		return req, fmt.Errorf("target %s: deploy.options.%w", t.Name, err)
 	}
-	if req.Properties, err = secret.ResolveMap(t.Properties); err != nil {
+	if req.Properties, err = secret.ResolveMap(t.Properties, nil); err != nil {
 		return req, fmt.Errorf("target %s: properties.%w", t.Name, err)
 	}
 	return req, nil

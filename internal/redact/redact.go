@@ -2,6 +2,13 @@
 // writes for people to read: the manifest, the report, logs and error
 // messages. Results directories are shared and published; a password in
 // one is a leak.
+//
+// Two tools work together. URL and Props mask the credentials whose place
+// is known: secret-named properties and the passwords of connection
+// strings in every form the drivers accept. A Redactor learns the secret
+// values themselves and hides them wherever they appear, for the text
+// nobody can parse: a database client's error message that echoes a DSN,
+// a server that repeats the password it refused.
 package redact
 
 import "strings"
@@ -11,9 +18,14 @@ const Mask = "REDACTED"
 
 // SecretKey reports whether a property or setting named key holds a
 // secret: its name contains password, passwd, secret, token or
-// credential, or is a key of an access key pair.
+// credential, or is a key of an access key pair. A name ending in "file"
+// or "path" holds where a secret is, not the secret
+// (dynamodb.awsCredentialsFile): the path is shown, the content never.
 func SecretKey(key string) bool {
 	k := strings.ToLower(key)
+	if strings.HasSuffix(k, "file") || strings.HasSuffix(k, "path") {
+		return false
+	}
 	for _, s := range []string{"password", "passwd", "secret", "token", "credential", "accesskey", "access_key"} {
 		if strings.Contains(k, s) {
 			return true
@@ -22,63 +34,16 @@ func SecretKey(key string) bool {
 	return false
 }
 
-// URL hides the password of a user:password@host URL or DSN
-// ("postgres://u:p@h/db", "u:p@tcp(h:3306)/db"); anything else is
-// returned as it is.
-func URL(v string) string {
-	if head, _, tail, ok := splitPassword(v); ok {
-		return head + Mask + tail
-	}
-	return v
-}
-
-// Password returns the password of a user:password@host URL or DSN, and
-// whether there is one.
-func Password(v string) (string, bool) {
-	_, pw, _, ok := splitPassword(v)
-	return pw, ok
-}
-
-// splitPassword cuts v around its password: v = head + pw + tail.
-func splitPassword(v string) (head, pw, tail string, ok bool) {
-	scheme, rest := "", v
-	var end int
-	if i := strings.Index(v, "://"); i >= 0 {
-		scheme, rest = v[:i+3], v[i+3:]
-		// The user info belongs to the authority, which ends at the
-		// path, query or fragment: an @ after that is data.
-		if end = strings.IndexAny(rest, "/?#"); end < 0 {
-			end = len(rest)
-		}
-	} else if end = strings.LastIndex(rest, "/"); end < 0 {
-		// A DSN such as MySQL's user:password@tcp(host)/db: the user
-		// info ends at the last @ before the database name.
-		end = len(rest)
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return "", "", "", false
-	}
-	user, pw, found := strings.Cut(rest[:at], ":")
-	if !found {
-		return "", "", "", false
-	}
-	return scheme + user + ":", pw, rest[at:], true
-}
-
-// Props returns a copy of props with secret values masked and passwords
-// in URL-valued properties hidden.
+// Props returns a copy of props with secret-named values masked and the
+// passwords of connection strings (see URL) hidden in every other value.
 func Props(props map[string]string) map[string]string {
 	out := make(map[string]string, len(props))
 	for k, v := range props {
-		switch {
-		case SecretKey(k):
+		if SecretKey(k) {
 			out[k] = Mask
-		case strings.Contains(strings.ToLower(k), "url"), strings.Contains(v, "://"):
-			out[k] = URL(v)
-		default:
-			out[k] = v
+			continue
 		}
+		out[k] = URL(v)
 	}
 	return out
 }

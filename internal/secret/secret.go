@@ -30,16 +30,26 @@ func Has(v string) bool {
 // break. An unset variable, an empty name or an unreadable file is an
 // error that names the reference.
 func Resolve(v string) (string, error) {
+	r, _, err := Expand(v)
+	return r, err
+}
+
+// Expand is Resolve that also returns the values it put in place of the
+// references, so that the caller can keep them out of its output (see
+// redact.Redactor): a value kept out of a file is kept out of what dbarena
+// prints too.
+func Expand(v string) (string, []string, error) {
 	if !Has(v) {
-		return v, nil
+		return v, nil, nil
 	}
 	var b strings.Builder
+	var vals []string
 	rest := v
 	for {
 		i := strings.Index(rest, "${")
 		if i < 0 {
 			b.WriteString(rest)
-			return b.String(), nil
+			return b.String(), vals, nil
 		}
 		b.WriteString(rest[:i])
 		ref := rest[i:]
@@ -61,8 +71,9 @@ func Resolve(v string) (string, error) {
 		}
 		val, err := lookup(kind, name)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
+		vals = append(vals, val)
 		b.WriteString(val)
 		rest = ref[end+1:]
 	}
@@ -90,22 +101,27 @@ func lookup(kind, name string) (string, error) {
 }
 
 // ResolveMap returns a copy of m with every value resolved; an error
-// names the key.
-func ResolveMap(m map[string]string) (map[string]string, error) {
+// names the key. The values put in place of references, and the secrets
+// of the resolved map (see redact.Redactor.AddProps), are added to hide,
+// which may be nil.
+func ResolveMap(m map[string]string, hide *redact.Redactor) (map[string]string, error) {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		r, err := Resolve(v)
+		r, vals, err := Expand(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
+		hide.Add(vals...)
 		out[k] = r
 	}
+	hide.AddProps(out)
 	return out, nil
 }
 
 // InClear reports whether key: value puts a credential in clear: a
 // secret-named key (password, token, secret key...) whose value is not a
-// reference, or a URL or DSN with a password that is not one.
+// reference, or a connection string (URL, DSN, key=value) with a password
+// that is not one.
 func InClear(key, value string) bool {
 	if value == "" {
 		return false
@@ -113,8 +129,12 @@ func InClear(key, value string) bool {
 	if redact.SecretKey(key) {
 		return !Has(value)
 	}
-	pw, ok := redact.Password(value)
-	return ok && pw != "" && !Has(pw)
+	for _, pw := range redact.Passwords(value) {
+		if pw != "" && !Has(pw) {
+			return true
+		}
+	}
+	return false
 }
 
 // Hint is how an error about a secret in clear tells the user to fix it.

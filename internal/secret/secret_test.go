@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
 )
 
@@ -35,10 +36,16 @@ func TestResolve(t *testing.T) {
 	_, err = secret.Resolve("${env:}")
 	require.ErrorContains(t, err, "want a name")
 
-	m, err := secret.ResolveMap(map[string]string{"redis.password": "${env:DBARENA_TEST_PW}", "redis.addr": "h:1"})
+	t.Setenv("DBARENA_TEST_HOST", "db.internal")
+	hide := redact.New()
+	m, err := secret.ResolveMap(map[string]string{"redis.password": "${env:DBARENA_TEST_PW}", "redis.addr": "h:1",
+		"postgres.url": "host=${env:DBARENA_TEST_HOST} password=${file:" + file + "}"}, hide)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"redis.password": "s3cr:et", "redis.addr": "h:1"}, m)
-	_, err = secret.ResolveMap(map[string]string{"redis.password": "${env:DBARENA_TEST_SURELY_UNSET}"})
+	require.Equal(t, map[string]string{"redis.password": "s3cr:et", "redis.addr": "h:1",
+		"postgres.url": "host=db.internal password=from-file"}, m)
+	require.Equal(t, "REDACTED REDACTED REDACTED h:1", hide.String("s3cr:et from-file db.internal h:1"),
+		"the values of references are hidden, the others shown")
+	_, err = secret.ResolveMap(map[string]string{"redis.password": "${env:DBARENA_TEST_SURELY_UNSET}"}, nil)
 	require.ErrorContains(t, err, "redis.password: ${env:")
 }
 
@@ -55,6 +62,11 @@ func TestInClear(t *testing.T) {
 		{"postgres.url", "postgres://u:${env:PGPASSWORD}@h/db", false},
 		{"postgres.url", "postgres://u@h/db", false},
 		{"mysql.url", "root:pw@tcp(h:3306)/db", true},
+		{"postgres.url", "host=h password=pw", true},
+		{"postgres.url", "host=h password=${env:PGPASSWORD}", false},
+		{"postgres.url", "postgres://u@h/db?sslpassword=pw", true},
+		{"redis.url", "redis://:pw@h:6379", true},
+		{"dynamodb.awsCredentialsFile", "/etc/aws.properties", false},
 		{"recordcount", "1000", false},
 	} {
 		require.Equal(t, c.clear, secret.InClear(c.key, c.value), "%s: %s", c.key, c.value)
