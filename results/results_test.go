@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,41 @@ func TestRoundTrip(t *testing.T) {
 
 	_, err = Create(dir)
 	require.ErrorContains(t, err, "already holds a results directory")
+}
+
+// TestRedact hides a secret in the free text of both files and leaves
+// numbers and identifiers alone, so the directory still reads back.
+func TestRedact(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	require.NoError(t, err)
+	w.Redact(func(s string) string { return strings.ReplaceAll(s, "hunter22", "REDACTED") })
+	tr := sampleTrial()
+	tr.Flags = []string{"errors: AUTH hunter22 refused"}
+	tr.Reference.Command = "redis-benchmark -a hunter22"
+	tr.Reference.Note = "reference failed: WRONGPASS hunter22"
+	require.NoError(t, w.AddTrial(tr))
+	m := &Manifest{Status: StatusFailed, Error: "open: password hunter22 refused", Warnings: []string{"w hunter22"},
+		Targets: []TargetInfo{{Name: "redis", Properties: map[string]string{"redis.addr": "h:1", "x.url": "redis://:hunter22@h"}}}}
+	require.NoError(t, w.WriteManifest(m))
+	require.NoError(t, w.Close())
+	require.Equal(t, "open: password hunter22 refused", m.Error, "the caller's manifest is not changed")
+
+	for _, f := range []string{ManifestFile, TrialsFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		require.NotContains(t, string(b), "hunter22", f)
+	}
+	d, err := Read(dir)
+	require.NoError(t, err)
+	require.Equal(t, "open: password REDACTED refused", d.Manifest.Error)
+	require.Equal(t, []string{"w REDACTED"}, d.Manifest.Warnings)
+	require.Equal(t, map[string]string{"redis.addr": "h:1", "x.url": "redis://:REDACTED@h"}, d.Manifest.Targets[0].Properties)
+	require.Equal(t, []string{"errors: AUTH REDACTED refused"}, d.Trials[0].Flags)
+	require.Equal(t, "redis-benchmark -a REDACTED", d.Trials[0].Reference.Command)
+	require.Equal(t, "reference failed: WRONGPASS REDACTED", d.Trials[0].Reference.Note)
+	require.Equal(t, tr.ID, d.Trials[0].ID)
+	require.Equal(t, tr.Operations, d.Trials[0].Operations)
 }
 
 func TestTruncatedLastRowIsSkipped(t *testing.T) {

@@ -19,6 +19,8 @@ type Writer struct {
 	trials *csvFile[Trial]
 	points *csvFile[Point]
 	sys    *csvFile[Sys]
+	// redact, when set, hides secrets in free text (see Redact).
+	redact func(string) string
 }
 
 // csvFile is one appended CSV file, flushed after every append so that a
@@ -98,11 +100,39 @@ func (w *Writer) HdrPath(trialID string) string {
 	return filepath.Join(w.dir, HdrDir, trialID+".hlog")
 }
 
+// Redact passes every free-text field the writer writes through f from
+// now on: the manifest's error, warnings and target properties, the
+// trials' flags, reference command and note. Those are where an error
+// message can land, and an error message can quote a credential; numbers
+// and identifiers are written as they are, so the files still read back.
+// The report reads these files, so it shows what they hold.
+func (w *Writer) Redact(f func(string) string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.redact = f
+}
+
 // AddTrial appends one row to trials.csv.
 func (w *Writer) AddTrial(t Trial) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if f := w.redact; f != nil {
+		t.Flags = redactAll(f, t.Flags)
+		t.Reference.Command, t.Reference.Note = f(t.Reference.Command), f(t.Reference.Note)
+	}
 	return w.trials.append([]Trial{t})
+}
+
+// redactAll returns a redacted copy of ss.
+func redactAll(f func(string) string, ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = f(s)
+	}
+	return out
 }
 
 // AddPoints appends rows to timeseries.csv.
@@ -122,6 +152,22 @@ func (w *Writer) AddSys(ss []Sys) error {
 // WriteManifest replaces manifest.json atomically: a reader, or a run
 // killed mid-write, sees the old manifest or the new one, never half.
 func (w *Writer) WriteManifest(m *Manifest) error {
+	w.mu.Lock()
+	f := w.redact
+	w.mu.Unlock()
+	if f != nil {
+		c := *m
+		c.Error, c.Warnings = f(c.Error), redactAll(f, c.Warnings)
+		c.Targets = append([]TargetInfo(nil), c.Targets...)
+		for i := range c.Targets {
+			props := make(map[string]string, len(c.Targets[i].Properties))
+			for k, v := range c.Targets[i].Properties {
+				props[k] = f(v)
+			}
+			c.Targets[i].Properties = props
+		}
+		m = &c
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encode manifest: %w", err)
