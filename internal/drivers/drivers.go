@@ -3,6 +3,7 @@
 package drivers
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/dbarena/dbarena/driver/mysql"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Info describes a registered driver.
@@ -29,9 +31,9 @@ type Info struct {
 	Open    driver.Opener
 }
 
-// table lists every built-in driver.
+// table lists every built-in driver, each opened through redacted.
 func table() []Info {
-	return []Info{
+	t := []Info{
 		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open},
 		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open},
 		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open},
@@ -41,6 +43,27 @@ func table() []Info {
 		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open},
 		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr, redis.cluster)", Open: redis.Open},
+	}
+	for i := range t {
+		t[i].Open = redacted(t[i].Open)
+	}
+	return t
+}
+
+// redacted opens through open, and hides in its error every credential
+// of the properties (secret-named values, connection-string passwords).
+// Client libraries put the DSN they were given, or what the server said
+// about the login, into their errors; whoever prints the error of any
+// driver prints no password.
+func redacted(open driver.Opener) driver.Opener {
+	return func(ctx context.Context, p driver.Params) (driver.DB, error) {
+		db, err := open(ctx, p)
+		if err != nil {
+			r := redact.New()
+			r.AddProps(p.Props)
+			return nil, r.Error(err)
+		}
+		return db, nil
 	}
 }
 
