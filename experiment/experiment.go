@@ -48,6 +48,12 @@ type Options struct {
 	// LoaderBinary is the dbarena program run.loaders starts; empty:
 	// this process's own executable.
 	LoaderBinary string
+	// Secrets learns every credential the run resolves (references,
+	// secret-named properties, connection-string passwords) and the
+	// results directory hides them. The caller should write Stderr and
+	// the Logger, and print the returned error, through it too (the CLI
+	// does). Nil: the run keeps a Redactor of its own.
+	Secrets *redact.Redactor
 }
 
 // Outcome is what a run produced.
@@ -85,6 +91,9 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if opts.Secrets == nil {
+		opts.Secrets = redact.New()
+	}
 	if err := Preflight(plan); err != nil {
 		return nil, err
 	}
@@ -106,6 +115,7 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	s.w = w
+	w.Redact(opts.Secrets.String)
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
 		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO)}
@@ -171,10 +181,10 @@ func request(t *spec.Target, opts Options) (deploy.Request, error) {
 		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Version: t.Deploy.Version,
 		WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
 	var err error
-	if req.Options, err = secret.ResolveMap(t.Deploy.Options, nil); err != nil {
+	if req.Options, err = secret.ResolveMap(t.Deploy.Options, opts.Secrets); err != nil {
 		return req, fmt.Errorf("target %s: deploy.options.%w", t.Name, err)
 	}
-	if req.Properties, err = secret.ResolveMap(t.Properties, nil); err != nil {
+	if req.Properties, err = secret.ResolveMap(t.Properties, opts.Secrets); err != nil {
 		return req, fmt.Errorf("target %s: properties.%w", t.Name, err)
 	}
 	return req, nil
@@ -248,6 +258,8 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 	if err != nil {
 		return fmt.Errorf("deploy %s: %w", t.Name, err)
 	}
+	// A deployment may hand the driver credentials of its own.
+	s.opts.Secrets.AddProps(dep.Properties())
 	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
 		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}

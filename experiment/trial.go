@@ -45,17 +45,20 @@ func (tr *targetRun) stepPropsOn(st *spec.Step, base map[string]string) (*proper
 		p.Set(k, v, properties.Source{File: "deployment of " + tr.t.Name})
 	}
 	p.Merge(st.Properties)
+	hide := tr.s.opts.Secrets
 	for _, k := range p.Keys() {
 		v, src, _ := p.Lookup(k)
 		if !secret.Has(v) {
 			continue
 		}
-		r, err := secret.Resolve(v)
+		r, vals, err := secret.Expand(v)
 		if err != nil {
 			return nil, fmt.Errorf("property %s (%s): %w", k, src, err)
 		}
+		hide.Add(vals...)
 		p.Set(k, r, src)
 	}
+	hide.AddProps(p.Map())
 	return p, nil
 }
 

@@ -100,7 +100,7 @@ files only.`,
 				if t.Deploy.Provider != "compose" && t.Deploy.Provider != "kubernetes" && t.Deploy.Provider != "terraform" {
 					continue
 				}
-				req, err := experiment.Request(t, experiment.Options{})
+				req, err := experiment.Request(t, experiment.Options{Secrets: st.Secrets})
 				if err != nil {
 					return usageError(fmt.Errorf("deploy render: %w", err))
 				}

@@ -48,12 +48,12 @@ type Summary struct {
 	Host        string `json:"host,omitempty"`
 }
 
-func newSummary(driverName string, rs runSettings, props *properties.Set, res *runner.Result) Summary {
+func newSummary(driverName string, rs runSettings, shown map[string]string, res *runner.Result) Summary {
 	s := Summary{
 		Tool: "dbarena", Build: ReadBuildInfo(), Phase: res.Phase.String(), Driver: driverName,
 		Threads: res.Config.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End, Interrupted: res.Interrupted, StopReason: res.StopReason,
-		Properties: redact.Props(props.Map()), Warmup: res.Warmup, Measured: res.Measured,
+		Properties: shown, Warmup: res.Warmup, Measured: res.Measured,
 	}
 	if res.Config.Target > 0 {
 		s.LateUs = float64(res.Config.LateThreshold) / 1e3
@@ -120,7 +120,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if cs, ok := db.(driver.CounterSource); ok {
 		counters = cs.Counters()
 	}
-	errs = append(errs, writeOutputs(st, driverName, rs, props, res, rep, counters, f.ls, usage))
+	errs = append(errs, writeOutputs(st, driverName, rs, props, f.refs, res, rep, counters, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -136,7 +136,22 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	return nil
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
+// shownProps are the properties as the JSON summary shows them: references
+// as written, secret-named values and connection-string passwords masked,
+// and any other value that holds a known secret redacted.
+func shownProps(st *State, props *properties.Set, refs map[string]string) map[string]string {
+	m := props.Map()
+	for k, ref := range refs {
+		m[k] = ref
+	}
+	m = redact.Props(m)
+	for k, v := range m {
+		m[k] = st.Secrets.String(v)
+	}
+	return m
+}
+
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
 	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
 	if err != nil {
 		return err
@@ -152,7 +167,7 @@ func writeOutputs(st *State, driverName string, rs runSettings, props *propertie
 	if rs.jsonOut == "" {
 		return textErr
 	}
-	sum := newSummary(driverName, rs, props, res)
+	sum := newSummary(driverName, rs, shownProps(st, props, refs), res)
 	sum.Verify, sum.DriverCounters = rep, counters
 	if sum.Loader != nil {
 		sum.Loader.RunCPU, sum.Loader.RunWall = usage.cpu, usage.wall

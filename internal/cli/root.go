@@ -12,7 +12,10 @@ import (
 )
 
 // Main runs the command line args and returns the process exit code.
+// Whatever the command writes, and its error, goes through st.Secrets:
+// a credential it resolved is never printed.
 func Main(ctx context.Context, st *State, args []string) int {
+	st = st.redacting()
 	root := newRootCommand(st)
 	root.SetArgs(normalizeArgs(args))
 	root.SetOut(st.Stdout)

@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // State is everything a command reads from or writes to the process, so the
@@ -19,6 +21,11 @@ type State struct {
 	Logger *slog.Logger
 	// StderrIsTerminal enables the live one-line progress display.
 	StderrIsTerminal bool
+	// Secrets learns the credentials a command resolves (secret-named
+	// properties, connection-string passwords, the values of ${env:...}
+	// and ${file:...} references). Main hides them in everything the
+	// command writes: Stdout, Stderr, the Logger's records, its error.
+	Secrets *redact.Redactor
 }
 
 // NewState returns the state of the running process.
@@ -29,6 +36,23 @@ func NewState() *State {
 	}
 	s.Logger = newLogger(s.Stderr)
 	return s
+}
+
+// redacting returns a copy of st whose Stdout, Stderr and Logger hide
+// every secret its Secrets learns, also those learned after this call.
+func (st *State) redacting() *State {
+	c := *st
+	if c.Secrets == nil {
+		c.Secrets = redact.New()
+	}
+	c.Stdout = c.Secrets.Writer(st.Stdout)
+	c.Stderr = c.Secrets.Writer(st.Stderr)
+	if st.Logger != nil {
+		c.Logger = slog.New(c.Secrets.Handler(st.Logger.Handler()))
+	} else {
+		c.Logger = newLogger(c.Stderr)
+	}
+	return &c
 }
 
 // newLogger writes "level message key=value" lines without timestamps:

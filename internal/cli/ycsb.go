@@ -44,6 +44,10 @@ type ycsbFlags struct {
 	// input closes: a loader started over ssh or kubectl exec stops when
 	// the experiment that started it is gone.
 	stdinStops bool
+	// refs are the properties given as ${env:...} or ${file:...}
+	// references, as written: the JSON summary shows these, not the
+	// values.
+	refs map[string]string
 }
 
 func newYCSBCommand(st *State) *cobra.Command {
@@ -117,7 +121,9 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 
 // resolveProperties applies the documented precedence: defaults < -P files
 // in order < -p overrides < flags. It is the only place that decides it.
-func resolveProperties(cmd *cobra.Command, f *ycsbFlags) (*properties.Set, error) {
+// It resolves ${env:...} and ${file:...} references, keeps them as written
+// in f.refs for the outputs, and teaches st.Secrets every credential.
+func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties.Set, error) {
 	p, err := properties.Load(f.files, f.props)
 	if err != nil {
 		return nil, usageError(err)
@@ -139,15 +145,19 @@ func resolveProperties(cmd *cobra.Command, f *ycsbFlags) (*properties.Set, error
 	set("verify", "verify", strconv.FormatBool(f.verify))
 	// Credentials may come from the environment or a file, so that they
 	// stay out of property files and shell history.
+	f.refs = map[string]string{}
 	for _, k := range p.Keys() {
 		if v, src, _ := p.Lookup(k); secret.Has(v) {
-			r, err := secret.Resolve(v)
+			r, vals, err := secret.Expand(v)
 			if err != nil {
 				return nil, usageError(fmt.Errorf("property %s (%s): %w", k, src, err))
 			}
+			st.Secrets.Add(vals...)
+			f.refs[k] = v
 			p.Set(k, r, src)
 		}
 	}
+	st.Secrets.AddProps(p.Map())
 	return p, nil
 }
 
@@ -156,7 +166,7 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if err != nil {
 		return usageError(err)
 	}
-	props, err := resolveProperties(cmd, f)
+	props, err := resolveProperties(cmd, st, f)
 	if err != nil {
 		return err
 	}
