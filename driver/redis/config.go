@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -76,13 +79,19 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		Username: p.String("user", ""),
 		Password: p.String("password", ""),
 	}
-	addrs, err := parseAddrs(p)
-	add(err)
-	c.Addrs = addrs
+	var err error
 	c.Cluster, err = p.Bool("cluster", false)
 	add(err)
 	c.DB, err = p.Int("db", 0, 0)
 	add(err)
+	c.TLS, err = p.TLS()
+	add(err)
+	if raw := p.String("url", ""); raw != "" {
+		add(c.fromURL(p, raw))
+	} else {
+		c.Addrs, err = parseAddrs(p)
+		add(err)
+	}
 	if !c.Cluster && len(c.Addrs) > 1 {
 		add(fmt.Errorf("%s=%s: several addresses are the seed nodes of a cluster; set %s=true", p.Key("addr"), strings.Join(c.Addrs, ","), p.Key("cluster")))
 	}
@@ -101,13 +110,67 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if err == nil && c.Timeout == 0 {
 		add(fmt.Errorf("%s=0: want a positive duration", p.Key("timeout")))
 	}
-	c.TLS, err = p.TLS()
-	add(err)
 	c.Drop, err = p.Enum("drop", DropIndex, DropIndex, DropFlushDB)
 	add(err)
 	c.Update, err = p.Enum("update", UpdateChecked, UpdateChecked, UpdateHSet)
 	add(err)
 	return c, errors.Join(errs...)
+}
+
+// fromURL reads redis.url, redis://[user:password@]host:port[/db] or
+// rediss://... for TLS (with redis.cluster=true, more seed nodes as
+// ?addr=host:port parameters): the form cloud services hand out. What the
+// URL sets may not also be set by its own property, so that no setting is
+// silently dropped. Errors show the URL with its password masked.
+func (c *Config) fromURL(p driver.Props, raw string) error {
+	key := p.Key("url")
+	shown := redact.URL(raw)
+	for _, k := range []string{"addr", "host", "port"} {
+		if p.Has(k) {
+			return fmt.Errorf("%s and %s: both give the address; keep one", key, p.Key(k))
+		}
+	}
+	var o *goredis.Options
+	var err error
+	if c.Cluster {
+		var co *goredis.ClusterOptions
+		if co, err = goredis.ParseClusterURL(raw); err == nil {
+			o = &goredis.Options{Username: co.Username, Password: co.Password, TLSConfig: co.TLSConfig}
+			c.Addrs = co.Addrs
+		}
+	} else if o, err = goredis.ParseURL(raw); err == nil {
+		c.Addrs = []string{o.Addr}
+	}
+	if err != nil {
+		// go-redis quotes the URL it could not parse, password and all.
+		msg := strings.ReplaceAll(err.Error(), raw, shown)
+		msg = redact.New(redact.Passwords(raw)...).String(msg)
+		return fmt.Errorf("%s=%q: %s (want redis://[user:password@]host:port[/db], or rediss:// for TLS)", key, shown, msg)
+	}
+	if o.Username != "" {
+		if p.Has("user") {
+			return fmt.Errorf("%s and %s: both give the user; keep one", key, p.Key("user"))
+		}
+		c.Username = o.Username
+	}
+	if o.Password != "" {
+		if p.Has("password") {
+			return fmt.Errorf("%s and %s: both give the password; keep one", key, p.Key("password"))
+		}
+		c.Password = o.Password
+	}
+	if o.DB != 0 {
+		if p.Has("db") {
+			return fmt.Errorf("%s and %s: both give the database; keep one", key, p.Key("db"))
+		}
+		c.DB = o.DB
+	}
+	if o.TLSConfig != nil && c.TLS == nil {
+		// rediss:// with no redis.tls.* property: verify the URL's host
+		// against the system's authorities.
+		c.TLS = o.TLSConfig
+	}
+	return nil
 }
 
 // parseAddrs reads redis.addr, a comma-separated list of host:port, or
@@ -132,8 +195,11 @@ func parseAddrs(p driver.Props) ([]string, error) {
 		if a == "" {
 			continue
 		}
+		if strings.Contains(a, "://") {
+			return nil, fmt.Errorf("%s=%q: a URL goes in %s", p.Key("addr"), redact.URL(raw), p.Key("url"))
+		}
 		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
-			return nil, fmt.Errorf("%s=%q: %q is not host:port", p.Key("addr"), raw, a)
+			return nil, fmt.Errorf("%s=%q: %q is not host:port", p.Key("addr"), redact.URL(raw), redact.URL(a))
 		}
 		out = append(out, a)
 	}

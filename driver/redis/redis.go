@@ -130,7 +130,7 @@ func (db *DB) ping(ctx context.Context) error {
 	}
 	switch {
 	case goredis.IsAuthError(err), goredis.IsPermissionError(err):
-		return fmt.Errorf("redis at %s refused the login (check redis.user and redis.password): %w", db.addr, err)
+		return fmt.Errorf("redis at %s refused the login (check redis.user and redis.password, or the user and password of redis.url): %w", db.addr, err)
 	case isServerError(err):
 		return fmt.Errorf("redis at %s: %w", db.addr, err)
 	}

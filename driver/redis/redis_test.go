@@ -182,6 +182,52 @@ func TestBadProperties(t *testing.T) {
 	require.ErrorContains(t, err, "redis.db")
 }
 
+// TestURL reads redis.url, the form cloud services hand out, and keeps
+// its password out of every error.
+func TestURL(t *testing.T) {
+	c, err := redis.ParseConfig(map[string]string{"redis.url": "redis://:hunter22@db:6380/2"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, []string{"db:6380"}, c.Addrs)
+	require.Equal(t, "", c.Username)
+	require.Equal(t, "hunter22", c.Password)
+	require.Equal(t, 2, c.DB)
+	require.Nil(t, c.TLS)
+
+	c, err = redis.ParseConfig(map[string]string{"redis.url": "rediss://bench:hunter22@cache.example:6380"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, "bench", c.Username)
+	require.NotNil(t, c.TLS, "rediss is TLS")
+	require.Equal(t, "cache.example", c.TLS.ServerName)
+
+	c, err = redis.ParseConfig(map[string]string{"redis.url": "redis://:hunter22@n1:7000?addr=n2:7001", "redis.cluster": "true"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, []string{"n1:7000", "n2:7001"}, c.Addrs)
+	require.Equal(t, "hunter22", c.Password)
+
+	c, err = redis.ParseConfig(map[string]string{"redis.url": "redis://db:6379", "redis.password": "hunter22"}, 4)
+	require.NoError(t, err)
+	require.Equal(t, "hunter22", c.Password, "a URL without a password leaves redis.password")
+
+	for name, c := range map[string]struct {
+		props map[string]string
+		want  string
+	}{
+		"bad port":     {map[string]string{"redis.url": "redis://:hunter22@db:notaport"}, `redis.url="redis://:REDACTED@db:notaport"`},
+		"bad scheme":   {map[string]string{"redis.url": "http://u:hunter22@db:6379"}, "invalid URL scheme"},
+		"URL in addr":  {map[string]string{"redis.addr": "redis://:hunter22@db:6379"}, "a URL goes in redis.url"},
+		"not an addr":  {map[string]string{"redis.addr": ":hunter22@db:6379"}, "is not host:port"},
+		"two addrs":    {map[string]string{"redis.url": "redis://db:6379", "redis.addr": "db:6379"}, "redis.url and redis.addr: both give the address"},
+		"two password": {map[string]string{"redis.url": "redis://:hunter22@db:6379", "redis.password": "hunter23"}, "redis.url and redis.password: both give the password"},
+		"two db":       {map[string]string{"redis.url": "redis://db:6379/3", "redis.db": "2"}, "redis.url and redis.db: both give the database"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := redis.ParseConfig(c.props, 4)
+			require.ErrorContains(t, err, c.want)
+			require.NotContains(t, err.Error(), "hunter2")
+		})
+	}
+}
+
 func TestProperties(t *testing.T) {
 	c, err := redis.ParseConfig(nil, 16)
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ func table() []Info {
 		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open},
 		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open},
-		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr, redis.cluster)", Open: redis.Open},
+		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open},
 	}
 	for i := range t {
 		t[i].Open = redacted(t[i].Open)
