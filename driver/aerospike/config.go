@@ -11,6 +11,7 @@ import (
 	as "github.com/aerospike/aerospike-client-go/v8"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -93,7 +94,7 @@ func normalize(props map[string]string) (map[string]string, []alias, error) {
 			continue
 		}
 		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", a.ycsb, yv, ok, v)
+			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", a.ycsb, redact.Value(a.ycsb, yv), ok, redact.Value(ok, v))
 		}
 		out[ok] = yv
 		used = append(used, a)

@@ -41,6 +41,8 @@ func TestYCSBProperties(t *testing.T) {
 
 	_, err = ParseConfig(map[string]string{"as.namespace": "a", "aerospike.namespace": "b"}, 1)
 	require.ErrorContains(t, err, "as.namespace")
+	_, err = ParseConfig(map[string]string{"as.password": "s3cret-one", "aerospike.password": "s3cret-two"}, 1)
+	require.EqualError(t, err, `as.password="REDACTED" and aerospike.password="REDACTED": both set the same thing; keep one`)
 	c, err = ParseConfig(map[string]string{"as.namespace": "a", "aerospike.namespace": "a"}, 1)
 	require.NoError(t, err, "the same value under both names is fine")
 	require.Equal(t, "a", c.Namespace)

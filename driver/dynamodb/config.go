@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -94,7 +95,7 @@ func normalize(props map[string]string) (map[string]string, error) {
 			continue
 		}
 		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, yv, ok, v)
+			return nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, redact.Value(yk, yv), ok, redact.Value(ok, v))
 		}
 		out[ok] = yv
 	}

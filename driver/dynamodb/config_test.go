@@ -72,4 +72,6 @@ func TestYCSBProperties(t *testing.T) {
 
 	_, err = dynamodb.ParseConfig(map[string]string{"dynamodb.primaryKey": "a", "dynamodb.primarykey": "b"}, 4)
 	require.ErrorContains(t, err, "dynamodb.primaryKey")
+	_, err = dynamodb.ParseConfig(map[string]string{"dynamodb.awsSecretKey": "s3cret-one", "dynamodb.secretkey": "s3cret-two"}, 4)
+	require.EqualError(t, err, `dynamodb.awsSecretKey="REDACTED" and dynamodb.secretkey="REDACTED": both set the same thing; keep one`)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // dummyAccessKey and dummySecretKey sign requests to an endpoint override
@@ -71,12 +72,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	db := &DB{cfg: cfg, log: log, acct: &accounting{}}
+	// The keys may come from dynamodb.awsCredentialsFile, where the
+	// properties (and so whoever prints this error) do not see them.
+	hide := redact.New(cfg.AccessKey, cfg.SecretKey)
 	if err := db.connect(ctx); err != nil {
-		return nil, err
+		return nil, hide.Error(err)
 	}
 	if err := db.ping(ctx); err != nil {
 		db.transport.CloseIdleConnections()
-		return nil, err
+		return nil, hide.Error(err)
 	}
 	return db, nil
 }

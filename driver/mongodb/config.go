@@ -90,7 +90,7 @@ func normalize(props map[string]string) (map[string]string, []alias, error) {
 			continue
 		}
 		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, yv, ok, v)
+			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, redact.Value(yk, yv), ok, redact.Value(ok, v))
 		}
 		out[ok] = yv
 		used = append(used, a)

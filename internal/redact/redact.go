@@ -34,16 +34,21 @@ func SecretKey(key string) bool {
 	return false
 }
 
-// Props returns a copy of props with secret-named values masked and the
-// passwords of connection strings (see URL) hidden in every other value.
+// Props returns a copy of props with every value as Value shows it.
 func Props(props map[string]string) map[string]string {
 	out := make(map[string]string, len(props))
 	for k, v := range props {
-		if SecretKey(k) {
-			out[k] = Mask
-			continue
-		}
-		out[k] = URL(v)
+		out[k] = Value(k, v)
 	}
 	return out
+}
+
+// Value is the value of property key as outputs show it: Mask for a
+// secret-named key, else v with the passwords of connection strings (see
+// URL) masked.
+func Value(key, v string) string {
+	if SecretKey(key) {
+		return Mask
+	}
+	return URL(v)
 }
