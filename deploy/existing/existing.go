@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Provider is the existing-endpoint provider.
@@ -36,7 +37,7 @@ func (Provider) Up(_ context.Context, req deploy.Request) (deploy.Deployment, er
 			raw = strings.TrimSpace(raw)
 			u, err := url.Parse(raw)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, fmt.Errorf("existing: %s: option metrics: %q is not an http(s) URL such as http://10.0.0.5:9100/metrics", req.Name, raw)
+				return nil, fmt.Errorf("existing: %s: option metrics: %q is not an http(s) URL such as http://10.0.0.5:9100/metrics", req.Name, redact.URL(raw))
 			}
 			if u.Path == "" || u.Path == "/" {
 				u.Path = "/metrics"
