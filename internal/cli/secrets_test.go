@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/results"
 )
 
 // The secret tests give each driver credentials that carry marker
@@ -114,3 +118,84 @@ func keyFile(t *testing.T, content string) string {
 
 // envRef is the ${env:...} reference to the variable name.
 func envRef(name string) string { return "${env:" + name + "}" }
+
+// TestSecretsExperiment runs `dbarena run` of a small experiment against
+// endpoints that exist: a Redis that checks its password, reached once
+// through redis.url and once through redis.password, with its own load
+// tool beside each trial (whose command line carries the password), and a
+// CQL server that refuses the login and repeats the password it was sent.
+// Every file of the results directory (manifest, CSV files, HdrHistogram
+// logs, report, figures) and both streams must be free of the markers.
+func TestSecretsExperiment(t *testing.T) {
+	drivertest.Address(t, "DBARENA_TEST_REDIS") // redis-server and redis-benchmark are installed
+	const (
+		pw     = "Mk7exMarker21"
+		benchP = "Mk7exMarker22"
+		wrong  = "Mk7exMarker23"
+	)
+	addr := startRedisWithPassword(t, pw, benchP)
+	fake := newCQLAuthServer(t)
+	t.Setenv("DBARENA_TEST_SECRET_EX", pw)
+	t.Setenv("DBARENA_TEST_SECRET_EXBENCH", benchP)
+	t.Setenv("DBARENA_TEST_SECRET_EXWRONG", wrong)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "secret.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: secret-leak
+properties: {recordcount: 200, insertorder: ordered, zeropadding: 12}
+targets:
+  - name: byurl
+    database: redis
+    deploy: {provider: existing}
+    properties:
+      redis.url: "redis://bench:${env:DBARENA_TEST_SECRET_EXBENCH}@%s"
+  - name: byprop
+    database: redis
+    deploy: {provider: existing}
+    properties:
+      redis.addr: %s
+      redis.password: "${env:DBARENA_TEST_SECRET_EX}"
+  - name: refused
+    database: cassandra
+    deploy: {provider: existing}
+    properties:
+      cql.hosts: %s
+      cql.username: bench
+      cql.password: "${env:DBARENA_TEST_SECRET_EXWRONG}"
+workloads: [c]
+run: {duration: 1s, threads: 2, reference: true}
+`, addr, addr, fake.addr)), 0o644))
+	res := filepath.Join(dir, "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+	t.Log(errs)
+	require.Equal(t, ExitFailure, code, "the refused target fails the experiment")
+	require.Contains(t, errs, "refused the login")
+	require.Contains(t, fake.passwords(), wrong, "the stand-in server was sent the password")
+
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Equal(t, results.StatusFailed, d.Manifest.Status)
+	require.Contains(t, d.Manifest.Error, "refused the login")
+	require.Equal(t, "redis://bench:REDACTED@"+addr, d.Manifest.Targets[0].Properties["redis.url"])
+	require.Equal(t, "REDACTED", d.Manifest.Targets[1].Properties["redis.password"])
+	refs := 0
+	for _, tr := range d.Trials {
+		require.Positive(t, tr.Operations, tr.ID)
+		if tr.Reference.Tool != "" {
+			refs++
+			require.Contains(t, tr.Reference.Command, "-a REDACTED", tr.ID)
+		}
+	}
+	require.Equal(t, 2, refs, "redis-benchmark ran beside both read trials")
+	for _, f := range []string{results.ManifestFile, results.TrialsFile, results.TimeseriesFile, results.ReportFile} {
+		require.FileExists(t, filepath.Join(res, f))
+	}
+	for _, pattern := range []string{"figures/*.svg", "hdr/*.hlog"} {
+		m, err := filepath.Glob(filepath.Join(res, pattern))
+		require.NoError(t, err)
+		require.NotEmpty(t, m, pattern)
+	}
+	markers := []string{pw, benchP, wrong}
+	requireNoMarker(t, markers, "stdout", out)
+	requireNoMarker(t, markers, "stderr", errs)
+	requireNoMarkerInDir(t, markers, res)
+}
