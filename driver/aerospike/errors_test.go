@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	as "github.com/aerospike/aerospike-client-go/v8"
 	"github.com/aerospike/aerospike-client-go/v8/types"
@@ -79,4 +80,29 @@ func recordOf(names ...string) record.Record {
 		r = append(r, record.Field{Name: n, Value: []byte("v")})
 	}
 	return r
+}
+
+// TestLoginErrorsNameTheUserOnly checks the messages of a refused or
+// impossible login: they name the user and the properties to check,
+// never the password. (No Aerospike server runs here; the CLI's secret
+// test covers the unreachable path end to end.)
+func TestLoginErrorsNameTheUserOnly(t *testing.T) {
+	const pw = "Mk7asUnitMarker"
+	db := &DB{cfg: Config{User: "bench", Password: pw, ConnectTimeout: time.Second}, addr: "db1:3000"}
+	for name, c := range map[string]struct {
+		code types.ResultCode
+		want string
+	}{
+		"wrong password":  {types.INVALID_PASSWORD, `aerospike at db1:3000 refused the login of user "bench" (check aerospike.user and aerospike.password)`},
+		"unknown user":    {types.INVALID_USER, `refused the login of user "bench"`},
+		"expired":         {types.EXPIRED_PASSWORD, `refused the login of user "bench"`},
+		"no security":     {types.SECURITY_NOT_ENABLED, "has no access control"},
+		"nobody answered": {types.INVALID_NODE_ERROR, "cannot connect to aerospike at db1:3000"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := db.connectError(aerr(c.code))
+			require.ErrorContains(t, err, c.want)
+			require.NotContains(t, err.Error(), pw)
+		})
+	}
 }
