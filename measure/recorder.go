@@ -37,9 +37,14 @@ type seriesSet struct {
 	service  []*hdrhistogram.Histogram
 	response []*hdrhistogram.Histogram
 	errLat   []*hdrhistogram.Histogram
-	late     []int64
-	top      []int64
-	errors   []map[string]int64
+	// pacing holds how late the harness itself started each paced
+	// operation (see Handle.Pace).
+	pacing  []*hdrhistogram.Histogram
+	late    []int64
+	top     []int64
+	topErr  []int64
+	aborted []int64
+	errors  []map[string]int64
 }
 
 func newSeriesSet(n int) *seriesSet {
@@ -47,8 +52,11 @@ func newSeriesSet(n int) *seriesSet {
 		service:  make([]*hdrhistogram.Histogram, n),
 		response: make([]*hdrhistogram.Histogram, n),
 		errLat:   make([]*hdrhistogram.Histogram, n),
+		pacing:   make([]*hdrhistogram.Histogram, n),
 		late:     make([]int64, n),
 		top:      make([]int64, n),
+		topErr:   make([]int64, n),
+		aborted:  make([]int64, n),
 		errors:   make([]map[string]int64, n),
 	}
 }
@@ -56,13 +64,15 @@ func newSeriesSet(n int) *seriesSet {
 // reset clears the set for reuse, keeping allocated histograms.
 func (s *seriesSet) reset() {
 	for i := range s.service {
-		for _, h := range []*hdrhistogram.Histogram{s.service[i], s.response[i], s.errLat[i]} {
+		for _, h := range []*hdrhistogram.Histogram{s.service[i], s.response[i], s.errLat[i], s.pacing[i]} {
 			if h != nil {
 				h.Reset()
 			}
 		}
 		s.late[i] = 0
 		s.top[i] = 0
+		s.topErr[i] = 0
+		s.aborted[i] = 0
 		clear(s.errors[i])
 	}
 }
@@ -167,6 +177,7 @@ func (h Handle) RecordError(series int, class string, responseNs int64, f Flags)
 	a := s.active
 	if f&Sub == 0 {
 		a.top[series]++
+		a.topErr[series]++
 	}
 	if a.errors[series] == nil {
 		a.errors[series] = make(map[string]int64)
@@ -181,6 +192,38 @@ func (h Handle) RecordError(series int, class string, responseNs int64, f Flags)
 	s.mu.Unlock()
 }
 
+// RecordAborted counts an operation that the run's own stop cut short:
+// it neither succeeded nor failed, and counts towards neither throughput
+// nor errors.
+func (h Handle) RecordAborted(series int) {
+	s := h.s
+	s.mu.Lock()
+	s.active.aborted[series]++
+	s.mu.Unlock()
+}
+
+// Pace records how late the harness itself started a paced operation of
+// the series: the time from when the operation was due, or from when its
+// worker was free if that came later, to its start. It is the tool's
+// own scheduling delay (timer wake-ups, the Go scheduler, a loaded
+// machine), apart from the wait behind a slow database that response
+// time already holds. Recorded only when the recorder measures response
+// time.
+func (h Handle) Pace(series int, latenessNs int64) {
+	if !h.intended {
+		return
+	}
+	s := h.s
+	s.mu.Lock()
+	hp := s.active.pacing[series]
+	if hp == nil {
+		hp = NewHistogram()
+		s.active.pacing[series] = hp
+	}
+	_ = hp.RecordValue(clampNs(latenessNs)) // in range by clampNs
+	s.mu.Unlock()
+}
+
 // SeriesResult is what one series measured over some span of time.
 type SeriesResult struct {
 	Name string
@@ -190,11 +233,18 @@ type SeriesResult struct {
 	Response *hdrhistogram.Histogram
 	// ErrorLatency holds the latencies of failed operations.
 	ErrorLatency *hdrhistogram.Histogram
+	// Pacing holds the harness's own lateness in starting paced
+	// operations (Handle.Pace); nil in a closed loop.
+	Pacing *hdrhistogram.Histogram
 	// Late counts operations issued behind schedule.
 	Late int64
+	// Aborted counts operations the run's own stop cut short; they are
+	// neither successes nor errors, and not in Counted.
+	Aborted int64
 	// Counted is the number of operations of this series that count
-	// towards throughput (those not recorded as a Sub part).
-	Counted int64
+	// towards throughput (those not recorded as a Sub part), and
+	// CountedErrors how many of them failed.
+	Counted, CountedErrors int64
 	// Errors counts failed operations by class.
 	Errors map[string]int64
 }
@@ -230,6 +280,42 @@ func (r Results) TotalCounted() int64 {
 	return n
 }
 
+// TotalCountedErrors returns the number of operations in r that count
+// towards throughput and failed.
+func (r Results) TotalCountedErrors() int64 {
+	var n int64
+	for i := range r {
+		n += r[i].CountedErrors
+	}
+	return n
+}
+
+// TotalAborted returns the number of operations the run's stop cut
+// short, parts of composite operations included.
+func (r Results) TotalAborted() int64 {
+	var n int64
+	for i := range r {
+		n += r[i].Aborted
+	}
+	return n
+}
+
+// PacingHistogram returns every series' pacing lateness merged into one
+// histogram, or nil when none was recorded (a closed loop).
+func (r Results) PacingHistogram() *hdrhistogram.Histogram {
+	var out *hdrhistogram.Histogram
+	for i := range r {
+		if r[i].Pacing == nil {
+			continue
+		}
+		if out == nil {
+			out = NewHistogram()
+		}
+		mergeInto(out, r[i].Pacing)
+	}
+	return out
+}
+
 // ErrorClasses returns the error classes in sorted order.
 func (s *SeriesResult) ErrorClasses() []string {
 	out := make([]string, 0, len(s.Errors))
@@ -250,6 +336,7 @@ func NewResults(series []string, intended bool) Results {
 		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), Errors: map[string]int64{}}
 		if intended {
 			out[i].Response = NewHistogram()
+			out[i].Pacing = NewHistogram()
 		}
 	}
 	return out
@@ -263,8 +350,13 @@ func (r Results) Merge(o Results) {
 		if r[i].Response != nil {
 			mergeInto(r[i].Response, o[i].Response)
 		}
+		if r[i].Pacing != nil {
+			mergeInto(r[i].Pacing, o[i].Pacing)
+		}
 		r[i].Late += o[i].Late
+		r[i].Aborted += o[i].Aborted
 		r[i].Counted += o[i].Counted
+		r[i].CountedErrors += o[i].CountedErrors
 		for c, n := range o[i].Errors {
 			r[i].Errors[c] += n
 		}
@@ -279,8 +371,13 @@ func (r Results) Reset() {
 		if r[i].Response != nil {
 			r[i].Response.Reset()
 		}
+		if r[i].Pacing != nil {
+			r[i].Pacing.Reset()
+		}
 		r[i].Late = 0
+		r[i].Aborted = 0
 		r[i].Counted = 0
+		r[i].CountedErrors = 0
 		clear(r[i].Errors)
 	}
 }
@@ -309,8 +406,13 @@ func (r *Recorder) Collect(dst Results) {
 			if dst[j].Response != nil {
 				mergeInto(dst[j].Response, sp.response[j])
 			}
+			if dst[j].Pacing != nil {
+				mergeInto(dst[j].Pacing, sp.pacing[j])
+			}
 			dst[j].Late += sp.late[j]
+			dst[j].Aborted += sp.aborted[j]
 			dst[j].Counted += sp.top[j]
+			dst[j].CountedErrors += sp.topErr[j]
 			for c, n := range sp.errors[j] {
 				dst[j].Errors[c] += n
 			}

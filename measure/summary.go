@@ -48,6 +48,19 @@ func StatsOf(h *hdrhistogram.Histogram) Stats {
 // us converts nanoseconds to microseconds rounded to the nanosecond.
 func us(ns float64) float64 { return math.Round(ns) / 1e3 }
 
+// PacingLate reports whether the harness started paced operations so
+// late that it, not the database, shaped their response times: the
+// pacing lateness's p99 above 100 µs and above a tenth of the service
+// time's p99. Below 100 µs the delay is within a sub-millisecond
+// database's own jitter; below a tenth of the service time it changes
+// response times by less than the run-to-run noise.
+func PacingLate(pacing, service Stats) bool {
+	return pacing.P99 > max(pacingFloorUs, 0.1*service.P99)
+}
+
+// pacingFloorUs is PacingLate's absolute floor, in microseconds.
+const pacingFloorUs = 100
+
 // OpSummary is the result of one operation type.
 type OpSummary struct {
 	Name   string           `json:"name"`
@@ -61,6 +74,12 @@ type OpSummary struct {
 	// Late counts operations issued more than the late threshold behind
 	// their intended start.
 	Late int64 `json:"late,omitempty"`
+	// Pacing is the harness's own lateness in starting the paced
+	// operations (measure.Handle.Pace); present under a target rate only.
+	Pacing *Stats `json:"pacing,omitempty"`
+	// Aborted counts operations the run's own stop cut short: neither
+	// successes nor errors.
+	Aborted int64 `json:"aborted,omitempty"`
 	// ErrorLatency summarises the failed operations' latencies.
 	ErrorLatency *Stats `json:"error_latency,omitempty"`
 }
@@ -71,10 +90,14 @@ func Summarize(r Results) []OpSummary {
 	var out []OpSummary
 	for i := range r {
 		s := &r[i]
-		if s.OK() == 0 && s.ErrorCount() == 0 {
+		if s.OK() == 0 && s.ErrorCount() == 0 && s.Aborted == 0 {
 			continue
 		}
-		o := OpSummary{Name: s.Name, OK: s.OK(), Service: StatsOf(s.Service), Late: s.Late}
+		o := OpSummary{Name: s.Name, OK: s.OK(), Service: StatsOf(s.Service), Late: s.Late, Aborted: s.Aborted}
+		if s.Pacing != nil && s.Pacing.TotalCount() > 0 {
+			st := StatsOf(s.Pacing)
+			o.Pacing = &st
+		}
 		if len(s.Errors) > 0 {
 			o.Errors = make(map[string]int64, len(s.Errors))
 			for c, n := range s.Errors {
@@ -95,27 +118,48 @@ func Summarize(r Results) []OpSummary {
 // Phase is the summary of one measured span: the warm-up or the measured
 // phase of a run.
 type Phase struct {
-	Start      time.Time     `json:"start"`
-	Duration   time.Duration `json:"-"`
-	RuntimeMs  int64         `json:"runtime_ms"`
-	Operations int64         `json:"operations"`
-	Errors     int64         `json:"errors"`
-	Throughput float64       `json:"throughput_ops_sec"`
-	Ops        []OpSummary   `json:"ops"`
+	Start     time.Time     `json:"start"`
+	Duration  time.Duration `json:"-"`
+	RuntimeMs int64         `json:"runtime_ms"`
+	// Operations counts the operations that completed, successful or
+	// failed, a composite operation once; Errors how many of them
+	// failed.
+	Operations int64 `json:"operations"`
+	Errors     int64 `json:"errors"`
+	// Aborted counts the operations the run's own stop cut short, which
+	// are in neither Operations nor Errors.
+	Aborted int64 `json:"aborted"`
+	// Throughput is YCSB's: every completed operation, successful or
+	// failed, per second. OKThroughput and ErrorThroughput split it;
+	// dbarena judges databases by OKThroughput.
+	Throughput      float64 `json:"throughput_ops_sec"`
+	OKThroughput    float64 `json:"ok_ops_sec"`
+	ErrorThroughput float64 `json:"errors_per_sec"`
+	// Pacing is the harness's own lateness in starting paced operations,
+	// over every operation type; nil in a closed loop.
+	Pacing *Stats      `json:"pacing,omitempty"`
+	Ops    []OpSummary `json:"ops"`
 }
 
-// NewPhase summarises results measured over d starting at start.
-// Throughput counts successful and failed operations alike, as YCSB does,
-// and a composite operation once.
+// NewPhase summarises results measured over d starting at start,
+// counting a composite operation once.
 func NewPhase(start time.Time, d time.Duration, r Results) Phase {
-	p := Phase{Start: start, Duration: d, RuntimeMs: d.Milliseconds(), Ops: Summarize(r), Operations: r.TotalCounted()}
-	for i := range r {
-		if r[i].Counted > 0 {
-			p.Errors += r[i].ErrorCount()
-		}
+	p := Phase{Start: start, Duration: d, RuntimeMs: d.Milliseconds(), Ops: Summarize(r),
+		Operations: r.TotalCounted(), Errors: r.TotalCountedErrors(), Aborted: r.TotalAborted()}
+	if h := r.PacingHistogram(); h != nil && h.TotalCount() > 0 {
+		st := StatsOf(h)
+		p.Pacing = &st
 	}
-	if d > 0 {
-		p.Throughput = float64(p.Operations) / d.Seconds()
-	}
+	p.SetRates()
 	return p
+}
+
+// SetRates computes the phase's rates from its counts and duration.
+func (p *Phase) SetRates() {
+	p.Throughput, p.OKThroughput, p.ErrorThroughput = 0, 0, 0
+	if secs := p.Duration.Seconds(); secs > 0 {
+		p.Throughput = float64(p.Operations) / secs
+		p.OKThroughput = float64(p.Operations-p.Errors) / secs
+		p.ErrorThroughput = float64(p.Errors) / secs
+	}
 }

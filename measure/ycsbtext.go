@@ -13,7 +13,11 @@ import (
 // prints fractions where YCSB prints whole microseconds, which every parser
 // that reads the values as numbers accepts. Under a target rate, response
 // times appear as "[Intended-OP]" blocks as YCSB's measurement.interval=both
-// names them, and failed operations' latencies as "[OP-FAILED]".
+// names them, and failed operations' latencies as "[OP-FAILED]". Two
+// kinds of line are dbarena's own, in the same shape: "[OVERALL],
+// AbortedOperations" counts the operations the run's stop cut short
+// (in no other count), and a "[PACING]" block gives the harness's own
+// lateness in starting paced operations.
 func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 	bw := bufio.NewWriter(w)
 	line := func(section, metric, value string) {
@@ -23,6 +27,12 @@ func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 	line("OVERALL", "Throughput(ops/sec)", num(p.Throughput))
 	if interrupted {
 		line("OVERALL", "Interrupted", "true")
+	}
+	if p.Aborted > 0 {
+		line("OVERALL", "AbortedOperations", strconv.FormatInt(p.Aborted, 10))
+	}
+	if p.Pacing != nil {
+		writeStats(line, "PACING", *p.Pacing)
 	}
 	for _, o := range p.Ops {
 		writeStats(line, o.Name, o.Service)
