@@ -105,6 +105,28 @@ func timeCol[T any](name string, f func(*T) *time.Time) column[T] {
 		func(v *T, s string) (err error) { *f(v), err = parseTime(s); return err }}
 }
 
+// durationCol writes a duration in seconds.
+func durationCol[T any](name string, f func(*T) *time.Duration) column[T] {
+	return column[T]{name,
+		func(v *T) string { return fmtFloat(f(v).Seconds()) },
+		func(v *T, s string) error {
+			x, err := parseFloat(s)
+			if err == nil && !math.IsNaN(x) {
+				*f(v) = time.Duration(x * float64(time.Second))
+			}
+			return err
+		}}
+}
+
+// pacingCols are the columns of a PacingLateness.
+func pacingCols[T any](f func(*T) *PacingLateness) []column[T] {
+	return []column[T]{
+		floatCol("pacing_p50_us", func(v *T) *float64 { return &f(v).P50 }),
+		floatCol("pacing_p99_us", func(v *T) *float64 { return &f(v).P99 }),
+		floatCol("pacing_max_us", func(v *T) *float64 { return &f(v).Max }),
+	}
+}
+
 // latencyField names one Latency figure and how to reach it.
 type latencyField struct {
 	name string
@@ -229,18 +251,14 @@ func trialColumns() []column[Trial] {
 		floatCol("target_ops_sec", func(t *Trial) *float64 { return &t.TargetRate }),
 		timeCol("start", func(t *Trial) *time.Time { return &t.Start }),
 		timeCol("end", func(t *Trial) *time.Time { return &t.End }),
-		{"duration_s", func(t *Trial) string { return fmtFloat(t.Duration.Seconds()) },
-			func(t *Trial, s string) error {
-				v, err := parseFloat(s)
-				if err == nil && !math.IsNaN(v) {
-					t.Duration = time.Duration(v * float64(time.Second))
-				}
-				return err
-			}},
+		durationCol("duration_s", func(t *Trial) *time.Duration { return &t.Duration }),
 		int64Col("operations", func(t *Trial) *int64 { return &t.Operations }),
 		int64Col("errors", func(t *Trial) *int64 { return &t.Errors }),
+		int64Col("aborted", func(t *Trial) *int64 { return &t.Aborted }),
 		floatCol("throughput_ops_sec", func(t *Trial) *float64 { return &t.Throughput }),
+		floatCol("errors_per_sec", func(t *Trial) *float64 { return &t.ErrorRate }),
 	}
+	cols = append(cols, pacingCols(func(t *Trial) *PacingLateness { return &t.Pacing })...)
 	cols = append(cols, latencyCols(func(t *Trial) *Latency { return &t.Latency })...)
 	for _, op := range OpNames() {
 		cols = append(cols, trialOpCols(op)...)
@@ -260,6 +278,7 @@ func trialColumns() []column[Trial] {
 				return nil
 			}},
 		strCol("status", func(t *Trial) *string { return &t.Status }),
+		strCol("status_reason", func(t *Trial) *string { return &t.StatusReason }),
 		// Counters as name=value, one per line, names sorted.
 		column[Trial]{"driver_counters", formatCounters, parseCounters},
 		strCol("reference_tool", func(t *Trial) *string { return &t.Reference.Tool }),
@@ -275,22 +294,19 @@ func pointColumns() []column[Point] {
 	cols := []column[Point]{
 		strCol("trial", func(p *Point) *string { return &p.Trial }),
 		timeCol("time", func(p *Point) *time.Time { return &p.Time }),
-		{"elapsed_s", func(p *Point) string { return fmtFloat(p.Elapsed.Seconds()) },
-			func(p *Point, s string) error {
-				v, err := parseFloat(s)
-				if err == nil && !math.IsNaN(v) {
-					p.Elapsed = time.Duration(v * float64(time.Second))
-				}
-				return err
-			}},
+		durationCol("elapsed_s", func(p *Point) *time.Duration { return &p.Elapsed }),
 		{"warmup", func(p *Point) string { return strconv.FormatBool(p.Warmup) },
 			func(p *Point, s string) (err error) { p.Warmup, err = strconv.ParseBool(s); return err }},
+		durationCol("interval_s", func(p *Point) *time.Duration { return &p.Length }),
 		strCol("op", func(p *Point) *string { return &p.Op }),
 		int64Col("ops", func(p *Point) *int64 { return &p.Ops }),
 		floatCol("ops_sec", func(p *Point) *float64 { return &p.Rate }),
 		int64Col("errors", func(p *Point) *int64 { return &p.Errors }),
+		floatCol("errors_per_sec", func(p *Point) *float64 { return &p.ErrorRate }),
+		int64Col("aborted", func(p *Point) *int64 { return &p.Aborted }),
 	}
 	cols = append(cols, latencyCols(func(p *Point) *Latency { return &p.Latency })...)
+	cols = append(cols, pacingCols(func(p *Point) *PacingLateness { return &p.Pacing })...)
 	return append(cols, intCol("stage", func(p *Point) *int { return &p.Stage }))
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // Data is a whole results directory read back.
@@ -45,7 +46,31 @@ func Read(dir string) (*Data, error) {
 	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
 		return nil, err
 	}
+	if d.Manifest.Format < 2 {
+		d.fromFormat1()
+	}
 	return d, nil
+}
+
+// fromFormat1 turns version 1's rates, which counted failed operations,
+// into successful operations per second.
+func (d *Data) fromFormat1() {
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		if secs := t.Duration.Seconds(); secs > 0 {
+			t.Throughput = float64(t.Operations-t.Errors) / secs
+			t.ErrorRate = float64(t.Errors) / secs
+		}
+	}
+	for i := range d.Points {
+		p := &d.Points[i]
+		if p.Ops > 0 && p.Rate > 0 {
+			secs := float64(p.Ops) / p.Rate
+			p.Length = time.Duration(secs * float64(time.Second))
+			p.Rate = float64(p.Ops-p.Errors) / secs
+			p.ErrorRate = float64(p.Errors) / secs
+		}
+	}
 }
 
 // readCSV reads rows by header name, so columns added later or in another

@@ -51,8 +51,17 @@ const (
 	KindStage = "stage"
 )
 
+// FormatVersion is the version of the results directory's format that
+// this package writes. Version 2 counts only successful operations in the
+// throughput and rate columns, where version 1 (manifests without a
+// format) counted failed ones too; Read converts version 1 figures, so
+// that old directories are judged the same way as new ones.
+const FormatVersion = 2
+
 // Manifest describes the whole experiment run.
 type Manifest struct {
+	// Format is the directory's FormatVersion; 0 for version 1.
+	Format     int    `json:"format"`
 	Tool       string `json:"tool"`
 	Version    string `json:"version"`
 	Commit     string `json:"commit,omitempty"`
@@ -72,12 +81,16 @@ type Manifest struct {
 	// PlannedSteps is the plan's length; CompletedSteps how many finished.
 	PlannedSteps   int `json:"planned_steps"`
 	CompletedSteps int `json:"completed_steps"`
-	// SkippedSteps were left out on purpose: the rest of a client sweep
-	// run until saturated.
-	SkippedSteps int          `json:"skipped_steps,omitempty"`
-	Loader       Host         `json:"loader"`
-	Targets      []TargetInfo `json:"targets"`
-	Warnings     []string     `json:"warnings,omitempty"`
+	// SkippedSteps were left out: the rest of a client sweep run until
+	// saturated, the steps of a target that did not deploy or whose load
+	// failed.
+	SkippedSteps int `json:"skipped_steps,omitempty"`
+	// FailedSteps failed their error policy or could not start; the run
+	// went on with the next.
+	FailedSteps int          `json:"failed_steps,omitempty"`
+	Loader      Host         `json:"loader"`
+	Targets     []TargetInfo `json:"targets"`
+	Warnings    []string     `json:"warnings,omitempty"`
 	// SLO is the experiment's latency objective; nil: none.
 	SLO *SLO `json:"slo,omitempty"`
 }
@@ -230,10 +243,20 @@ type Trial struct {
 	TargetRate float64
 	Start, End time.Time
 	// Duration is the measured phase's length (warm-up excluded).
-	Duration   time.Duration
+	Duration time.Duration
+	// Operations counts the completed operations, successful or failed;
+	// Errors the failed ones; Aborted those the run's own stop cut
+	// short, which are in neither.
 	Operations int64
 	Errors     int64
+	Aborted    int64
+	// Throughput is successful operations per second (format 2; format
+	// 1 counted failed ones too) and ErrorRate failed ones per second.
 	Throughput float64
+	ErrorRate  float64
+	// Pacing is the harness's own lateness in starting paced operations
+	// (zero in a closed loop).
+	Pacing PacingLateness
 	// Latency merges every operation type; Ops has each one.
 	Latency Latency
 	Ops     []Op
@@ -247,6 +270,9 @@ type Trial struct {
 	// Flags are validity warnings ("client-bound: ...").
 	Flags  []string
 	Status string
+	// StatusReason says why a trial failed or stopped: the error policy
+	// it broke, the error that ended it.
+	StatusReason string
 	// Counters are the driver's own counts over the whole trial, warm-up
 	// included (client retries, DynamoDB's consumed capacity units).
 	Counters map[string]float64
@@ -254,6 +280,12 @@ type Trial struct {
 	// right after the trial (run.reference); its Tool is "" when none
 	// ran, and then Note may say why.
 	Reference Reference
+}
+
+// PacingLateness summarizes how late the harness started paced
+// operations, in microseconds.
+type PacingLateness struct {
+	P50, P99, Max float64
 }
 
 // Reference is one run of a native load tool beside a trial.
@@ -283,12 +315,25 @@ type Point struct {
 	Trial   string
 	Time    time.Time
 	Elapsed time.Duration
-	Warmup  bool
-	Op      string
+	// Length is the interval's own length: shorter than the others for
+	// the last one and for the two parts of the one the warm-up ended
+	// in; its rates are per second of its own length.
+	Length time.Duration
+	Warmup bool
+	Op     string
+	// Ops counts completed operations, successful or failed, Errors the
+	// failed ones and Aborted those the run's stop cut short.
 	Ops     int64
-	Rate    float64
 	Errors  int64
-	Latency Latency
+	Aborted int64
+	// Rate is successful operations per second (format 2; format 1
+	// counted failed ones too), ErrorRate failed ones.
+	Rate      float64
+	ErrorRate float64
+	Latency   Latency
+	// Pacing is the harness's lateness in this interval, on the ALL row
+	// of a paced run.
+	Pacing PacingLateness
 	// Stage is the schedule's stage, from 1; 0 for a run without stages.
 	Stage int
 }

@@ -119,6 +119,7 @@ func (w *Writer) AddTrial(t Trial) error {
 	if f := w.redact; f != nil {
 		t.Flags = redactAll(f, t.Flags)
 		t.Reference.Command, t.Reference.Note = f(t.Reference.Command), f(t.Reference.Note)
+		t.StatusReason = f(t.StatusReason)
 	}
 	return w.trials.append([]Trial{t})
 }
@@ -166,6 +167,11 @@ func (w *Writer) WriteManifest(m *Manifest) error {
 			}
 			c.Targets[i].Properties = props
 		}
+		m = &c
+	}
+	if m.Format != FormatVersion {
+		c := *m
+		c.Format = FormatVersion
 		m = &c
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
