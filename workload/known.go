@@ -34,7 +34,7 @@ func knownProperties() []string {
 		"latencytrackederrors", "dotransactions", "batchsize",
 		// dbarena
 		"seed", "warmup.time", "warmup.operations", "json.output", "hdr.log", "late.threshold",
-		"stop-on-error-rate", "schema.create", "drop", "verify", "stages",
+		"stop-on-error-rate", "max-error-rate", "stop.grace", "schema.create", "drop", "verify", "stages",
 		// YCSB's JDBC binding, read by the postgres and mysql drivers
 		"db.url", "db.user", "db.passwd", "db.driver",
 		// YCSB's cassandra-cql and redis bindings, read by the cql and redis drivers

@@ -212,6 +212,17 @@ func (d *decoder) count(n *yaml.Node, path string) (int64, bool) {
 	return v, true
 }
 
+// positiveCount decodes an integer >= 1: a count of zero would do
+// nothing, so it is refused rather than read as "none".
+func (d *decoder) positiveCount(n *yaml.Node, path string) (int64, bool) {
+	v, ok := d.count(n, path)
+	if ok && v == 0 {
+		d.errorf(n, path, "want an integer >= 1, got 0: leave the key out to run for a duration")
+		return 0, false
+	}
+	return v, ok
+}
+
 // rate decodes a number >= 0 (operations per second).
 func (d *decoder) rate(n *yaml.Node, path string) (float64, bool) {
 	const want = "a rate in operations per second >= 0 (0: unthrottled)"

@@ -171,8 +171,9 @@ func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
 }
 
 // run decodes the run section and records the lines of its keys.
-// duration and operations exclude each other; 0 counts as not given, so
-// that "operations: 0" next to a duration reads as "no count".
+// duration and operations exclude each other, and neither may be zero:
+// zero would run nothing, and reading it as "not given" would run
+// something else than written.
 func (d *decoder) run(n *yaml.Node, lines map[string]int) RunSettings {
 	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1, SaturationGain: defaultSaturationGain, SaturationSteps: defaultSaturationSteps}
 	if n != nil {
@@ -192,10 +193,10 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	for k := range f.vals {
 		lines["run."+k] = f.keys[k].Line
 	}
-	r.Duration = d.duration(f.get("duration"), "run.duration")
+	r.Duration = d.positiveDuration(f.get("duration"), "run.duration")
 	r.Warmup = d.duration(f.get("warmup"), "run.warmup")
 	if v := f.get("operations"); v != nil {
-		r.Operations, _ = d.count(v, "run.operations")
+		r.Operations, _ = d.positiveCount(v, "run.operations")
 	}
 	if r.Duration > 0 && r.Operations > 0 {
 		d.errorf(f.get("operations"), "run", "give duration or operations, not both (duration at line %d)", f.key("duration").Line)
@@ -233,6 +234,8 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("reference"); v != nil {
 		r.Reference, _ = d.boolean(v, "run.reference")
 	}
+	r.MaxErrorRate = d.optionalFraction(f.get("max_error_rate"), "run.max_error_rate")
+	r.StopOnErrorRate = d.optionalFraction(f.get("stop_on_error_rate"), "run.stop_on_error_rate")
 	d.stages(f, r)
 	d.loaders(f, r)
 }
@@ -257,6 +260,37 @@ func (d *decoder) loaders(f fields, r *RunSettings) {
 			r.Loaders = n
 		}
 	}
+}
+
+// optionalFraction decodes an optional number between 0 and 1; nil when
+// absent.
+func (d *decoder) optionalFraction(n *yaml.Node, path string) *float64 {
+	if n == nil {
+		return nil
+	}
+	const want = "a fraction between 0 and 1"
+	s, ok := d.scalar(n, path, want)
+	if !ok {
+		return nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x >= 0 && x <= 1) {
+		d.errorf(n, path, "want %s (0.01: one operation in a hundred), got %q", want, s)
+		return nil
+	}
+	return &x
+}
+
+// positiveDuration decodes an optional duration that, when given, must
+// be positive: a zero length would measure nothing, and taking it for
+// "not given" would run something else than written.
+func (d *decoder) positiveDuration(n *yaml.Node, path string) time.Duration {
+	before := len(d.errs)
+	v := d.duration(n, path)
+	if n != nil && v == 0 && len(d.errs) == before {
+		d.errorf(n, path, "want a positive duration such as 30s, got %q: zero would measure nothing", n.Value)
+	}
+	return v
 }
 
 // duration decodes an optional duration; absent is 0.

@@ -55,7 +55,7 @@ func (d *decoder) stages(f fields, r *RunSettings) {
 			if v := sf.get("duration"); v == nil {
 				d.errorf(item, path, `missing required key "duration": how long the stage lasts, such as 30s`)
 			} else {
-				st.Duration = d.duration(v, join(path, "duration"))
+				st.Duration = d.positiveDuration(v, join(path, "duration"))
 			}
 			if v := sf.get("threads"); v != nil {
 				st.Threads, _ = d.positiveInt(v, join(path, "threads"))
@@ -101,7 +101,7 @@ func (d *decoder) ramp(n *yaml.Node, r *RunSettings) {
 	if v := f.get("every"); v == nil {
 		d.errorf(n, "run.ramp", `missing required key "every": how long each step lasts, such as 30s`)
 	} else {
-		every = d.duration(v, "run.ramp.every")
+		every = d.positiveDuration(v, "run.ramp.every")
 	}
 	if from == 0 || to == 0 || step == 0 || every <= 0 {
 		return

@@ -16,7 +16,7 @@ func sections() map[string][]string {
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
 		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},
-		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference", "stages", "ramp", "loaders", "loader_commands"},
+		"run":              {"duration", "operations", "warmup", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "reference", "stages", "ramp", "loaders", "loader_commands", "max_error_rate", "stop_on_error_rate"},
 		"run.stages[]":     {"duration", "threads", "target"},
 		"run.ramp":         {"from", "to", "step", "every"},
 	}
@@ -60,18 +60,20 @@ func genericPath(path string) string {
 // and the settings win.
 func ownedProperties() map[string]string {
 	return map[string]string{
-		"threadcount":      `run.threads, load.threads or a matrix axis "threads"`,
-		"target":           `run.target, load.target or a matrix axis "target"`,
-		"operationcount":   "run.operations",
-		"maxexecutiontime": "run.duration",
-		"warmup.time":      "run.warmup",
-		"stages":           "run.stages or run.ramp",
-		"batchsize":        "load.batch_size",
-		"dotransactions":   "the load and run sections",
-		"drop":             "load.drop",
-		"verify":           "load.verify",
-		"seed":             "the top-level seed",
-		"db":               "targets[].driver",
+		"threadcount":        `run.threads, load.threads or a matrix axis "threads"`,
+		"target":             `run.target, load.target or a matrix axis "target"`,
+		"operationcount":     "run.operations",
+		"maxexecutiontime":   "run.duration",
+		"warmup.time":        "run.warmup",
+		"stages":             "run.stages or run.ramp",
+		"batchsize":          "load.batch_size",
+		"dotransactions":     "the load and run sections",
+		"drop":               "load.drop",
+		"verify":             "load.verify",
+		"seed":               "the top-level seed",
+		"max-error-rate":     "run.max_error_rate",
+		"stop-on-error-rate": "run.stop_on_error_rate",
+		"db":                 "targets[].driver",
 	}
 }
 

@@ -179,6 +179,10 @@ type RunSettings struct {
 	// run.ramp); Duration is then their sum and Threads the largest
 	// stage's.
 	Stages []Stage
+	// MaxErrorRate and StopOnErrorRate are the error policy
+	// (run.max_error_rate, run.stop_on_error_rate); nil leaves the
+	// runner's defaults.
+	MaxErrorRate, StopOnErrorRate *float64
 	// Loaders is the number of load generator processes each run is
 	// split over (0 or 1: the experiment's own process); each runs Threads
 	// workers and its share of the operations and rate, and their

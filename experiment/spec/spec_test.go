@@ -85,6 +85,16 @@ func badFixtures() map[string][]string {
 			`stages.bad.yaml:9:31: run.stages[2].target: want a rate in operations per second >= 0 (0: unthrottled), got "fast"`,
 			`stages.bad.yaml:11: matrix.threads: run.stages (or ramp) set each stage's threads and target: drop the matrix axis "threads"`,
 		},
+		"zero.bad.yaml": {
+			`zero.bad.yaml:6: run.duration: want a positive duration such as 30s, got "0s": zero would measure nothing`,
+			`zero.bad.yaml:7: run.operations: want an integer >= 1, got 0: leave the key out to run for a duration`,
+		},
+		"zero-stages.bad.yaml": {
+			`zero-stages.bad.yaml:8:18: run.stages[1].duration: want a positive duration such as 30s, got "0s": zero would measure nothing`,
+		},
+		"zero-ramp.bad.yaml": {
+			`zero-ramp.bad.yaml:5:42: run.ramp.every: want a positive duration such as 30s, got "0": zero would measure nothing`,
+		},
 		"reference.bad.yaml": {
 			`reference.bad.yaml:6: run.reference: want true or false, got "sometimes"`,
 		},
@@ -245,8 +255,8 @@ func checkFull(t *testing.T, s *spec.Spec) {
 	require.Equal(t, spec.RunSettings{Duration: 90 * time.Second, Warmup: 10 * time.Second, Threads: 4, Target: 1000.5,
 		Repetitions: 2, SaturationGain: 0.05, SaturationSteps: 2}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
 	require.Equal(t, []spec.Axis{
-		{Property: "threads", Values: []string{"1", "2"}, Line: 57, ValueLines: []int{57, 57}},
-		{Property: "requestdistribution", Values: []string{"uniform", "zipfian"}, Line: 58, ValueLines: []int{59, 60}},
+		{Property: "threads", Values: []string{"1", "2"}, Line: 56, ValueLines: []int{56, 56}},
+		{Property: "requestdistribution", Values: []string{"uniform", "zipfian"}, Line: 57, ValueLines: []int{58, 59}},
 	}, s.Matrix)
 }
 
@@ -279,7 +289,6 @@ func TestValues(t *testing.T) {
 		"quoted number":     {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 		"operations only":   {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 		"neither: default":  {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"duration zero ops": {run: "{duration: 0, operations: 7}", want: spec.RunSettings{Operations: 7, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
