@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"context"
-
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/record"
@@ -42,18 +40,18 @@ func (b *batch) add(op *workload.Operation) {
 }
 
 // addToBatch queues a load insert and sends the batch when it is full.
-func (w *workerState) addToBatch(ctx context.Context, op *workload.Operation, h measure.Handle) {
+func (w *workerState) addToBatch(op *workload.Operation, h measure.Handle) {
 	w.batch.add(op)
 	w.wk.Done(op)
 	if len(w.batch.keys) >= w.batch.size {
-		w.flushBatch(ctx, h)
+		w.flushBatch(h)
 	}
 }
 
 // flushBatch sends the queued inserts in one call, retrying a failed batch
 // as a failed single insert would be retried, and records every record of
 // the batch with the batch's latency.
-func (w *workerState) flushBatch(ctx context.Context, h measure.Handle) {
+func (w *workerState) flushBatch(h measure.Handle) {
 	b := w.batch
 	n := len(b.keys)
 	if n == 0 {
@@ -63,7 +61,9 @@ func (w *workerState) flushBatch(ctx context.Context, h measure.Handle) {
 	var f measure.Flags
 	for attempt := 0; ; attempt++ {
 		start := clk.Now()
-		err := b.ins.InsertBatch(ctx, b.table, b.keys, b.recs[:n])
+		w.begin(int(workload.Insert))
+		err := b.ins.InsertBatch(w.s.opsCtx, b.table, b.keys, b.recs[:n])
+		w.end()
 		end := clk.Now()
 		for i := 0; i < n; i++ {
 			w.record(h, int(workload.Insert), err, start, start, end, f)
@@ -73,7 +73,7 @@ func (w *workerState) flushBatch(ctx context.Context, h measure.Handle) {
 			break
 		}
 		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
-		if clk.SleepUntil(clk.Now()+int64(wait), w.s.done) {
+		if w.timer.SleepUntil(clk.Now() + int64(wait)) {
 			break
 		}
 	}

@@ -83,30 +83,37 @@ func (c *collector) loop() {
 }
 
 // collect gathers everything recorded up to now and hands it to the
-// observers; final marks the last collection of the run.
+// observers; final marks the last collection of the run. An interval the
+// warm-up ended in is split where it ended: the warm-up's part and the
+// measured part each span only their own time, so that their rates are
+// not diluted by the other's.
 func (c *collector) collect(now int64, final bool) {
 	// A tick collected while the workers were stopping may end after the
 	// run's end; the final interval then starts and ends there.
 	now = max(now, c.lastMono)
+	split := now
+	if !c.s.warming.Load() {
+		split = min(max(c.s.measuredStart.Load(), c.lastMono), now)
+	}
 	if c.s.warmRec != nil {
 		c.s.warmRec.Collect(c.warmIv)
-		c.emit(c.warmIv, true, false, now)
+		c.emit(c.warmIv, true, false, c.lastMono, split)
 		c.warmCum.Merge(c.warmIv)
 		c.warmIv.Reset()
 	}
 	c.s.mainRec.Collect(c.mainIv)
-	c.emit(c.mainIv, false, final, now)
+	c.emit(c.mainIv, false, final, split, now)
 	c.mainCum.Merge(c.mainIv)
 	c.mainIv.Reset()
 	c.lastMono = now
 }
 
-func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
+func (c *collector) emit(r measure.Results, warm, final bool, from, to int64) {
 	ops := r.TotalCounted()
 	// An empty warm-up interval says nothing, nor does an empty measured
 	// one while the warm-up still runs: the measured phase has not begun.
 	// An empty measured interval after that is a real stall and is kept.
-	if ops == 0 && (warm || (!final && c.s.warming.Load())) {
+	if ops == 0 && r.TotalAborted() == 0 && (warm || (!final && c.s.warming.Load())) {
 		return
 	}
 	c.totalOps += ops
@@ -114,13 +121,14 @@ func (c *collector) emit(r measure.Results, warm, final bool, now int64) {
 		Index:   c.index,
 		Warmup:  warm,
 		Final:   final,
-		Start:   c.s.wallAt(c.lastMono),
-		End:     c.s.wallAt(now),
-		Elapsed: time.Duration(now - c.s.startMono),
+		Start:   c.s.wallAt(from),
+		End:     c.s.wallAt(to),
+		Elapsed: time.Duration(to - c.s.startMono),
 		Results: r, Ops: ops, TotalOps: c.totalOps,
+		Planned:     c.s.planned,
 		ExpectedOps: c.s.cfg.OperationCount,
 		Limit:       c.s.cfg.MaxExecutionTime,
-		Stage:       c.s.stageAt(c.lastMono + (now-c.lastMono)/2),
+		Stage:       c.s.stageAt(from + (to-from)/2),
 	}
 	if c.s.cfg.Phase == Load {
 		iv.ExpectedOps = c.s.wl.Config().EffectiveInsertCount()

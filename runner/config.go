@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/clock"
@@ -68,6 +69,12 @@ type Config struct {
 	// MinErrorsToStop did): a dead server then ends the run early with
 	// everything measured so far. 0 never stops on errors.
 	StopOnErrorRate float64
+	// JudgeErrors turns the error policy on: a run whose failed
+	// operations are more than MaxErrorRate of those completed (or that
+	// stopped under StopOnErrorRate) is failed, and Result.Failure says
+	// why. ParseConfig turns it on with DefaultMaxErrorRate.
+	JudgeErrors  bool
+	MaxErrorRate float64
 	// BatchSize > 1 makes the load phase insert that many records per call
 	// when the driver's session implements driver.BatchInserter (YCSB's
 	// batchsize). Each record of a batch is measured with the batch's
@@ -75,6 +82,17 @@ type Config struct {
 	BatchSize int
 	// Clock is the time source; nil means the real monotonic clock.
 	Clock clock.Clock
+	// StopGrace is how long the operations in flight when the run stops
+	// (its time is up, its context is cancelled, its error rate is too
+	// high) may take to finish before they are cancelled and counted as
+	// aborted; 0 means DefaultStopGrace. Workers whose driver does not
+	// return within stopAbandon of the cancellation are left behind, so
+	// that a frozen server cannot hold the run.
+	StopGrace time.Duration
+	// Abort, when closed, stops the run at once: the operations in flight
+	// are cancelled and counted as aborted without waiting for them, and
+	// Run returns what was measured. A second Ctrl-C closes it.
+	Abort <-chan struct{}
 	// Stages, when set, make the measured phase a schedule, such as a
 	// spike: each stage runs for its Duration with its own Threads and
 	// Target, one after the other, right after the warm-up (which runs
@@ -99,6 +117,16 @@ type Stage struct {
 // interval does not end a long run.
 const MinErrorsToStop = 3
 
+// DefaultStopGrace lets an operation in flight at the stop finish when it
+// takes up to a second: far longer than any healthy operation, yet short
+// enough that Ctrl-C ends a run within two seconds whatever the server
+// does.
+const DefaultStopGrace = time.Second
+
+// stopAbandon is how long after cancelling the operations in flight the
+// run waits for their drivers to return before leaving them behind.
+const stopAbandon = 500 * time.Millisecond
+
 // DefaultLateThreshold counts an operation late when it starts more than a
 // millisecond behind schedule: below that, scheduler and timer jitter on an
 // idle Linux machine would make every run look late.
@@ -109,7 +137,7 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Threads < 1:
 		return fmt.Errorf("threadcount=%d: want at least 1", c.Threads)
-	case c.Target < 0:
+	case !(c.Target >= 0) || math.IsInf(c.Target, 1):
 		return fmt.Errorf("target=%g: want a rate >= 0 operations per second (0 = unthrottled)", c.Target)
 	case c.OperationCount < 0:
 		return fmt.Errorf("operationcount=%d: want >= 0", c.OperationCount)
@@ -119,10 +147,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("warmup.time=%s: want >= 0", c.WarmupTime)
 	case c.WarmupOperations < 0:
 		return fmt.Errorf("warmup.operations=%d: want >= 0", c.WarmupOperations)
-	case c.StopOnErrorRate < 0 || c.StopOnErrorRate > 1:
+	case !(c.StopOnErrorRate >= 0 && c.StopOnErrorRate <= 1):
 		return fmt.Errorf("stop-on-error-rate=%g: want a fraction between 0 (never stop) and 1", c.StopOnErrorRate)
 	case c.StopOnErrorRate > 0 && c.Interval <= 0:
 		return fmt.Errorf("stop-on-error-rate needs a collection interval: set status.interval")
+	case c.JudgeErrors && !(c.MaxErrorRate >= 0 && c.MaxErrorRate <= 1):
+		return fmt.Errorf("max-error-rate=%g: want a fraction between 0 (no failure allowed) and 1 (any)", c.MaxErrorRate)
+	case c.StopGrace < 0:
+		return fmt.Errorf("stop grace %s: want >= 0", c.StopGrace)
 	case c.BatchSize < 0:
 		return fmt.Errorf("batchsize=%d: want >= 0", c.BatchSize)
 	case c.InsertRetryLimit < 0:
@@ -143,7 +175,7 @@ func (c *Config) validateStages() error {
 			return fmt.Errorf("stage %d: duration %s: want a positive duration", i+1, st.Duration)
 		case st.Threads < 1:
 			return fmt.Errorf("stage %d: threads %d: want at least 1", i+1, st.Threads)
-		case st.Target < 0:
+		case !(st.Target >= 0) || math.IsInf(st.Target, 1):
 			return fmt.Errorf("stage %d: target %g: want a rate >= 0 operations per second (0 = unthrottled)", i+1, st.Target)
 		}
 		most = max(most, st.Threads)
@@ -171,7 +203,10 @@ func (c *Config) applyDefaults() {
 		c.MaxExecutionTime = c.WarmupTime + c.stagesLength()
 	}
 	if c.Clock == nil {
-		c.Clock = clock.Real{}
+		c.Clock = clock.NewReal()
+	}
+	if c.StopGrace == 0 {
+		c.StopGrace = DefaultStopGrace
 	}
 	if c.LateThreshold == 0 {
 		c.LateThreshold = DefaultLateThreshold

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -46,6 +47,10 @@ type Interval struct {
 	// Stage is the index of the schedule's stage the interval belongs to
 	// (by its midpoint), or -1 for a run without stages.
 	Stage int
+	// Planned marks, by series index, the operation types the run
+	// issues: an interval in which none of them completed is still one
+	// of the run's seconds.
+	Planned []bool
 }
 
 // Observer receives every interval from the collecting goroutine. It must
@@ -80,6 +85,12 @@ type Result struct {
 // Run executes the phase against db with the given workload. Measurements
 // taken before an interruption are returned with the error-free result;
 // an error means the run could not start or a session failed to open.
+//
+// Cancelling ctx stops the run: no operation starts after that, the ones
+// in flight get Config.StopGrace to finish, and those cut short after it
+// count as aborted, neither successes nor errors. The drivers' calls get
+// a context of the run's own, cancelled only then, so that an interrupt
+// does not turn the operations in flight into failures.
 func Run(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, observers ...Observer) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -89,8 +100,28 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, o
 	if err != nil {
 		return nil, err
 	}
-	defer s.closeSessions()
+	defer s.release()
 	return s.execute(ctx), nil
+}
+
+// Failure says why the run failed under its error policy: it stopped
+// because one interval was mostly failures, more than MaxErrorRate of
+// its completed operations failed, or none completed. It is "" for a run
+// that passed, an interrupted one, and one that is not judged.
+func (r *Result) Failure() string {
+	m := r.Measured
+	switch {
+	case r.ErrorStopped:
+		return "stopped early: " + r.StopReason
+	case !r.Config.JudgeErrors || r.Interrupted:
+		return ""
+	case m.Operations == 0:
+		return fmt.Sprintf("no operation completed in %s", m.Duration.Round(time.Millisecond))
+	case float64(m.Errors) > r.Config.MaxErrorRate*float64(m.Operations):
+		return fmt.Sprintf("%d of %d operations failed (%.2f%%), above max-error-rate=%g",
+			m.Errors, m.Operations, 100*float64(m.Errors)/float64(m.Operations), r.Config.MaxErrorRate)
+	}
+	return ""
 }
 
 // run is the shared state of one execution.
@@ -99,10 +130,23 @@ type run struct {
 	wl        *workload.Workload
 	observers []Observer
 	series    []string
+	planned   []bool
 	sessions  []driver.Session
 	workers   []*workload.Worker
-	warmRec   *measure.Recorder
-	mainRec   *measure.Recorder
+	timers    []clock.Timer
+	// exited marks the workers that returned; the others were left
+	// behind in a driver call that ignored its cancelled context, and
+	// their sessions are not closed under them.
+	exited []atomic.Bool
+	// inFlight is, per worker, 1 + the series of the operation its
+	// driver is running, 0 between operations.
+	inFlight []atomic.Int32
+	warmRec  *measure.Recorder
+	mainRec  *measure.Recorder
+	// opsCtx is the drivers' context: cancelled StopGrace after the
+	// stop, so that what it cuts short can be told from real failures.
+	opsCtx    context.Context
+	cancelOps context.CancelFunc
 
 	startMono int64
 	startWall time.Time
@@ -125,6 +169,8 @@ type run struct {
 
 func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, obs []Observer) (*run, error) {
 	s := &run{cfg: cfg, wl: wl, observers: obs, series: Series(), done: make(chan struct{})}
+	s.planned = plannedSeries(cfg.Phase, wl.Config())
+	s.opsCtx, s.cancelOps = context.WithCancel(context.WithoutCancel(ctx))
 	intended := cfg.Paced()
 	var err error
 	if s.mainRec, err = measure.NewRecorder(measure.Options{Series: s.series, Workers: cfg.Threads, Intended: intended}); err != nil {
@@ -135,15 +181,25 @@ func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB
 			return nil, err
 		}
 	}
+	s.exited = make([]atomic.Bool, cfg.Threads)
+	s.inFlight = make([]atomic.Int32, cfg.Threads)
 	for i := 0; i < cfg.Threads; i++ {
 		wk, err := wl.NewWorker(i, cfg.Seed)
 		if err != nil {
-			s.closeSessions()
+			s.release()
 			return nil, err
 		}
+		// Paced workers need their wake-ups on time: a late one is
+		// reported as the database's response time.
+		tm, err := cfg.Clock.NewTimer(intended)
+		if err != nil {
+			s.release()
+			return nil, fmt.Errorf("worker %d: %w", i, err)
+		}
+		s.timers = append(s.timers, tm)
 		sess, err := db.Session(ctx, i)
 		if err != nil {
-			s.closeSessions()
+			s.release()
 			return nil, fmt.Errorf("open session for worker %d: %w", i, err)
 		}
 		s.workers = append(s.workers, wk)
@@ -152,12 +208,27 @@ func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB
 	return s, nil
 }
 
-func (s *run) closeSessions() {
-	for _, sess := range s.sessions {
+// release closes the sessions and timers of the workers that returned
+// (all of them, unless some were left behind) and the drivers' context.
+func (s *run) release() {
+	for i, sess := range s.sessions {
+		if s.started() && !s.exited[i].Load() {
+			continue
+		}
 		_ = sess.Close() // nothing useful to do with a close error at the end of a run
 	}
-	s.sessions = nil
+	for i, tm := range s.timers {
+		if s.started() && i < len(s.exited) && !s.exited[i].Load() {
+			continue
+		}
+		_ = tm.Close() // a timer's close only releases its descriptor
+	}
+	s.sessions, s.timers = nil, nil
+	s.cancelOps()
 }
+
+// started says whether the workers were started.
+func (s *run) started() bool { return !s.startWall.IsZero() }
 
 // halt stops every worker; the first reason given is kept.
 func (s *run) halt(reason string) {
@@ -165,6 +236,9 @@ func (s *run) halt(reason string) {
 		s.stopReason.Store(reason)
 		s.stop.Store(true)
 		close(s.done)
+		for _, tm := range s.timers {
+			tm.Stop()
+		}
 	})
 }
 
@@ -207,15 +281,59 @@ func (s *run) execute(ctx context.Context) *Result {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			s.worker(ctx, i)
+			s.worker(i)
+			s.exited[i].Store(true)
 		}(i)
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-s.done:
+		s.drain(finished)
+	}
 	endMono := clk.Now()
 	s.halt(s.naturalStopReason())
 	cwg.Wait()
 	col.collect(endMono, true)
+	s.countLeftBehind(col)
 	return s.result(col, endMono)
+}
+
+// drain waits, after the stop, for the operations in flight: StopGrace
+// for them to finish, then, with their context cancelled, stopAbandon for
+// their drivers to return. Abort cuts both waits short.
+func (s *run) drain(finished <-chan struct{}) {
+	grace := time.NewTimer(s.cfg.StopGrace)
+	defer grace.Stop()
+	select {
+	case <-finished:
+		return
+	case <-grace.C:
+	case <-s.cfg.Abort:
+	}
+	s.cancelOps()
+	abandon := time.NewTimer(stopAbandon)
+	defer abandon.Stop()
+	select {
+	case <-finished:
+	case <-abandon.C:
+	case <-s.cfg.Abort:
+	}
+}
+
+// countLeftBehind counts as aborted the operation each worker left
+// behind is still in: the worker's own record of it, should its driver
+// ever return, comes after the final collection and is lost.
+func (s *run) countLeftBehind(col *collector) {
+	for i := range s.workers {
+		if s.exited[i].Load() {
+			continue
+		}
+		if series := s.inFlight[i].Load() - 1; series >= 0 {
+			col.mainCum[series].Aborted++
+		}
+	}
 }
 
 func (s *run) naturalStopReason() string {
@@ -249,6 +367,28 @@ func (s *run) result(col *collector, endMono int64) *Result {
 	}
 	r.Measured = measure.NewPhase(s.wallAt(ms), time.Duration(endMono-ms), col.mainCum)
 	return r
+}
+
+// plannedSeries marks the series a phase issues operations of.
+func plannedSeries(phase Phase, wc workload.Config) []bool {
+	out := make([]bool, len(Series()))
+	switch phase {
+	case Load:
+		out[workload.Insert] = true
+	case Verify:
+		out[workload.Read] = true
+	default:
+		for kind, p := range map[workload.OpKind]float64{
+			workload.Read: wc.ReadProportion, workload.Update: wc.UpdateProportion, workload.Insert: wc.InsertProportion,
+			workload.Scan: wc.ScanProportion, workload.Delete: wc.DeleteProportion, workload.ReadModifyWrite: wc.ReadModifyWriteProportion,
+		} {
+			out[kind] = out[kind] || p > 0
+		}
+		if wc.ReadModifyWriteProportion > 0 {
+			out[workload.Read], out[workload.Update] = true, true
+		}
+	}
+	return out
 }
 
 // Paced says whether the run, or a stage of its schedule, has a target

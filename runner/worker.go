@@ -1,10 +1,10 @@
 package runner
 
 import (
-	"context"
 	"math/rand/v2"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/workload"
@@ -16,6 +16,7 @@ type workerState struct {
 	id      int
 	sess    driver.Session
 	wk      *workload.Worker
+	timer   clock.Timer
 	main    measure.Handle
 	warm    measure.Handle
 	integ   bool
@@ -26,6 +27,20 @@ type workerState struct {
 	// retryRand jitters insert retry waits, as YCSB does, so retrying
 	// workers do not hit the database in lockstep.
 	retryRand *rand.Rand
+}
+
+// schedule is one worker's pacing: the interval between its requests
+// (0: as fast as it can) and the next one's intended time, and under a
+// schedule of stages the stage it paces for.
+type schedule struct {
+	interval, next float64
+	// stage is the stage the pacing is for, -1 when none (yet).
+	stage int
+	// carry is the new stage's schedule, waiting while this worker sends
+	// the requests the last stage made due before the boundary: they
+	// keep their intended times, so a spike's backlog is measured where
+	// it is worked off instead of vanishing at the boundary.
+	carry *stageSchedule
 }
 
 // quota returns how many measured operations worker id performs: YCSB
@@ -41,9 +56,9 @@ func quota(total int64, threads, id int) int64 {
 	return q
 }
 
-func (s *run) worker(ctx context.Context, id int) {
+func (s *run) worker(id int) {
 	w := &workerState{
-		s: s, id: id, sess: s.sessions[id], wk: s.workers[id],
+		s: s, id: id, sess: s.sessions[id], wk: s.workers[id], timer: s.timers[id],
 		main:      s.mainRec.Handle(id),
 		integ:     s.wl.Config().DataIntegrity,
 		retryRand: rand.New(rand.NewPCG(s.cfg.Seed, uint64(id)+1<<32)),
@@ -53,7 +68,7 @@ func (s *run) worker(ctx context.Context, id int) {
 	}
 	if bi, ok := w.sess.(driver.BatchInserter); ok && s.cfg.Phase == Load && s.cfg.BatchSize > 1 {
 		w.batch = newBatch(bi, s.cfg.BatchSize)
-		defer w.flushBatch(ctx, w.main)
+		defer w.flushBatch(w.main)
 	}
 	clk := s.cfg.Clock
 	// limit < 0: no operation bound. A worker whose share of a small
@@ -64,74 +79,21 @@ func (s *run) worker(ctx context.Context, id int) {
 			return
 		}
 	}
-	var interval, next float64
+	sc := schedule{stage: -1}
 	if s.cfg.Target > 0 {
 		// Each worker takes an equal share of the rate; their schedules are
 		// staggered so that the aggregate arrivals are evenly spaced.
-		interval = float64(s.cfg.Threads) * 1e9 / s.cfg.Target
-		next = float64(s.startMono) + float64(id)*interval/float64(s.cfg.Threads)
+		sc.interval = float64(s.cfg.Threads) * 1e9 / s.cfg.Target
+		sc.next = float64(s.startMono) + float64(id)*sc.interval/float64(s.cfg.Threads)
 	}
 	var measured int64
-	stage := -1
-	// carry is the new stage's schedule, waiting while this worker sends
-	// the requests the last stage made due before the boundary: they
-	// keep their intended times, so a spike's backlog is measured where
-	// it is worked off instead of vanishing at the boundary.
-	var carry *stageSchedule
+	// free is when this worker finished its last operation: a paced
+	// operation due before then waited for the worker, not for the
+	// harness.
+	var free int64
 	for !s.stop.Load() {
-		if len(s.stageStarts) > 0 {
-			now := clk.Now()
-			i := s.stageAt(now)
-			st := s.cfg.Stages[i]
-			behind := stage >= 0 && stage != i && interval > 0 && next < float64(s.stageStarts[i])
-			if id >= st.Threads && !behind {
-				// Not needed in this stage: park until it ends, and lose
-				// the schedule, so that coming back is not a backlog. A
-				// worker still behind the last stage's schedule first
-				// sends what that stage made due (below), then parks.
-				stage, carry = -1, nil
-				if clk.SleepUntil(s.stageEnd(i), s.done) {
-					return
-				}
-				if s.deadline > 0 && clk.Now() >= s.deadline {
-					s.halt("schedule completed")
-					return
-				}
-				continue
-			}
-			if i != stage && !(id >= st.Threads) {
-				// A new stage paces from its own start (or from now, for
-				// a worker that just woke): a slower rate has no idle gap
-				// counted as latency. A worker still behind the last
-				// stage's schedule first sends what was due before the
-				// boundary, at the old pace and intended times.
-				sched := stageSchedule{}
-				if st.Target > 0 {
-					// The first stage paces the warm-up too: it leads
-					// into the schedule rather than idling before it.
-					from := s.stageStarts[i]
-					if i == 0 {
-						from = s.startMono
-					}
-					sched.interval = float64(st.Threads) * 1e9 / st.Target
-					sched.next = float64(max(now, from)) + float64(id)*sched.interval/float64(st.Threads)
-				}
-				if stage >= 0 && interval > 0 && next < float64(s.stageStarts[i]) {
-					// The new stage's arrivals begin at the boundary all
-					// the same.
-					sched.after = float64(s.stageStarts[i])
-					if sched.interval > 0 {
-						sched.next = sched.after + float64(id)*sched.interval/float64(st.Threads)
-					}
-					carry = &sched
-				} else {
-					interval, next, carry = sched.interval, sched.next, nil
-				}
-				stage = i
-			}
-			if carry != nil && next >= carry.after {
-				interval, next, carry = carry.interval, carry.next, nil
-			}
+		if len(s.stageStarts) > 0 && !w.followStages(&sc) {
+			return
 		}
 		var op *workload.Operation
 		if s.cfg.Phase != Transactions {
@@ -142,13 +104,19 @@ func (s *run) worker(ctx context.Context, id int) {
 			op = w.wk.NextTransaction()
 		}
 		var intended int64
-		if interval > 0 {
-			intended = int64(next)
-			next += interval
-			if clk.Now() < intended && clk.SleepUntil(intended, s.done) {
+		if sc.interval > 0 {
+			intended = int64(sc.next)
+			sc.next += sc.interval
+			if clk.Now() < intended && w.timer.SleepUntil(intended) {
 				w.wk.Done(op)
 				return
 			}
+		}
+		// No operation starts after the stop, also when it came during
+		// the wait.
+		if s.stop.Load() {
+			w.wk.Done(op)
+			return
 		}
 		start := clk.Now()
 		if s.deadline > 0 && start >= s.deadline {
@@ -156,15 +124,20 @@ func (s *run) worker(ctx context.Context, id int) {
 			s.halt("maxexecutiontime reached")
 			return
 		}
-		if intended == 0 {
-			intended = start
-		}
 		warm := s.inWarmup(start)
 		h := w.main
 		if warm {
 			h = w.warm
 		}
-		w.exec(ctx, op, h, intended, start)
+		if intended == 0 {
+			intended = start
+		} else {
+			h.Pace(int(op.Kind), start-max(intended, free))
+		}
+		w.exec(op, h, intended, start)
+		if sc.interval > 0 {
+			free = clk.Now()
+		}
 		if warm {
 			s.warmOps.Add(1)
 			continue
@@ -176,9 +149,88 @@ func (s *run) worker(ctx context.Context, id int) {
 	}
 }
 
-// record measures one finished call.
+// followStages brings the worker's schedule to the stage running now,
+// parking the worker through the stages that do not need it. It returns
+// false when the run is over.
+func (w *workerState) followStages(sc *schedule) bool {
+	s, id, clk := w.s, w.id, w.s.cfg.Clock
+	for {
+		now := clk.Now()
+		i := s.stageAt(now)
+		st := s.cfg.Stages[i]
+		behind := sc.stage >= 0 && sc.stage != i && sc.interval > 0 && sc.next < float64(s.stageStarts[i])
+		if id >= st.Threads && !behind {
+			// Not needed in this stage: park until it ends, and lose
+			// the schedule, so that coming back is not a backlog. A
+			// worker still behind the last stage's schedule first sends
+			// what that stage made due (below), then parks.
+			sc.stage, sc.carry = -1, nil
+			if w.timer.SleepUntil(s.stageEnd(i)) {
+				return false
+			}
+			if s.deadline > 0 && clk.Now() >= s.deadline {
+				s.halt("schedule completed")
+				return false
+			}
+			continue
+		}
+		if i != sc.stage && id < st.Threads {
+			w.enterStage(sc, i, now)
+		}
+		if sc.carry != nil && sc.next >= sc.carry.after {
+			sc.interval, sc.next, sc.carry = sc.carry.interval, sc.carry.next, nil
+		}
+		return true
+	}
+}
+
+// enterStage paces a new stage from its own start (or from now, for a
+// worker that just woke): a slower rate has no idle gap counted as
+// latency. A worker still behind the last stage's schedule first sends
+// what was due before the boundary, at the old pace and intended times.
+func (w *workerState) enterStage(sc *schedule, i int, now int64) {
+	s, id := w.s, w.id
+	st := s.cfg.Stages[i]
+	next := stageSchedule{}
+	if st.Target > 0 {
+		// The first stage paces the warm-up too: it leads into the
+		// schedule rather than idling before it.
+		from := s.stageStarts[i]
+		if i == 0 {
+			from = s.startMono
+		}
+		next.interval = float64(st.Threads) * 1e9 / st.Target
+		next.next = float64(max(now, from)) + float64(id)*next.interval/float64(st.Threads)
+	}
+	if sc.stage >= 0 && sc.interval > 0 && sc.next < float64(s.stageStarts[i]) {
+		// The new stage's arrivals begin at the boundary all the same.
+		next.after = float64(s.stageStarts[i])
+		if next.interval > 0 {
+			next.next = next.after + float64(id)*next.interval/float64(st.Threads)
+		}
+		sc.carry = &next
+	} else {
+		sc.interval, sc.next, sc.carry = next.interval, next.next, nil
+	}
+	sc.stage = i
+}
+
+// begin marks the worker as waiting on its driver for an operation of
+// the series (for a composite one, the whole's series); end clears it.
+func (w *workerState) begin(series int) { w.s.inFlight[w.id].Store(int32(series) + 1) }
+func (w *workerState) end()             { w.s.inFlight[w.id].Store(0) }
+
+// record measures one finished call. A call that failed after the run's
+// stop cancelled it was cut short by the run, not by the database: it
+// counts as aborted, once for a composite operation.
 func (w *workerState) record(h measure.Handle, series int, err error, intended, start, end int64, f measure.Flags) {
 	response := end - intended
+	if err != nil && w.s.opsCtx.Err() != nil {
+		if f&measure.Sub == 0 {
+			h.RecordAborted(series)
+		}
+		return
+	}
 	if err != nil {
 		h.RecordError(series, string(driver.Classify(err)), response, f)
 		return
@@ -189,47 +241,58 @@ func (w *workerState) record(h measure.Handle, series int, err error, intended, 
 	h.Record(series, end-start, response, f)
 }
 
-func (w *workerState) exec(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
-	clk := w.s.cfg.Clock
+func (w *workerState) exec(op *workload.Operation, h measure.Handle, intended, start int64) {
+	ctx, clk := w.s.opsCtx, w.s.cfg.Clock
 	var err error
 	switch {
 	case w.s.cfg.Phase == Verify:
-		w.verifyRecord(ctx, op, h, intended, start)
+		w.verifyRecord(op, h, intended, start)
 		return
 	case w.batch != nil:
-		w.addToBatch(ctx, op, h)
+		w.addToBatch(op, h)
 		return
 	}
+	series := int(op.Kind)
 	switch op.Kind {
 	case workload.Read:
+		w.begin(series)
 		w.readBuf, err = w.sess.Read(ctx, op.Table, op.Key, op.Fields, w.readBuf)
+		w.end()
 		end := clk.Now()
-		w.record(h, int(workload.Read), err, intended, start, end, 0)
+		w.record(h, series, err, intended, start, end, 0)
 		if err == nil && w.integ {
 			w.verify(h, op.Key, w.readBuf, end)
 		}
 	case workload.Update:
+		w.begin(series)
 		err = w.sess.Update(ctx, op.Table, op.Key, op.Values)
-		w.record(h, int(workload.Update), err, intended, start, clk.Now(), 0)
+		w.end()
+		w.record(h, series, err, intended, start, clk.Now(), 0)
 	case workload.Insert:
-		w.insert(ctx, op, h, intended, start)
+		w.insert(op, h, intended, start)
 	case workload.Scan:
+		w.begin(series)
 		w.scanBuf, err = w.sess.Scan(ctx, op.Table, op.Key, op.ScanCount, op.Fields, w.scanBuf)
-		w.record(h, int(workload.Scan), err, intended, start, clk.Now(), 0)
+		w.end()
+		w.record(h, series, err, intended, start, clk.Now(), 0)
 	case workload.Delete:
+		w.begin(series)
 		err = w.sess.Delete(ctx, op.Table, op.Key)
-		w.record(h, int(workload.Delete), err, intended, start, clk.Now(), 0)
+		w.end()
+		w.record(h, series, err, intended, start, clk.Now(), 0)
 	case workload.ReadModifyWrite:
-		w.readModifyWrite(ctx, op, h, intended, start)
+		w.readModifyWrite(op, h, intended, start)
 	}
 }
 
 // readModifyWrite reads then updates one record. As in YCSB the READ and
 // UPDATE are also recorded on their own; the READ's response time runs
 // from the intended start, the UPDATE's from the end of the read.
-func (w *workerState) readModifyWrite(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
-	clk := w.s.cfg.Clock
+func (w *workerState) readModifyWrite(op *workload.Operation, h measure.Handle, intended, start int64) {
+	ctx, clk := w.s.opsCtx, w.s.cfg.Clock
 	var err error
+	w.begin(int(workload.ReadModifyWrite))
+	defer w.end()
 	w.readBuf, err = w.sess.Read(ctx, op.Table, op.Key, op.Fields, w.readBuf)
 	readEnd := clk.Now()
 	w.record(h, int(workload.Read), err, intended, start, readEnd, measure.Sub)
@@ -246,12 +309,14 @@ func (w *workerState) readModifyWrite(ctx context.Context, op *workload.Operatio
 
 // insert performs an insert, retrying a failed load insert up to the
 // configured limit. Every attempt is measured.
-func (w *workerState) insert(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
-	clk := w.s.cfg.Clock
+func (w *workerState) insert(op *workload.Operation, h measure.Handle, intended, start int64) {
+	ctx, clk := w.s.opsCtx, w.s.cfg.Clock
 	defer w.wk.Done(op)
 	var f measure.Flags
 	for attempt := 0; ; attempt++ {
+		w.begin(int(workload.Insert))
 		err := w.sess.Insert(ctx, op.Table, op.Key, op.Values)
+		w.end()
 		w.record(h, int(workload.Insert), err, intended, start, clk.Now(), f)
 		// Retries are measured but the insert counts once.
 		f = measure.Sub
@@ -259,7 +324,7 @@ func (w *workerState) insert(ctx context.Context, op *workload.Operation, h meas
 			return
 		}
 		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
-		if clk.SleepUntil(clk.Now()+int64(wait), w.s.done) {
+		if w.timer.SleepUntil(clk.Now() + int64(wait)) {
 			return
 		}
 		start = clk.Now()
@@ -284,10 +349,12 @@ func (w *workerState) verify(h measure.Handle, key string, rec record.Record, st
 // values differ from what the load wrote is a VERIFY UNEXPECTED_STATE.
 // Without dataintegrity the values are random, so only the fields' presence
 // and, for constant field lengths, their lengths can be checked.
-func (w *workerState) verifyRecord(ctx context.Context, op *workload.Operation, h measure.Handle, intended, start int64) {
+func (w *workerState) verifyRecord(op *workload.Operation, h measure.Handle, intended, start int64) {
 	defer w.wk.Done(op)
 	var err error
-	w.readBuf, err = w.sess.Read(ctx, op.Table, op.Key, nil, w.readBuf)
+	w.begin(int(workload.Read))
+	w.readBuf, err = w.sess.Read(w.s.opsCtx, op.Table, op.Key, nil, w.readBuf)
+	w.end()
 	end := w.s.cfg.Clock.Now()
 	w.record(h, int(workload.Read), err, intended, start, end, 0)
 	if err != nil {

@@ -9,23 +9,39 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/record"
 )
 
-// DB is the basic driver. It is stateless.
+// DB is the basic driver.
 type DB struct {
 	delay time.Duration
+	clk   *clock.Real
+}
+
+// Session is one worker's handle. With a delay it sleeps on a precise
+// timer of its own: a database's answer wakes its client through the
+// network poller within microseconds, and a delay that came a
+// millisecond late (as Go's timers do) would not stand in for a
+// sub-millisecond database.
+type Session struct {
+	db    *DB
+	timer clock.Timer
+	// watched is the context whose cancellation stops timer; drivers get
+	// one context per run, so it is registered once, not per operation.
+	watched context.Context
+	unwatch func() bool
 }
 
 var (
 	_ driver.DB      = (*DB)(nil)
-	_ driver.Session = (*DB)(nil)
+	_ driver.Session = (*Session)(nil)
 )
 
 // Open reads basic.delay (a Go duration such as "1ms"; default 0): the time
 // every operation sleeps, to stand in for a database in harness tests.
 func Open(_ context.Context, p driver.Params) (driver.DB, error) {
-	d := &DB{}
+	d := &DB{clk: clock.NewReal()}
 	if v, ok := p.Props["basic.delay"]; ok {
 		delay, err := time.ParseDuration(v)
 		if err != nil || delay < 0 {
@@ -36,41 +52,78 @@ func Open(_ context.Context, p driver.Params) (driver.DB, error) {
 	return d, nil
 }
 
-// Session implements driver.DB; every worker shares the stateless DB.
-func (d *DB) Session(context.Context, int) (driver.Session, error) { return d, nil }
+// Session implements driver.DB.
+func (d *DB) Session(context.Context, int) (driver.Session, error) {
+	return &Session{db: d}, nil
+}
 
-// Close implements driver.DB and driver.Session.
+// Close implements driver.DB.
 func (d *DB) Close() error { return nil }
 
-func (d *DB) wait(ctx context.Context) error {
-	if d.delay == 0 {
-		return nil
+// Close implements driver.Session.
+func (s *Session) Close() error {
+	if s.unwatch != nil {
+		s.unwatch()
 	}
-	t := time.NewTimer(d.delay)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if s.timer != nil {
+		return s.timer.Close()
+	}
+	return nil
+}
+
+// wait sleeps for the delay, or until ctx is cancelled.
+func (s *Session) wait(ctx context.Context) error {
+	if s.db.delay == 0 {
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ctx != s.watched {
+		if err := s.watch(ctx); err != nil {
+			return err
+		}
+	}
+	clk := s.db.clk
+	if s.timer.SleepUntil(clk.Now() + int64(s.db.delay)) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// watch makes ctx's cancellation end the session's sleeps, on a new
+// timer: a stopped timer stays stopped.
+func (s *Session) watch(ctx context.Context) error {
+	if s.unwatch != nil {
+		s.unwatch()
+	}
+	if s.timer != nil {
+		_ = s.timer.Close() // replaced; it was only a descriptor
+	}
+	tm, err := s.db.clk.NewTimer(true)
+	if err != nil {
+		return fmt.Errorf("basic: %w", err)
+	}
+	s.timer, s.watched = tm, ctx
+	s.unwatch = context.AfterFunc(ctx, tm.Stop)
+	return nil
 }
 
 // Read implements driver.Session; it returns no fields.
-func (d *DB) Read(ctx context.Context, _, _ string, _ []string, dst record.Record) (record.Record, error) {
-	return dst[:0], d.wait(ctx)
+func (s *Session) Read(ctx context.Context, _, _ string, _ []string, dst record.Record) (record.Record, error) {
+	return dst[:0], s.wait(ctx)
 }
 
 // Scan implements driver.Session; it returns no records.
-func (d *DB) Scan(ctx context.Context, _, _ string, _ int, _ []string, dst []record.Record) ([]record.Record, error) {
-	return dst[:0], d.wait(ctx)
+func (s *Session) Scan(ctx context.Context, _, _ string, _ int, _ []string, dst []record.Record) ([]record.Record, error) {
+	return dst[:0], s.wait(ctx)
 }
 
 // Update implements driver.Session.
-func (d *DB) Update(ctx context.Context, _, _ string, _ record.Record) error { return d.wait(ctx) }
+func (s *Session) Update(ctx context.Context, _, _ string, _ record.Record) error { return s.wait(ctx) }
 
 // Insert implements driver.Session.
-func (d *DB) Insert(ctx context.Context, _, _ string, _ record.Record) error { return d.wait(ctx) }
+func (s *Session) Insert(ctx context.Context, _, _ string, _ record.Record) error { return s.wait(ctx) }
 
 // Delete implements driver.Session.
-func (d *DB) Delete(ctx context.Context, _, _ string) error { return d.wait(ctx) }
+func (s *Session) Delete(ctx context.Context, _, _ string) error { return s.wait(ctx) }

@@ -1,6 +1,9 @@
 package clock
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Virtual is a clock that only moves when told to. Sleeping advances it to
 // the wake-up time at once, so a single-goroutine run over a virtual clock is
@@ -29,17 +32,30 @@ func (v *Virtual) Advance(d int64) {
 	v.mu.Unlock()
 }
 
-// SleepUntil implements Clock by jumping to t.
-func (v *Virtual) SleepUntil(t int64, done <-chan struct{}) bool {
-	select {
-	case <-done:
+// NewTimer implements Clock; precise and coarse timers are alike.
+func (v *Virtual) NewTimer(bool) (Timer, error) { return &virtualTimer{v: v}, nil }
+
+// virtualTimer sleeps by moving its clock.
+type virtualTimer struct {
+	v       *Virtual
+	stopped atomic.Bool
+}
+
+// SleepUntil implements Timer by jumping to t.
+func (t *virtualTimer) SleepUntil(at int64) bool {
+	if t.stopped.Load() {
 		return true
-	default:
 	}
-	v.mu.Lock()
-	if t > v.now {
-		v.now = t
+	t.v.mu.Lock()
+	if at > t.v.now {
+		t.v.now = at
 	}
-	v.mu.Unlock()
+	t.v.mu.Unlock()
 	return false
 }
+
+// Stop implements Timer.
+func (t *virtualTimer) Stop() { t.stopped.Store(true) }
+
+// Close implements Timer.
+func (t *virtualTimer) Close() error { return nil }

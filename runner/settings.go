@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// Error policy defaults: a run is judged failed when more than 1% of its
+// operations failed, and stops as soon as one second is mostly failures,
+// keeping what it measured: a database that died is not benchmarked for
+// the rest of the run, and its failures are not reported as throughput.
+const (
+	DefaultMaxErrorRate    = 0.01
+	DefaultStopOnErrorRate = 0.5
+)
+
+// ParseConfig reads a run's settings from YCSB-style properties: the
+// one place that turns properties into a Config, for `ycsb` commands,
+// experiments and loaders alike. Settings an experiment owns
+// (threadcount, target, operationcount, maxexecutiontime, warmup.time,
+// stages, batchsize) take their properties' values here and are then
+// set from the experiment file by the caller. Errors name the property
+// and where it was set.
+func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, error) {
+	c := Config{Phase: phase, Interval: time.Second, InsertRetryLimit: wcfg.InsertionRetryLimit,
+		InsertRetryInterval: wcfg.InsertionRetryInterval, JudgeErrors: true}
+	var err error
+	if c.Threads, err = p.Int("threadcount", 1); err != nil {
+		return c, err
+	}
+	if c.Target, err = p.Float("target", 0); err != nil {
+		return c, err
+	}
+	if phase == Transactions {
+		c.OperationCount = wcfg.OperationCount
+		if v, src, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
+			if c.Stages, err = ParseStages(v); err != nil {
+				return c, fmt.Errorf("%s: property stages: %w", src, err)
+			}
+			// The workers are made for the largest stage.
+			c.Threads = 0
+			for _, st := range c.Stages {
+				c.Threads = max(c.Threads, st.Threads)
+			}
+		}
+	}
+	durations := []struct {
+		key string
+		dst *time.Duration
+	}{
+		{"maxexecutiontime", &c.MaxExecutionTime},
+		{"warmup.time", &c.WarmupTime},
+		{"late.threshold", &c.LateThreshold},
+		{"stop.grace", &c.StopGrace},
+	}
+	for _, d := range durations {
+		if *d.dst, err = p.Duration(d.key, *d.dst); err != nil {
+			return c, err
+		}
+	}
+	if c.WarmupOperations, err = p.Int64("warmup.operations", 0); err != nil {
+		return c, err
+	}
+	if c.StopOnErrorRate, err = p.Float("stop-on-error-rate", DefaultStopOnErrorRate); err != nil {
+		return c, err
+	}
+	if c.MaxErrorRate, err = p.Float("max-error-rate", DefaultMaxErrorRate); err != nil {
+		return c, err
+	}
+	if c.BatchSize, err = p.Int("batchsize", 1); err != nil {
+		return c, err
+	}
+	return c, nil
+}
