@@ -64,6 +64,40 @@ type Deployment interface {
 	Down(ctx context.Context) error
 }
 
+// Teardown is implemented by deployments that say how long their Down may
+// take and what stays behind when it is cut short: the experiment gives
+// Down that long (a second Ctrl-C cuts it at once) and then tells the user
+// what to remove by hand.
+type Teardown interface {
+	// DownTimeout bounds Down: seconds for local processes, minutes for
+	// a cloud's destroy.
+	DownTimeout() time.Duration
+	// LeftBehind says what a Down that did not finish may have left
+	// (processes, directories, a Compose project, cloud resources) and
+	// how to remove it.
+	LeftBehind() string
+}
+
+// DefaultDownTimeout bounds the Down of a deployment that does not
+// implement Teardown.
+const DefaultDownTimeout = 2 * time.Minute
+
+// DownTimeout is how long d's Down may take.
+func DownTimeout(d Deployment) time.Duration {
+	if t, ok := d.(Teardown); ok {
+		return t.DownTimeout()
+	}
+	return DefaultDownTimeout
+}
+
+// LeftBehind says what d may have left when its Down did not finish.
+func LeftBehind(d Deployment) string {
+	if t, ok := d.(Teardown); ok {
+		return t.LeftBehind()
+	}
+	return "whatever the provider had started"
+}
+
 // LoadMachines is implemented by deployments that bring load machines
 // of their own, such as Terraform's loader VMs beside the databases: the
 // experiment runs its loaders there rather than on the operator's

@@ -10,6 +10,7 @@ package driver
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/dbarena/dbarena/record"
 )
@@ -65,4 +66,24 @@ type Session interface {
 // one round trip; the load phase uses it when batchsize > 1.
 type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error
+}
+
+// CloseWithin closes db, giving up after d: a driver that waits for
+// connections a frozen server holds must not hold the process, which
+// ends the abandoned Close with it. It reports whether Close returned in
+// time; its error is of no use at the end of a run.
+func CloseWithin(db DB, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		_ = db.Close()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -220,6 +220,16 @@ func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 
+// DownTimeout implements deploy.Teardown: Compose stops each container
+// with a 10 s grace, and a database's volume takes a while to remove.
+func (d *deployment) DownTimeout() time.Duration { return 3 * time.Minute }
+
+// LeftBehind implements deploy.Teardown.
+func (d *deployment) LeftBehind() string {
+	return fmt.Sprintf("the Compose project %s and its volumes (remove them with: %s -p %s -f %s down -v), and the directory %s",
+		d.name, strings.Join(d.base, " "), d.name, filepath.Join(d.dir, "compose.yml"), d.dir)
+}
+
 // Down implements deploy.Deployment: it removes the containers, and
 // their volumes unless asked to keep them. Safe to call twice.
 func (d *deployment) Down(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/internal/redact"
@@ -61,3 +62,9 @@ func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 func (d *deployment) Down(context.Context) error    { return nil }
+
+// DownTimeout implements deploy.Teardown: nothing to stop.
+func (d *deployment) DownTimeout() time.Duration { return time.Second }
+
+// LeftBehind implements deploy.Teardown.
+func (d *deployment) LeftBehind() string { return "nothing: the endpoint was running before" }

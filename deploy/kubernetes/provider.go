@@ -265,6 +265,19 @@ func (d *deployment) Hosts() []deploy.Host          { return nil }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 
+// DownTimeout implements deploy.Teardown: the namespace is deleted
+// without waiting for it.
+func (d *deployment) DownTimeout() time.Duration { return time.Minute }
+
+// LeftBehind implements deploy.Teardown.
+func (d *deployment) LeftBehind() string {
+	ctx := ""
+	if d.ctx != "" {
+		ctx = " --context " + d.ctx
+	}
+	return fmt.Sprintf("the namespace %s and everything in it (remove it with: %s%s delete namespace %s)", d.ns, d.kc, ctx, d.ns)
+}
+
 // Down implements deploy.Deployment: stop forwarding and delete the
 // namespace with everything in it. Safe to call twice.
 func (d *deployment) Down(ctx context.Context) error {

@@ -159,7 +159,7 @@ func (d *deployment) Down(ctx context.Context) error {
 		var errs []error
 		for i := len(d.procs) - 1; i >= 0; i-- {
 			n := d.procs[i]
-			errs = append(errs, n.stop(n.sig, n.grace))
+			errs = append(errs, n.stop(ctx, n.sig, n.grace))
 			if n.group != nil {
 				errs = append(errs, n.group.Close())
 			}
@@ -172,6 +172,31 @@ func (d *deployment) Down(ctx context.Context) error {
 		d.downErr = errors.Join(errs...)
 	})
 	return d.downErr
+}
+
+// DownTimeout implements deploy.Teardown: every node's clean-stop grace
+// (a minute for Cassandra and PostgreSQL) plus time to kill and remove.
+func (d *deployment) DownTimeout() time.Duration {
+	var t time.Duration
+	for _, n := range d.procs {
+		t += n.grace
+	}
+	return t + 30*time.Second
+}
+
+// LeftBehind implements deploy.Teardown.
+func (d *deployment) LeftBehind() string {
+	var pids []string
+	for _, n := range d.procs {
+		if !n.exited() {
+			pids = append(pids, fmt.Sprintf("%s (pid %d)", n.name, n.pid()))
+		}
+	}
+	out := "the data directory " + d.dir
+	if len(pids) > 0 {
+		out = "the server processes " + strings.Join(pids, ", ") + " (they die with dbarena) and " + out
+	}
+	return out
 }
 
 // nodeDir makes a directory for one node inside the deployment's.

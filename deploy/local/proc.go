@@ -64,7 +64,7 @@ func (p *proc) exited() bool {
 }
 
 // stop sends sig, waits up to grace, then kills the whole process group.
-func (p *proc) stop(sig syscall.Signal, grace time.Duration) error {
+func (p *proc) stop(ctx context.Context, sig syscall.Signal, grace time.Duration) error {
 	if p.exited() {
 		return nil
 	}
@@ -73,10 +73,17 @@ func (p *proc) stop(sig syscall.Signal, grace time.Duration) error {
 	case <-p.done:
 		return nil
 	case <-time.After(grace):
+	case <-ctx.Done():
+		// Out of time for a clean stop: the data goes with it anyway,
+		// or was asked to be kept as it is.
+		grace = 0
 	}
 	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
 	select {
 	case <-p.done:
+		if grace == 0 {
+			return nil
+		}
 		return fmt.Errorf("%s: did not stop within %s of %s; killed", p.name, grace, sig)
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("%s: pid %d survives SIGKILL", p.name, p.pid())

@@ -531,6 +531,15 @@ func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 
+// DownTimeout implements deploy.Teardown: a cloud's destroy of VMs,
+// disks and networks takes minutes.
+func (d *deployment) DownTimeout() time.Duration { return 20 * time.Minute }
+
+// LeftBehind implements deploy.Teardown.
+func (d *deployment) LeftBehind() string {
+	return fmt.Sprintf("cloud resources that cost money, recorded in %s (destroy them with: dbarena deploy down %s)", d.dir, d.dir)
+}
+
 // Down implements deploy.Deployment: destroy, then remove the state
 // directory, kept when destroy fails so that it can be retried.
 func (d *deployment) Down(ctx context.Context) error {
