@@ -48,6 +48,10 @@ type Options struct {
 	// LoaderBinary is the dbarena program run.loaders starts; empty:
 	// this process's own executable.
 	LoaderBinary string
+	// Abort, closed on a second interrupt, stops at once: the trial
+	// running keeps what it measured without waiting for the operations
+	// in flight (runner.Config.Abort), and teardown does not wait.
+	Abort <-chan struct{}
 	// Secrets learns every credential the run resolves (references,
 	// secret-named properties, connection-string passwords) and the
 	// results directory hides them. The caller should write Stderr and
@@ -222,6 +226,10 @@ func (s *runState) writeManifest() error {
 
 // runTargets deploys the targets one at a time, in file order, so that
 // two databases never compete for the machine, and runs each one's steps.
+// A trial that fails (its error policy, a database that cannot be
+// reached) or a target that cannot be deployed does not stop the others:
+// the failures are returned together at the end. An interruption, or a
+// results file that cannot be written, stops the run.
 func (s *runState) runTargets(ctx context.Context) error {
 	var order []*spec.Target
 	byTarget := map[*spec.Target][]*spec.Step{}
@@ -232,34 +240,53 @@ func (s *runState) runTargets(ctx context.Context) error {
 		}
 		byTarget[st.Target] = append(byTarget[st.Target], st)
 	}
+	var failures []error
 	for _, t := range order {
 		if err := ctx.Err(); err != nil {
-			return err
+			return errors.Join(append(failures, err)...)
 		}
-		if err := s.runTarget(ctx, t, byTarget[t]); err != nil {
-			return err
+		failed, err := s.runTarget(ctx, t, byTarget[t])
+		failures = append(failures, failed...)
+		if err != nil {
+			return errors.Join(append(failures, err)...)
 		}
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%s: %w", plural(len(failures), "failure"), errors.Join(failures...))
 	}
 	return nil
 }
 
-// runTarget brings one target up, runs its steps and always tears it down.
-func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (err error) {
+// plural is "1 failure", "2 failures".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// runTarget brings one target up, runs its steps and always tears it
+// down. failed are the trials that failed and a deployment that did not
+// come up; err is what must stop the whole run.
+func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (failed []error, err error) {
 	prov, err := providers.Lookup(t.Deploy.Provider)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: deploying %s (%s, %s provider)\n", t.Name, t.Database, prov.Name())
 	req, err := request(t, s.opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dep, err := prov.Up(ctx, req)
 	if err != nil {
-		return fmt.Errorf("deploy %s: %w", t.Name, err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("deploy %s: %w", t.Name, err)
+		}
+		err = fmt.Errorf("deploy %s: %w", t.Name, err)
+		s.skipAll(steps, fmt.Sprintf("target %s did not deploy", t.Name))
+		return []error{err}, nil
 	}
-	// A deployment may hand the driver credentials of its own.
-	s.opts.Secrets.AddProps(dep.Properties())
 	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
 		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
@@ -285,39 +312,110 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 		for _, h := range dep.Hosts() {
 			s.coll.Remove(h.Name)
 		}
-		// Teardown must happen even when ctx was cancelled by Ctrl-C.
-		downCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s\n", t.Name)
-		downErr := dep.Down(downCtx)
-		now := time.Now()
-		s.mu.Lock()
-		s.manifest.Targets[ti].Down = &now
-		s.mu.Unlock()
-		if downErr != nil {
-			err = errors.Join(err, fmt.Errorf("tear down %s: %w", t.Name, downErr))
+		if downErr := s.teardown(t.Name, dep, ti); downErr != nil {
+			err = errors.Join(err, downErr)
 		}
 	}()
 	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
 	sw := newSweepTracker(s.plan.Spec.Run)
-	for _, st := range steps {
+	for i, st := range steps {
 		if at, skip := sw.saturated(st); skip {
 			s.skip(st, at)
 			continue
 		}
 		x, err := tr.step(ctx, st)
+		var tf *trialFailure
+		if errors.As(err, &tf) {
+			failed = append(failed, err)
+			s.mu.Lock()
+			s.manifest.FailedSteps++
+			s.mu.Unlock()
+			if st.Kind == spec.Load {
+				// The runs after a load need its data.
+				s.skipAll(steps[i+1:], fmt.Sprintf("the load %s failed", st.ID))
+				return failed, s.writeManifest()
+			}
+			continue
+		}
 		if err != nil {
-			return err
+			return failed, err
 		}
 		sw.record(st, x)
 		s.mu.Lock()
 		s.manifest.CompletedSteps++
 		s.mu.Unlock()
 		if err := s.writeManifest(); err != nil {
-			return err
+			return failed, err
 		}
 	}
-	return nil
+	return failed, nil
+}
+
+// teardown brings a deployment down within its own time limit (seconds
+// for local processes, minutes for a cloud), cut short by a second
+// interrupt, and says what it left behind when it did not finish.
+func (s *runState) teardown(name string, dep deploy.Deployment, ti int) error {
+	limit := deploy.DownTimeout(dep)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	hint := ""
+	if s.opts.Abort != nil {
+		hint = "; Ctrl-C again to stop at once"
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-s.opts.Abort:
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s (up to %s%s)\n", name, limit, hint)
+	done := make(chan error, 1)
+	go func() { done <- dep.Down(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// A provider whose Down ignores its context is not waited for
+		// long: its work goes on, or ends with this process.
+		select {
+		case err = <-done:
+		case <-time.After(downAfterCancel):
+		}
+		err = errors.Join(err, ctx.Err())
+	}
+	now := time.Now()
+	s.mu.Lock()
+	s.manifest.Targets[ti].Down = &now
+	s.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	left := deploy.LeftBehind(dep)
+	fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s did not finish: %v\ndbarena: it may have left behind %s\n", name, err, left)
+	return fmt.Errorf("tear down %s: %w (left behind: %s)", name, err, left)
+}
+
+// downAfterCancel is how long a teardown whose time ran out still waits
+// for the provider to return.
+const downAfterCancel = 2 * time.Second
+
+// skipAll records steps that will not run, and why.
+func (s *runState) skipAll(steps []*spec.Step, why string) {
+	if len(steps) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s skipped: %s", plural(len(steps), "step"), why)
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s\n", msg)
+	s.mu.Lock()
+	s.manifest.SkippedSteps += len(steps)
+	s.manifest.Warnings = append(s.manifest.Warnings, msg)
+	s.mu.Unlock()
+	if err := s.writeManifest(); err != nil {
+		s.log.Warn("manifest not written", "err", err)
+	}
 }
 
 func (s *runState) addTarget(info results.TargetInfo) int {

@@ -17,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -45,9 +46,12 @@ type loaderSummary struct {
 	} `json:"loader"`
 	Measured struct {
 		Operations int64 `json:"operations"`
+		Errors     int64 `json:"errors"`
+		Aborted    int64 `json:"aborted"`
 		Ops        []struct {
-			Name   string           `json:"name"`
-			Errors map[string]int64 `json:"errors"`
+			Name    string           `json:"name"`
+			Errors  map[string]int64 `json:"errors"`
+			Aborted int64            `json:"aborted"`
 		} `json:"ops"`
 	} `json:"measured"`
 }
@@ -121,11 +125,10 @@ func opsScale(res *runner.Result, out *loaderOutcome) float64 {
 		return 0
 	}
 	var values int64
-	for tag, h := range out.merged.Totals {
-		if strings.HasPrefix(tag, "WARMUP-") || strings.HasPrefix(tag, "Intended-") {
-			continue
+	for name, h := range out.merged.Totals {
+		if tag := hlog.ParseTag(name); !tag.Warmup && tag.Kind == hlog.Service {
+			values += h.TotalCount()
 		}
-		values += h.TotalCount()
 	}
 	if values == 0 {
 		return 0
@@ -365,12 +368,10 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 	intended := cfg.Paced()
 	rs := measure.NewResults(runner.Series(), intended)
 	var start, end time.Time
-	measuredTags := map[string]bool{}
 	for _, w := range m.Windows {
-		if strings.HasPrefix(w.Tag, "WARMUP-") {
+		if hlog.ParseTag(w.Tag).Warmup {
 			continue
 		}
-		measuredTags[w.Tag] = true
 		if start.IsZero() || w.Start.Before(start) {
 			start = w.Start
 		}
@@ -378,40 +379,47 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 			end = e
 		}
 	}
-	var ops, errCount int64
+	var ops, errCount, aborted int64
 	interrupted := false
 	for _, sum := range sums {
 		ops += sum.Measured.Operations
+		errCount += sum.Measured.Errors
+		aborted += sum.Measured.Aborted
 		interrupted = interrupted || sum.Interrupted
 	}
 	for i := range rs {
 		r := &rs[i]
-		if h := m.Totals[r.Name]; h != nil && measuredTags[r.Name] {
+		merged := func(k hlog.Kind) *hdrhistogram.Histogram { return m.Totals[hlog.Tag{Kind: k, Op: r.Name}.String()] }
+		if h := merged(hlog.Service); h != nil {
 			r.Service.Merge(h)
 		}
-		if h := m.Totals["Intended-"+r.Name]; intended && h != nil {
+		if h := merged(hlog.Intended); intended && h != nil {
 			r.Response.Merge(h)
+		}
+		if h := merged(hlog.Failed); h != nil {
+			r.ErrorLatency.Merge(h)
 		}
 		for _, sum := range sums {
 			for _, op := range sum.Measured.Ops {
 				if op.Name == r.Name {
 					for class, c := range op.Errors {
 						r.Errors[class] += c
-						errCount += c
 					}
+					r.Aborted += op.Aborted
 				}
 			}
 		}
 		r.Counted = r.OK() + r.ErrorCount()
+		r.CountedErrors = r.ErrorCount()
 	}
-	d := end.Sub(start)
-	phase := measure.NewPhase(start, d, rs)
+	if h := m.Totals[hlog.Tag{Kind: hlog.Pacing}.String()]; intended && h != nil {
+		rs[0].Pacing.Merge(h)
+	}
+	phase := measure.NewPhase(start, end.Sub(start), rs)
 	// The loaders counted composite operations once; their totals win
-	// over the series' sum.
-	phase.Operations, phase.Errors = ops, errCount
-	if d > 0 {
-		phase.Throughput = float64(ops) / d.Seconds()
-	}
+	// over the series' sums.
+	phase.Operations, phase.Errors, phase.Aborted = ops, errCount, aborted
+	phase.SetRates()
 	return &runner.Result{Phase: cfg.Phase, Config: cfg, Series: runner.Series(), Start: start, End: end,
 		Measured: phase, MeasuredResults: rs, Interrupted: interrupted}
 }
@@ -449,47 +457,91 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 		}
 		byStart[w.Start] = append(byStart[w.Start], w)
 	}
-	secs := m.Window.Seconds()
 	var points []results.Point
 	for _, t := range order {
-		// The latency a user saw: response time where the loaders were
-		// paced (their Intended- tags), service time where not.
-		paced := map[string]bool{}
-		for _, w := range byStart[t] {
-			tag, _ := strings.CutPrefix(w.Tag, "WARMUP-")
-			if name, ok := strings.CutPrefix(tag, "Intended-"); ok {
-				paced[name] = true
-			}
-		}
-		all := measure.NewHistogram()
-		warm := false
+		pts, all, errs, warm := mergedWindow(id, m, t, byStart[t])
 		stage := stageOf(t)
-		for _, w := range byStart[t] {
-			tag, isWarm := strings.CutPrefix(w.Tag, "WARMUP-")
-			warm = warm || isWarm
-			name, isIntended := strings.CutPrefix(tag, "Intended-")
-			if isIntended != paced[name] {
-				continue
-			}
-			points = append(points, mergedPoint(id, m, t, name, isWarm, w.Hist, secs, stage))
-			all.Merge(w.Hist)
+		for i := range pts {
+			pts[i].Stage = stage + 1
 		}
-		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs, stage))
+		points = append(points, pts...)
 		if stage >= 0 && !warm {
-			obs.addStageSpan(stage, t, t.Add(m.Window), all, int64(math.Round(float64(all.TotalCount())*scale)), 0)
+			ok := int64(math.Round(float64(all.TotalCount()) * scale))
+			obs.addStageSpan(stage, t, t.Add(m.Window), all, ok+errs, errs)
 		}
 	}
 	return tr.s.w.AddPoints(points)
 }
 
-func mergedPoint(id string, m *merge.Result, t time.Time, op string, warm bool, h *hdrhistogram.Histogram, secs float64, stage int) results.Point {
-	end := t.Add(m.Window)
-	p := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Warmup: warm, Op: op,
-		Ops: h.TotalCount(), Latency: latencyOf(measure.StatsOf(h)), Stage: stage + 1}
-	if secs > 0 {
-		p.Rate = float64(p.Ops) / secs
+// mergedWindow is one merged window's timeseries rows, an ALL row last,
+// with the latency a user saw (response time where the loaders were
+// paced, service time where not), the successful operations' merged
+// histogram, the failures and whether the window is the warm-up's.
+func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window) ([]results.Point, *hdrhistogram.Histogram, int64, bool) {
+	type opAcc struct {
+		ok, latency *hdrhistogram.Histogram
+		errs        int64
 	}
-	return p
+	byOp := map[string]*opAcc{}
+	var names []string
+	warm := false
+	var pacing *hdrhistogram.Histogram
+	for _, w := range ws {
+		tag := hlog.ParseTag(w.Tag)
+		warm = warm || tag.Warmup
+		if tag.Kind == hlog.Pacing {
+			pacing = w.Hist
+			continue
+		}
+		a := byOp[tag.Op]
+		if a == nil {
+			a = &opAcc{}
+			byOp[tag.Op] = a
+			names = append(names, tag.Op)
+		}
+		switch tag.Kind {
+		case hlog.Service:
+			a.ok = w.Hist
+			if a.latency == nil {
+				a.latency = w.Hist
+			}
+		case hlog.Intended:
+			a.latency = w.Hist
+		case hlog.Failed:
+			a.errs = w.Hist.TotalCount()
+		}
+	}
+	end := t.Add(m.Window)
+	mk := func(op string, ok, errs int64, h *hdrhistogram.Histogram) results.Point {
+		p := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Length: m.Window, Warmup: warm, Op: op,
+			Ops: ok + errs, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
+		if secs := m.Window.Seconds(); secs > 0 {
+			p.Rate, p.ErrorRate = float64(ok)/secs, float64(errs)/secs
+		}
+		return p
+	}
+	all := measure.NewHistogram()
+	var points []results.Point
+	var allErrs int64
+	for _, name := range names {
+		a := byOp[name]
+		var ok int64
+		if a.ok != nil {
+			ok = a.ok.TotalCount()
+		}
+		lat := a.latency
+		if lat == nil {
+			lat = measure.NewHistogram()
+		}
+		points = append(points, mk(name, ok, a.errs, lat))
+		all.Merge(lat)
+		allErrs += a.errs
+	}
+	sum := mk(results.AllOps, all.TotalCount(), allErrs, all)
+	if pacing != nil {
+		sum.Pacing = pacingOf(measure.StatsOf(pacing))
+	}
+	return append(points, sum), all, allErrs, warm
 }
 
 // tail is the end of a loader's output, for an error message.

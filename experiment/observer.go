@@ -1,17 +1,14 @@
 package experiment
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbarena/dbarena/measure"
-	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -22,9 +19,7 @@ import (
 type trialObserver struct {
 	trial string
 	w     *results.Writer
-	f     *os.File
-	bw    *bufio.Writer
-	hl    *hlog.Writer
+	hl    *runner.HlogObserver
 	prog  *progress
 	err   error
 	// stages accumulate a schedule's stages: merged histograms, so that
@@ -40,56 +35,45 @@ type stageAcc struct {
 }
 
 func newTrialObserver(w *results.Writer, trial string, start time.Time, prog *progress) (*trialObserver, error) {
-	f, err := os.Create(w.HdrPath(trial))
+	hl, err := runner.CreateHlog(w.HdrPath(trial), start, "dbarena trial "+trial+"; values in nanoseconds")
 	if err != nil {
-		return nil, fmt.Errorf("hdr log: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	hl, err := hlog.NewWriter(bw, start, "dbarena trial "+trial+"; values in nanoseconds")
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	return &trialObserver{trial: trial, w: w, f: f, bw: bw, hl: hl, prog: prog}, nil
+	return &trialObserver{trial: trial, w: w, hl: hl, prog: prog}, nil
 }
 
 // Interval implements runner.Observer.
 func (o *trialObserver) Interval(iv *runner.Interval) {
-	secs := iv.End.Sub(iv.Start).Seconds()
+	o.hl.Interval(iv)
 	var points []results.Point
 	all := measure.NewHistogram()
-	var allErrs int64
-	prefix := ""
-	if iv.Warmup {
-		prefix = "WARMUP-"
-	}
+	var allErrs, allAborted int64
 	for i := range iv.Results {
 		r := &iv.Results[i]
 		ops, errs := r.OK(), r.ErrorCount()
-		if ops == 0 && errs == 0 {
+		planned := i < len(iv.Planned) && iv.Planned[i]
+		if ops == 0 && errs == 0 && r.Aborted == 0 && !planned {
 			continue
 		}
 		h := r.Latency()
 		all.Merge(h)
-		allErrs += errs
-		points = append(points, point(o.trial, iv, r.Name, ops+errs, errs, secs, h))
-		o.hlog(prefix+r.Name, iv, r.Service)
-		if r.Response != nil && r.Response.TotalCount() > 0 {
-			o.hlog(prefix+"Intended-"+r.Name, iv, r.Response)
-		}
+		allErrs += r.CountedErrors
+		allAborted += r.Aborted
+		points = append(points, point(o.trial, iv, r.Name, ops+errs, errs, r.Aborted, h))
 	}
-	points = append(points, point(o.trial, iv, results.AllOps, iv.Ops, allErrs, secs, all))
+	sum := point(o.trial, iv, results.AllOps, iv.Ops, allErrs, allAborted, all)
+	if p := iv.Results.PacingHistogram(); p != nil && p.TotalCount() > 0 {
+		sum.Pacing = pacingOf(measure.StatsOf(p))
+	}
+	points = append(points, sum)
 	if iv.Stage >= 0 && !iv.Warmup {
 		o.addStage(iv, all, allErrs)
-	}
-	if o.err == nil {
-		o.err = o.bw.Flush()
 	}
 	if err := o.w.AddPoints(points); err != nil && o.err == nil {
 		o.err = err
 	}
 	if o.prog != nil {
-		o.prog.interval(iv, all)
+		o.prog.interval(iv, all, allErrs)
 	}
 }
 
@@ -128,10 +112,11 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 		st.Params = append(append([]results.Param(nil), row.Params...), results.Param{Key: "stage", Value: fmt.Sprint(i + 1)})
 		st.Threads, st.TargetRate = stages[i].Threads, stages[i].Target
 		st.Start, st.End, st.Duration = a.start, a.end, a.end.Sub(a.start)
-		st.Operations, st.Errors = a.ops, a.errs
-		st.Throughput = 0
+		st.Operations, st.Errors, st.Aborted = a.ops, a.errs, 0
+		st.Throughput, st.ErrorRate, st.Pacing = 0, 0, results.PacingLateness{}
 		if secs := st.Duration.Seconds(); secs > 0 {
-			st.Throughput = float64(a.ops) / secs
+			st.Throughput = float64(a.ops-a.errs) / secs
+			st.ErrorRate = float64(a.errs) / secs
 		}
 		st.Latency = latencyOf(measure.StatsOf(a.hist))
 		st.Ops, st.Flags, st.Reference, st.Concurrency = nil, nil, results.Reference{}, 0
@@ -140,28 +125,26 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 	return out
 }
 
-func point(trial string, iv *runner.Interval, op string, ops, errs int64, secs float64, h *hdrhistogram.Histogram) results.Point {
-	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Warmup: iv.Warmup, Op: op,
-		Ops: ops, Errors: errs, Latency: latencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
-	if secs > 0 {
-		p.Rate = float64(ops) / secs
+// point is one row of timeseries.csv: ops completed operations, errs of
+// them failed, aborted cut short by the stop; rates are per second of
+// the interval's own length.
+func point(trial string, iv *runner.Interval, op string, ops, errs, aborted int64, h *hdrhistogram.Histogram) results.Point {
+	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Length: iv.End.Sub(iv.Start), Warmup: iv.Warmup, Op: op,
+		Ops: ops, Errors: errs, Aborted: aborted, Latency: latencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
+	if secs := p.Length.Seconds(); secs > 0 {
+		p.Rate = float64(ops-errs) / secs
+		p.ErrorRate = float64(errs) / secs
 	}
 	return p
 }
 
-func (o *trialObserver) hlog(tag string, iv *runner.Interval, h *hdrhistogram.Histogram) {
-	if o.err == nil && h.TotalCount() > 0 {
-		o.err = o.hl.WriteInterval(tag, iv.Start, iv.End, h)
-	}
-}
-
 // Close flushes the log and returns the first error met.
-func (o *trialObserver) Close() error {
-	err := o.err
-	if err == nil {
-		err = o.bw.Flush()
-	}
-	return errors.Join(err, o.f.Close())
+func (o *trialObserver) Close() error { return errors.Join(o.err, o.hl.Close()) }
+
+// pacingOf keeps the figures of a pacing lateness summary the results
+// files hold.
+func pacingOf(s measure.Stats) results.PacingLateness {
+	return results.PacingLateness{P50: s.P50, P99: s.P99, Max: s.Max}
 }
 
 // latencyOf converts measure's summary to the results file's.
@@ -182,22 +165,26 @@ type progress struct {
 	n   int
 }
 
-func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram) {
+func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram, errs int64) {
 	p.n++
 	if !p.terminal && p.n%10 != 0 {
 		return
 	}
 	secs := iv.End.Sub(iv.Start).Seconds()
-	rate := 0.0
+	rate, errRate := 0.0, 0.0
 	if secs > 0 {
-		rate = float64(iv.Ops) / secs
+		rate, errRate = float64(iv.Ops-errs)/secs, float64(errs)/secs
 	}
 	phase := ""
 	if iv.Warmup {
 		phase = " (warm-up)"
 	}
-	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  p99 %8.2f ms  ETA %s", p.label, iv.Elapsed.Seconds(), phase,
-		rate, float64(all.ValueAtQuantile(99))/1e6, p.eta(iv.Elapsed).Round(time.Second))
+	errText := ""
+	if errs > 0 {
+		errText = fmt.Sprintf("  %.0f errors/s", errRate)
+	}
+	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  p99 %8.2f ms%s  ETA %s", p.label, iv.Elapsed.Seconds(), phase,
+		rate, float64(all.ValueAtQuantile(99))/1e6, errText, p.eta(iv.Elapsed).Round(time.Second))
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

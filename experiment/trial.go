@@ -69,46 +69,85 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
 	return row.Throughput, err
 }
 
-// trial runs one step and returns its row.
-func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
+// trialFailure is a trial that failed its error policy or could not
+// start: its row says why, the experiment goes on with the next trial
+// and exits non-zero at the end.
+type trialFailure struct {
+	id, reason string
+}
+
+func (e *trialFailure) Error() string { return e.id + " failed: " + e.reason }
+
+// prepared is what a trial runs with.
+type prepared struct {
+	props *properties.Set
+	wcfg  workload.Config
+	wl    *workload.Workload
+	cfg   runner.Config
+	db    driver.DB
+}
+
+// prepare resolves a step's properties, workload and settings, opens
+// the driver and creates or checks the table.
+func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*prepared, error) {
 	s := tr.s
-	props, err := tr.stepProps(st)
-	if err != nil {
-		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	p := &prepared{}
+	var err error
+	if p.props, err = tr.stepProps(st); err != nil {
+		return nil, err
 	}
-	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
-	if err != nil {
-		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	var warnings []workload.Warning
+	if p.wcfg, warnings, err = workload.ParseConfig(p.props, drivers.Prefixes()); err != nil {
+		return nil, err
 	}
 	for _, w := range warnings {
 		s.log.Warn(w.String(), "step", st.ID)
 	}
-	wl, err := workload.New(wcfg)
-	if err != nil {
-		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	if p.wl, err = workload.New(p.wcfg); err != nil {
+		return nil, err
 	}
 	info, err := drivers.Lookup(tr.t.Driver)
 	if err != nil {
-		return results.Trial{}, err
+		return nil, err
 	}
-	load := st.Kind == spec.Load
-	cfg, err := tr.runnerConfig(st, props, wcfg)
-	if err != nil {
-		return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	if p.cfg, err = tr.runnerConfig(st, p.props, p.wcfg); err != nil {
+		return nil, err
 	}
-	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: cfg.Threads, Logger: s.log})
-	if err != nil {
-		return results.Trial{}, fmt.Errorf("%s: open driver %s: %w", st.ID, info.Name, err)
+	if p.db, err = info.Open(ctx, driver.Params{Props: p.props.Map(), Workers: p.cfg.Threads, Logger: s.log}); err != nil {
+		return nil, fmt.Errorf("open driver %s: %w", info.Name, err)
 	}
-	defer db.Close()
-	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
-	if sm, ok := db.(driver.SchemaManager); ok {
-		if err := tr.schema(ctx, sm, schema, load); err != nil {
-			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+	schema := driver.Schema{Table: p.wcfg.Table, Fields: p.wl.FieldNames(), FieldLength: int(p.wcfg.FieldLength)}
+	if sm, ok := p.db.(driver.SchemaManager); ok {
+		if err := tr.schema(ctx, sm, schema, st.Kind == spec.Load); err != nil {
+			closeDB(p.db)
+			return nil, err
 		}
 	}
+	return p, nil
+}
 
+// closeDB closes a driver within dbCloseWait: one that waits for
+// connections a frozen server holds must not hold the experiment.
+func closeDB(db driver.DB) { driver.CloseWithin(db, dbCloseWait) }
+
+// dbCloseWait bounds closeDB.
+const dbCloseWait = 500 * time.Millisecond
+
+// trial runs one step and returns its row. A trial that could not start
+// or failed its error policy gets a row with status failed and the
+// reason, and a *trialFailure error.
+func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
+	s := tr.s
 	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
+	p, err := tr.prepare(ctx, st)
+	if err != nil {
+		if ctx.Err() != nil {
+			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
+		}
+		return tr.failed(tr.emptyRow(st), label, err.Error())
+	}
+	defer closeDB(p.db)
+	cfg := p.cfg
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, cfg))
 	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
 	obs, err := newTrialObserver(s.w, st.ID, time.Now(), prog)
@@ -132,7 +171,8 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 			cfg.Stages = stages
 		}
 	} else {
-		res, runErr = runner.Run(ctx, cfg, wl, db, obs)
+		cfg.Abort = s.opts.Abort
+		res, runErr = runner.Run(ctx, cfg, p.wl, p.db, obs)
 	}
 	s.setTrial("")
 	prog.done()
@@ -143,18 +183,22 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		errs = append(errs, tr.writeMerged(st.ID, out, cfg, obs, opsScale(res, out)))
 	}
 	if runErr != nil {
-		return results.Trial{}, errors.Join(append(errs, fmt.Errorf("%s: %w", st.ID, runErr))...)
+		if err := errors.Join(errs...); err != nil || ctx.Err() != nil {
+			return results.Trial{}, errors.Join(err, fmt.Errorf("%s: %w", st.ID, runErr))
+		}
+		return tr.failed(tr.emptyRow(st), label, runErr.Error())
 	}
 	var machines []machineCPU
 	if out != nil {
 		machines = out.machines
 	}
 	row := tr.trialRow(st, cfg, res, out != nil, machines)
-	if load {
+	failure := res.Failure()
+	if st.Kind == spec.Load && failure == "" {
 		tr.afterLoad()
 	}
-	tr.native(ctx, db)
-	if cs, ok := db.(driver.CounterSource); ok {
+	tr.native(ctx, p.db)
+	if cs, ok := p.db.(driver.CounterSource); ok {
 		for _, c := range cs.Counters() {
 			if row.Counters == nil {
 				row.Counters = map[string]float64{}
@@ -162,20 +206,55 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 			row.Counters[c.Name] = c.Value
 		}
 	}
-	tr.reference(ctx, st, props.Map(), wcfg, &row, label)
+	if failure == "" && !res.Interrupted {
+		tr.reference(ctx, st, p.props.Map(), p.wcfg, &row, label)
+	}
+	if failure != "" {
+		row.Status, row.StatusReason = results.StatusFailed, failure
+	}
 	errs = append(errs, s.w.AddTrial(row))
 	for _, sr := range obs.stageRows(row, cfg.Stages) {
 		errs = append(errs, s.w.AddTrial(sr))
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
 		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, flagText(row.Flags))
-	if res.Interrupted {
-		errs = append(errs, fmt.Errorf("%s: interrupted", st.ID))
+	if err := errors.Join(errs...); err != nil {
+		return row, err
 	}
-	if res.ErrorStopped {
-		errs = append(errs, fmt.Errorf("%s: stopped early: %s", st.ID, res.StopReason))
+	switch {
+	case res.Interrupted:
+		return row, fmt.Errorf("%s: interrupted", st.ID)
+	case failure != "":
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: FAILED: %s; left out of every comparison, going on with the next trial\n", label, failure)
+		return row, &trialFailure{id: st.ID, reason: failure}
 	}
-	return row, errors.Join(errs...)
+	return row, nil
+}
+
+// emptyRow is the row of a trial that measured nothing.
+func (tr *targetRun) emptyRow(st *spec.Step) results.Trial {
+	row := results.Trial{ID: st.ID, Index: st.Index, Kind: results.KindRun, Target: tr.t.Name, Database: tr.t.Database,
+		Driver: tr.t.Driver, Repetition: st.Repetition, Threads: st.Threads, TargetRate: st.Rate, Start: time.Now(), End: time.Now()}
+	if st.Kind == spec.Load {
+		row.Kind = results.KindLoad
+	}
+	if st.Workload != nil {
+		row.Workload = st.Workload.Name
+	}
+	for _, p := range st.Params {
+		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
+	}
+	return row
+}
+
+// failed records row as failed for reason and returns the failure.
+func (tr *targetRun) failed(row results.Trial, label, reason string) (results.Trial, error) {
+	row.Status, row.StatusReason = results.StatusFailed, reason
+	if err := tr.s.w.AddTrial(row); err != nil {
+		return row, err
+	}
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: FAILED: %s; going on with the next trial\n", label, tr.s.opts.Secrets.String(reason))
+	return row, &trialFailure{id: row.ID, reason: reason}
 }
 
 func flagText(flags []string) string {
@@ -203,28 +282,40 @@ func (tr *targetRun) schema(ctx context.Context, sm driver.SchemaManager, schema
 	return sm.CreateSchema(ctx, schema)
 }
 
-// runnerConfig translates a step into the runner's settings.
+// runnerConfig translates a step into the runner's settings: the
+// properties' (late.threshold, warmup.operations, the error policy...)
+// read as `ycsb run` reads them, then the experiment file's own.
 func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg workload.Config) (runner.Config, error) {
 	sp := tr.s.plan.Spec
-	cfg := runner.Config{Threads: st.Threads, Target: st.Rate, Interval: time.Second,
-		Seed: tr.s.seed + uint64(st.Repetition-1), InsertRetryLimit: wcfg.InsertionRetryLimit,
-		InsertRetryInterval: wcfg.InsertionRetryInterval}
-	var err error
-	if cfg.StopOnErrorRate, err = props.Float("stop-on-error-rate", 0); err != nil {
+	phase := runner.Transactions
+	if st.Kind == spec.Load {
+		phase = runner.Load
+	}
+	cfg, err := runner.ParseConfig(props, phase, wcfg)
+	if err != nil {
 		return cfg, err
 	}
+	cfg.Seed = tr.s.seed + uint64(st.Repetition-1)
+	if sp.Run.MaxErrorRate != nil {
+		cfg.MaxErrorRate = *sp.Run.MaxErrorRate
+	}
+	if sp.Run.StopOnErrorRate != nil {
+		cfg.StopOnErrorRate = *sp.Run.StopOnErrorRate
+	}
 	if st.Kind == spec.Load {
-		cfg.Phase = runner.Load
 		cfg.Threads = sp.Load.Threads
 		cfg.Target = sp.Load.Target
 		cfg.BatchSize = sp.Load.BatchSize
+		cfg.WarmupOperations = 0 // a load has no warm-up
 		return cfg, cfg.Validate()
 	}
-	cfg.Phase = runner.Transactions
+	cfg.Threads, cfg.Target = st.Threads, st.Rate
 	cfg.WarmupTime = st.Warmup
+	cfg.Stages = nil
 	for _, sg := range st.Stages {
 		cfg.Stages = append(cfg.Stages, runner.Stage{Duration: sg.Duration, Threads: sg.Threads, Target: sg.Target})
 	}
+	cfg.OperationCount, cfg.MaxExecutionTime = 0, 0
 	if st.Operations > 0 {
 		cfg.OperationCount = st.Operations
 	} else {
@@ -284,19 +375,23 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	m := res.Measured
 	row := results.Trial{ID: st.ID, Index: st.Index, Kind: kind, Target: tr.t.Name, Database: tr.t.Database,
 		Driver: tr.t.Driver, Workload: wname, Repetition: st.Repetition, Threads: cfg.Threads, TargetRate: cfg.Target,
-		Start: m.Start, End: res.End, Duration: m.Duration, Operations: m.Operations, Errors: m.Errors,
-		Throughput: m.Throughput, Status: results.StatusCompleted}
+		Start: m.Start, End: res.End, Duration: m.Duration, Operations: m.Operations, Errors: m.Errors, Aborted: m.Aborted,
+		Throughput: m.OKThroughput, ErrorRate: m.ErrorThroughput, Status: results.StatusCompleted}
+	if m.Pacing != nil {
+		row.Pacing = pacingOf(*m.Pacing)
+	}
 	for _, p := range st.Params {
 		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
 	}
 	if res.Interrupted {
 		row.Status = results.StatusInterrupted
 	}
-	all := measure.NewHistogram()
+	all, service := measure.NewHistogram(), measure.NewHistogram()
 	for i := range res.MeasuredResults {
 		r := &res.MeasuredResults[i]
 		h := r.Latency()
 		all.Merge(h)
+		service.Merge(r.Service)
 		if r.OK() == 0 && r.ErrorCount() == 0 {
 			continue
 		}
@@ -306,6 +401,11 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	row.Latency = latencyOf(measure.StatsOf(all))
 	row.Concurrency = littles.Concurrency(row.Throughput, time.Duration(row.Latency.Mean*float64(time.Microsecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
+	if p := res.Measured.Pacing; p != nil {
+		if sv := measure.StatsOf(service); measure.PacingLate(*p, sv) {
+			row.Flags = append(row.Flags, fmt.Sprintf("pacing: the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", p.P99, sv.P99))
+		}
+	}
 	return row
 }
 
@@ -364,6 +464,9 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 	}
 	if res.ErrorStopped {
 		row.Flags = append(row.Flags, "stopped early: "+res.StopReason)
+	}
+	if row.Aborted > 0 {
+		row.Flags = append(row.Flags, fmt.Sprintf("aborted: %d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
 	}
 }
 

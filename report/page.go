@@ -255,6 +255,13 @@ func rowOf(s *summary, r *row) rowView {
 		if c.n == 0 && len(c.trials) > 0 {
 			cv.EmptyText = "no throughput recorded"
 		}
+		if f := c.failedText(); f != "" {
+			if c.n == 0 {
+				cv.EmptyText = f
+			} else {
+				cv.Flags = strings.TrimPrefix(cv.Flags+"\n"+f, "\n")
+			}
+		}
 		// best and share only mean something next to another target
 		if r.measured >= 2 {
 			cv.Best = i == r.best

@@ -41,6 +41,9 @@ func spikeSection(d *results.Data) []spikeView {
 			continue
 		}
 		start := last[p.Trial]
+		if p.Length > 0 {
+			start = p.Elapsed - p.Length
+		}
 		last[p.Trial] = p.Elapsed
 		if p.Warmup {
 			continue
@@ -51,7 +54,7 @@ func spikeSection(d *results.Data) []spikeView {
 	for i := range d.Trials {
 		run := &d.Trials[i]
 		rows := stagesOf[run.ID]
-		if run.Kind != results.KindRun || len(rows) == 0 {
+		if run.Kind != results.KindRun || len(rows) == 0 || run.Status == results.StatusFailed {
 			continue
 		}
 		var stages []spike.Stage

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -54,6 +55,26 @@ type cell struct {
 	// flags are the validity warnings of the repetitions, without
 	// duplicates.
 	flags []string
+	// failed are the repetitions that failed (a database that died, an
+	// error rate above the policy): left out of every figure above and
+	// of every comparison, and shown with their reason.
+	failed []*results.Trial
+}
+
+// failedText says why a cell's repetitions failed: "failed: REASON", or
+// "N of M repetitions failed: REASON" next to measured ones.
+func (c *cell) failedText() string {
+	if len(c.failed) == 0 {
+		return ""
+	}
+	reason := c.failed[0].StatusReason
+	if reason == "" {
+		reason = "the trial did not finish"
+	}
+	if len(c.trials) == 0 && len(c.failed) == 1 {
+		return "failed: " + reason
+	}
+	return fmt.Sprintf("%d of %d repetitions failed (first: %s)", len(c.failed), len(c.failed)+len(c.trials), reason)
 }
 
 // summarize groups the run trials of d into rows and computes each
@@ -77,7 +98,9 @@ func summarize(d *results.Data) *summary {
 		t := &d.Trials[i]
 		ti := addTarget(t.Target)
 		if t.Kind == results.KindLoad {
-			s.loads = append(s.loads, t)
+			if t.Status != results.StatusFailed {
+				s.loads = append(s.loads, t)
+			}
 			continue
 		}
 		key := rowKey(t)
@@ -89,6 +112,10 @@ func summarize(d *results.Data) *summary {
 		}
 		for len(r.cells) <= ti {
 			r.cells = append(r.cells, cell{})
+		}
+		if t.Status == results.StatusFailed {
+			r.cells[ti].failed = append(r.cells[ti].failed, t)
+			continue
 		}
 		r.cells[ti].trials = append(r.cells[ti].trials, t)
 	}

@@ -84,7 +84,9 @@ func warmup(ps []results.Point) (lo, hi float64, ok bool) {
 		}
 		if !ok {
 			lo = 0
-			if i > 0 {
+			if p.Length > 0 {
+				lo = (p.Elapsed - p.Length).Seconds()
+			} else if i > 0 {
 				lo = ps[i-1].Elapsed.Seconds()
 			}
 			ok = true
@@ -94,14 +96,33 @@ func warmup(ps []results.Point) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
-// series returns a trial's x (elapsed seconds), ops/s and p99 (ms).
-func series(ps []results.Point) (xs, rate, p99 []float64) {
+// minPlotted is the shortest interval an over-time figure draws. The
+// interval the warm-up ended in is split at that moment, and a run's
+// last interval ends with it: such a fragment's rate is exact per second
+// of its own length, but over a few milliseconds it is mostly noise.
+const minPlotted = 250 * time.Millisecond
+
+// series returns a trial's x (elapsed seconds), successful ops/s and p99
+// (ms), and how many fragments shorter than minPlotted it left out.
+func series(ps []results.Point) (xs, rate, p99 []float64, short int) {
 	for _, p := range ps {
+		if p.Length > 0 && p.Length < minPlotted {
+			short++
+			continue
+		}
 		xs = append(xs, p.Elapsed.Seconds())
 		rate = append(rate, p.Rate)
 		p99 = append(p99, p.Latency.P99/1e3)
 	}
-	return xs, rate, p99
+	return xs, rate, p99, short
+}
+
+// shortNote is the caption's word on left-out fragments.
+func shortNote(short int) string {
+	if short == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %s shorter than %s (where the warm-up ended, the run's last) left out.", plural(short, "interval"), minPlotted)
 }
 
 // stageMarks returns where each stage of a schedule after the first
@@ -147,6 +168,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	stages := &marks{}
 	var p99s []float64
 	xmax := 0.0
+	short := 0
 	drawn := make([]bool, len(s.targets))
 	for ti := range s.targets {
 		t := tl.firstWithPoints(r.cells[ti].trials)
@@ -158,7 +180,8 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		if len(stages.xs) == 0 {
 			stages.xs, stages.labels = stageMarks(ps)
 		}
-		xs, rate, p99 := series(ps)
+		xs, rate, p99, n := series(ps)
+		short += n
 		if lo, hi, ok := warmup(ps); ok {
 			sh.spans = append(sh.spans, [2]float64{lo, hi})
 		}
@@ -178,6 +201,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No time series recorded for")
+	f.Caption += shortNote(short)
 	if len(stages.xs) > 0 {
 		top.Add(stages)
 		bottom.Add(&marks{xs: stages.xs})
@@ -203,6 +227,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 	p := newPlot()
 	drawn := make([]bool, len(s.targets))
 	anyDrawn := false
+	short := 0
 	for ti, target := range s.targets {
 		var ts []*results.Trial
 		for _, t := range s.loads {
@@ -214,7 +239,8 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 		if t == nil {
 			continue
 		}
-		xs, rate, _ := series(tl.points[t.ID])
+		xs, rate, _, n := series(tl.points[t.ID])
+		short += n
 		if l := xyLine(xs, rate, colorAt(ti), nil, false); l != nil {
 			p.Add(l)
 			drawn[ti], anyDrawn = true, true
@@ -225,6 +251,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No load time series for")
+	f.Caption += shortNote(short)
 	p.Y.Label.Text = "ops/s"
 	p.Y.Tick.Marker = siTicks{}
 	fromZero(p)

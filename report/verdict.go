@@ -125,6 +125,17 @@ func winsSentence(s *summary, wins []int, compared int) string {
 // rowSentence says "postgres 12,300 ops/s, 1.8x cassandra (p99 2.1 ms vs
 // 5.4 ms)".
 func rowSentence(s *summary, r *row) string {
+	out := rowComparison(s, r)
+	for i := range r.cells {
+		if f := r.cells[i].failedText(); f != "" {
+			out += "; " + s.targets[i] + " " + f
+		}
+	}
+	return out
+}
+
+// rowComparison compares the row's measured cells.
+func rowComparison(s *summary, r *row) string {
 	order := r.order()
 	if len(order) == 0 {
 		return "no throughput measured"

@@ -41,7 +41,11 @@ func trialFlags(t *results.Trial) []string {
 		}
 	case results.StatusFailed:
 		if !has("failed") {
-			flags = append(flags, "failed: the trial did not finish")
+			reason := t.StatusReason
+			if reason == "" {
+				reason = "the trial did not finish"
+			}
+			flags = append(flags, "failed: "+reason+"; left out of every comparison")
 		}
 	}
 	return flags

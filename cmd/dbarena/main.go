@@ -4,15 +4,15 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/dbarena/dbarena/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, cli.NewState(), os.Args[1:])
-	stop()
+	st := cli.NewState()
+	sigs := cli.WatchSignals(context.Background(), st.Stderr, func() { os.Exit(cli.ExitInterrupted) })
+	st.Abort = sigs.Abort
+	code := cli.Main(sigs.Ctx, st, os.Args[1:])
+	sigs.Stop()
 	os.Exit(code)
 }

@@ -269,7 +269,7 @@ run: {duration: 2s, threads: 2, target: 400}
 func TestLoaderStopsWhenStdinCloses(t *testing.T) {
 	bin := buildDbarena(t)
 	out := filepath.Join(t.TempDir(), "loader.json")
-	cmd := exec.Command(bin, "ycsb", "run", "memory", "-q", "-p", "recordcount=10", "-p", "operationcount=0",
+	cmd := exec.Command(bin, "ycsb", "run", "memory", "--preload", "-q", "-p", "recordcount=10", "-p", "operationcount=0",
 		"-p", "maxexecutiontime=60", "-p", "threadcount=1", "-p", "target=200", "--json", out, "--stop-on-stdin-close")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)

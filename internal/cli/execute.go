@@ -82,10 +82,10 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if err := f.ls.wait(ctx); err != nil {
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("waiting for --start-at: %w", err)}
 	}
-	var hl *hlogObserver
+	var hl *runner.HlogObserver
 	if rs.hdrLog != "" {
 		var err error
-		if hl, err = newHlogObserver(rs.hdrLog, time.Now(), f.ls.comment()); err != nil {
+		if hl, err = runner.CreateHlog(rs.hdrLog, time.Now(), "dbarena "+Version+"; values in nanoseconds"+f.ls.comment()); err != nil {
 			return usageError(err)
 		}
 		observers = append(observers, hl)
@@ -124,12 +124,16 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
+	if p := res.Measured.Pacing; p != nil && measure.PacingLate(*p, serviceStats(res)) {
+		st.Logger.Warn("pacing: dbarena itself started operations late; response times hold its delay, not only the database's (use fewer threads, a quieter or bigger load machine)",
+			"pacing_p99_us", p.P99, "service_p99_us", serviceStats(res).P99)
+	}
 	switch {
 	case res.Interrupted:
 		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
-	case res.ErrorStopped:
-		return &exitError{code: ExitFailure, err: fmt.Errorf("stopped early: %s; results so far were written", res.StopReason)}
+	case res.Failure() != "":
+		return &exitError{code: ExitFailure, err: fmt.Errorf("failed: %s; results were written (-p max-error-rate=1 accepts any error rate)", res.Failure())}
 	case rep != nil && rep.Failed():
 		return &exitError{code: ExitFailure, err: fmt.Errorf("verify failed: %d missing, %d mismatched, %d errors of %d records", rep.Missing, rep.Mismatched, rep.Errors, rep.Records)}
 	}
@@ -149,6 +153,15 @@ func shownProps(st *State, props *properties.Set, refs map[string]string) map[st
 		m[k] = st.Secrets.String(v)
 	}
 	return m
+}
+
+// serviceStats is the service time of every operation type merged.
+func serviceStats(res *runner.Result) measure.Stats {
+	all := measure.NewHistogram()
+	for i := range res.MeasuredResults {
+		all.Merge(res.MeasuredResults[i].Service)
+	}
+	return measure.StatsOf(all)
 }
 
 func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {

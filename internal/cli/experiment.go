@@ -103,7 +103,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	out, err := experiment.Run(ctx, plan, experiment.Options{
 		Stderr: st.Stderr, Terminal: st.StderrIsTerminal, Logger: st.Logger, Dir: f.dir,
 		WorkDir: f.workDir, Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
-		LoaderBinary: f.loaderBinary, Secrets: st.Secrets,
+		LoaderBinary: f.loaderBinary, Secrets: st.Secrets, Abort: st.Abort,
 	})
 	if out != nil {
 		if out.Verdict != "" {

@@ -43,10 +43,12 @@ func TestLoadVerifyRunAgainstPostgres(t *testing.T) {
 	require.NotEmpty(t, s.DriverCounters, "postgres reports its retry counters")
 
 	// Loading again without --drop conflicts on every key: the table was
-	// kept, and duplicate inserts are counted, not hidden.
-	code, out, _ = run(t, ctx, append([]string{"ycsb", "load", "postgres", "-p", "insertcount=10"}, common...)...)
-	require.Equal(t, ExitOK, code)
+	// kept, and duplicate inserts are counted, not hidden; with all of
+	// them failed, the load fails its error policy.
+	code, out, errs = run(t, ctx, append([]string{"ycsb", "load", "postgres", "-p", "insertcount=10"}, common...)...)
+	require.Equal(t, ExitFailure, code)
 	require.Contains(t, out, "[INSERT], Return=CONFLICT, 10")
+	require.Contains(t, errs, "10 of 10 operations failed (100.00%), above max-error-rate=0.01")
 
 	code, out, errs = run(t, ctx, append([]string{"ycsb", "run", "postgres", "-p", "operationcount=2000"}, integrity...)...)
 	require.Equal(t, ExitOK, code, errs)

@@ -177,8 +177,13 @@ run: {duration: 1s, threads: 2, reference: true}
 	require.Contains(t, d.Manifest.Error, "refused the login")
 	require.Equal(t, "redis://bench:REDACTED@"+addr, d.Manifest.Targets[0].Properties["redis.url"])
 	require.Equal(t, "REDACTED", d.Manifest.Targets[1].Properties["redis.password"])
-	refs := 0
+	refs, failed := 0, 0
 	for _, tr := range d.Trials {
+		if tr.Status == results.StatusFailed {
+			failed++
+			require.Contains(t, tr.StatusReason, "refused the login", tr.ID)
+			continue
+		}
 		require.Positive(t, tr.Operations, tr.ID)
 		if tr.Reference.Tool != "" {
 			refs++
@@ -186,6 +191,7 @@ run: {duration: 1s, threads: 2, reference: true}
 		}
 	}
 	require.Equal(t, 2, refs, "redis-benchmark ran beside both read trials")
+	require.Equal(t, 1, failed, "the refused target's load has a failed row with its reason")
 	for _, f := range []string{results.ManifestFile, results.TrialsFile, results.TimeseriesFile, results.ReportFile} {
 		require.FileExists(t, filepath.Join(res, f))
 	}

@@ -34,54 +34,15 @@ type runSettings struct {
 const defaultStatusInterval = 10 * time.Second
 
 func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) (runSettings, error) {
-	rs := runSettings{statusInterval: defaultStatusInterval, createSchema: true}
-	c := &rs.run
-	c.Phase = phase
-	c.Interval = time.Second
+	rs := runSettings{createSchema: true}
 	var err error
-	if c.Threads, err = p.Int("threadcount", 1); err != nil {
+	if rs.run, err = runner.ParseConfig(p, phase, wcfg); err != nil {
 		return rs, err
 	}
-	if c.Target, err = p.Float("target", 0); err != nil {
-		return rs, err
-	}
-	if phase == runner.Transactions {
-		c.OperationCount = wcfg.OperationCount
-		if v, src, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
-			if c.Stages, err = runner.ParseStages(v); err != nil {
-				return rs, fmt.Errorf("%s: property stages: %w", src, err)
-			}
-			// The workers are made for the largest stage.
-			c.Threads = 0
-			for _, st := range c.Stages {
-				c.Threads = max(c.Threads, st.Threads)
-			}
-		}
-	}
-	durations := []struct {
-		key string
-		dst *time.Duration
-	}{
-		{"maxexecutiontime", &c.MaxExecutionTime},
-		{"warmup.time", &c.WarmupTime},
-		{"status.interval", &rs.statusInterval},
-		{"late.threshold", &c.LateThreshold},
-	}
-	for _, d := range durations {
-		if err := durationProp(p, d.key, d.dst); err != nil {
-			return rs, err
-		}
-	}
-	if c.WarmupOperations, err = p.Int64("warmup.operations", 0); err != nil {
+	if rs.statusInterval, err = p.Duration("status.interval", defaultStatusInterval); err != nil {
 		return rs, err
 	}
 	if err := seedProp(p, &rs); err != nil {
-		return rs, err
-	}
-	if c.StopOnErrorRate, err = p.Float("stop-on-error-rate", 0); err != nil {
-		return rs, err
-	}
-	if c.BatchSize, err = p.Int("batchsize", 1); err != nil {
 		return rs, err
 	}
 	bools := []struct {
@@ -93,38 +54,16 @@ func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Confi
 			return rs, err
 		}
 	}
-	c.InsertRetryLimit = wcfg.InsertionRetryLimit
-	c.InsertRetryInterval = wcfg.InsertionRetryInterval
 	rs.jsonOut = p.String("json.output", "")
 	rs.hdrLog = p.String("hdr.log", "")
 	rs.exportFile = p.String("exportfile", "")
 	if rs.statusInterval <= 0 {
 		return rs, fmt.Errorf("status.interval: want a positive duration")
 	}
-	if err := c.Validate(); err != nil {
+	if err := rs.run.Validate(); err != nil {
 		return rs, err
 	}
 	return rs, nil
-}
-
-// durationProp reads a duration given either as a Go duration ("90s",
-// "1m30s") or, as YCSB does, a plain number of seconds.
-func durationProp(p *properties.Set, key string, dst *time.Duration) error {
-	v, src, ok := p.Lookup(key)
-	if !ok {
-		return nil
-	}
-	v = strings.TrimSpace(v)
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		*dst = time.Duration(secs * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return fmt.Errorf("%s: property %q=%q: want seconds (e.g. 30) or a duration (e.g. 90s, 1m30s)", src, key, v)
-	}
-	*dst = d
-	return nil
 }
 
 // seedProp reads the seed, or draws one from the operating system so that

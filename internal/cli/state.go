@@ -21,6 +21,10 @@ type State struct {
 	Logger *slog.Logger
 	// StderrIsTerminal enables the live one-line progress display.
 	StderrIsTerminal bool
+	// Abort is closed by a second interrupt: stop at once, writing what
+	// was measured without waiting for anything (see WatchSignals). Nil
+	// never closes.
+	Abort <-chan struct{}
 	// Secrets learns the credentials a command resolves (secret-named
 	// properties, connection-string passwords, the values of ${env:...}
 	// and ${file:...} references). Main hides them in everything the

@@ -107,7 +107,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.runID, "run-id", "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this RFC 3339 time before starting, so that every loader starts together")
 	fl.BoolVar(&f.stdinStops, "stop-on-stdin-close", false, "stop as an interrupt does (results so far kept) when standard input closes: a loader started over ssh or kubectl exec then stops with the experiment that started it")
-	fl.Float64Var(&f.stopRate, "stop-on-error-rate", 0, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
+	fl.Float64Var(&f.stopRate, "stop-on-error-rate", runner.DefaultStopOnErrorRate, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
 	if phase == runner.Load || phase == runner.Transactions {
 		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
 		fl.BoolVar(&f.noCreate, "no-create", false, "do not create the database/keyspace and table (property schema.create=false)")
@@ -206,7 +206,10 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("open driver %s: %w", driverName, err)}
 	}
-	defer db.Close()
+	// A frozen server must not hold the exit: everything measured is
+	// written before this.
+	defer driver.CloseWithin(db, closeWait)
+	rs.run.Abort = st.Abort
 	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
 	if phase == runner.Load || f.preload {
 		if err := prepareSchema(ctx, st, rs, db, schema, info.Name); err != nil {
@@ -228,6 +231,9 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	}
 	return execute(ctx, st, f, info.Name, rs, props, wl, db, after)
 }
+
+// closeWait bounds the driver's Close at the end of a command.
+const closeWait = 500 * time.Millisecond
 
 // prepareSchema drops (when asked) and creates the table before a load,
 // and warns when batching was asked of a driver that cannot batch.
@@ -272,7 +278,7 @@ func preload(ctx context.Context, st *State, rs runSettings, wcfg workload.Confi
 	cfg := rs.run
 	cfg.Phase = runner.Load
 	cfg.Target, cfg.OperationCount, cfg.MaxExecutionTime = 0, 0, 0
-	cfg.WarmupTime, cfg.WarmupOperations, cfg.Interval = 0, 0, 0
+	cfg.WarmupTime, cfg.WarmupOperations, cfg.Interval, cfg.StopOnErrorRate = 0, 0, 0, 0
 	res, err := runner.Run(ctx, cfg, lwl, db)
 	if err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("preload: %w", err)}
