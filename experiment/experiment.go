@@ -21,6 +21,7 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/procid"
 	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
@@ -118,7 +119,11 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	w.Redact(opts.Secrets.String)
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
-		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO)}
+		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO),
+		Steps: plannedSteps(plan)}
+	if self, err := procid.Self(); err == nil {
+		s.manifest.PIDStart, s.manifest.BootID = self.Start, self.Boot
+	}
 	if err := s.writeManifest(); err != nil {
 		w.Close()
 		return nil, err
@@ -369,6 +374,28 @@ func mergeProps(base, over map[string]string) map[string]string {
 	}
 	for k, v := range over {
 		out[k] = v
+	}
+	return out
+}
+
+// plannedSteps lists the plan for the manifest: a reader of a run killed
+// mid-trial describes the cut trial from it.
+func plannedSteps(plan *spec.Plan) []results.Step {
+	out := make([]results.Step, len(plan.Steps))
+	for i := range plan.Steps {
+		st := &plan.Steps[i]
+		rs := results.Step{ID: st.ID, Kind: results.KindRun, Target: st.Target.Name, Repetition: st.Repetition,
+			Threads: st.Threads, TargetRate: st.Rate}
+		if st.Kind == spec.Load {
+			rs.Kind = results.KindLoad
+		}
+		if st.Workload != nil {
+			rs.Workload = st.Workload.Name
+		}
+		for _, p := range st.Params {
+			rs.Params = append(rs.Params, results.Param{Key: p.Key, Value: p.Value})
+		}
+		out[i] = rs
 	}
 	return out
 }

@@ -8,7 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/dbarena/dbarena/internal/procid"
 )
 
 // Data is a whole results directory read back.
@@ -105,7 +106,9 @@ func readCSV[T any](d *Data, path string, cols []column[T]) ([]T, error) {
 }
 
 // settleStatus marks a directory still "running" whose writer is gone (it
-// was killed outright, so it could not say so) as interrupted.
+// was killed outright, so it could not say so) as interrupted. The
+// writer's start time, when recorded, keeps a later process that was
+// given the same PID from passing for it.
 func (d *Data) settleStatus() {
 	m := &d.Manifest
 	if m.Status != StatusRunning || m.PID <= 0 {
@@ -114,7 +117,7 @@ func (d *Data) settleStatus() {
 	if host, err := os.Hostname(); err != nil || host != m.Loader.Hostname {
 		return // another machine's run: nothing to check here
 	}
-	if err := syscall.Kill(m.PID, 0); err == nil || errors.Is(err, syscall.EPERM) {
+	if (procid.ID{PID: m.PID, Start: m.PIDStart, Boot: m.BootID}).Alive() {
 		return // still running (or a process we may not signal)
 	}
 	m.Status = StatusInterrupted
