@@ -26,7 +26,9 @@ type Data struct {
 
 // Read loads a results directory. A missing CSV file reads as empty (an
 // old or partial directory); a missing manifest is an error, since
-// without it the directory is not a results directory.
+// without it the directory is not a results directory. A trial whose
+// intervals reached disk but whose row did not (its run was killed
+// mid-trial) gets a row rebuilt from them, flagged ReconstructedFlag.
 func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
@@ -46,6 +48,7 @@ func Read(dir string) (*Data, error) {
 	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
 		return nil, err
 	}
+	d.reconstruct()
 	return d, nil
 }
 

@@ -278,6 +278,10 @@ type Trial struct {
 	// right after the trial (run.reference); its Tool is "" when none
 	// ran, and then Note may say why.
 	Reference Reference
+	// Reconstructed marks a row Read rebuilt from the trial's intervals
+	// because the writer died before writing it (see Read). It is never
+	// written to trials.csv.
+	Reconstructed bool
 }
 
 // Reference is one run of a native load tool beside a trial.
