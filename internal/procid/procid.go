@@ -42,8 +42,9 @@ func Of(pid int) (ID, error) {
 
 // Alive reports whether the process id names still runs. With a start
 // time it must match the running process's, so that a PID handed to
-// another process since is not taken for the owner; without one only the
-// PID is checked. A process this user may not signal counts as alive.
+// another process since is not taken for the owner, and a zombie (exited,
+// not reaped yet) does not count; without one only the PID is checked,
+// and a process this user may not signal counts as alive.
 func (id ID) Alive() bool {
 	if id.PID <= 0 {
 		return false
@@ -57,8 +58,8 @@ func (id ID) Alive() bool {
 		err := syscall.Kill(id.PID, 0)
 		return err == nil || errors.Is(err, syscall.EPERM)
 	}
-	start, err := startTime(id.PID)
-	return err == nil && start == id.Start
+	st, err := readStat(id.PID)
+	return err == nil && st.start == id.Start && !st.zombie
 }
 
 // String is "pid 123 (started at tick 456)".
@@ -69,29 +70,43 @@ func (id ID) String() string {
 	return fmt.Sprintf("pid %d (started at tick %d)", id.PID, id.Start)
 }
 
-// startTime reads field 22 of /proc/PID/stat. The second field, the
-// command name in parentheses, may hold spaces and parentheses itself,
-// so the fields are counted from the last ')'.
+// stat is what this package reads of /proc/PID/stat.
+type stat struct {
+	start uint64
+	// zombie: the process has exited and waits for its parent to reap
+	// it; it runs no more.
+	zombie bool
+}
+
+// startTime returns field 22 of /proc/PID/stat.
 func startTime(pid int) (uint64, error) {
+	st, err := readStat(pid)
+	return st.start, err
+}
+
+// readStat reads fields 3 (state) and 22 (start time) of /proc/PID/stat.
+// The second field, the command name in parentheses, may hold spaces and
+// parentheses itself, so the fields are counted from the last ')'.
+func readStat(pid int) (stat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, fmt.Errorf("process %d: %w", pid, err)
+		return stat{}, fmt.Errorf("process %d: %w", pid, err)
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("process %d: unexpected /proc/%d/stat", pid, pid)
+		return stat{}, fmt.Errorf("process %d: unexpected /proc/%d/stat", pid, pid)
 	}
 	// After ")" come field 3 (state) onwards: field 22 is the 20th.
 	f := strings.Fields(s[i+1:])
 	if len(f) < 20 {
-		return 0, fmt.Errorf("process %d: /proc/%d/stat has %d fields", pid, pid, len(f)+2)
+		return stat{}, fmt.Errorf("process %d: /proc/%d/stat has %d fields", pid, pid, len(f)+2)
 	}
 	v, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("process %d: start time: %w", pid, err)
+		return stat{}, fmt.Errorf("process %d: start time: %w", pid, err)
 	}
-	return v, nil
+	return stat{start: v, zombie: f[0] == "Z" || f[0] == "X"}, nil
 }
 
 // bootID returns the kernel's random boot ID, "" when unreadable.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -52,6 +53,8 @@ func TestStartTimeOfOddCommandName(t *testing.T) {
 	require.GreaterOrEqual(t, id.Start, self.Start, "started after this test process")
 	require.True(t, id.Alive())
 	require.NoError(t, cmd.Process.Kill())
+	require.Eventually(t, func() bool { return !id.Alive() }, 5*time.Second, 10*time.Millisecond,
+		"a killed process not reaped yet (a zombie) runs no more")
 	_ = cmd.Wait()
 	require.False(t, id.Alive())
 }
