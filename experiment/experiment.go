@@ -25,6 +25,7 @@ import (
 	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -38,7 +39,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Dir is the results directory to create; empty: RESULTS/NAME-TIME.
 	Dir string
-	// WorkDir holds the local databases' data; empty: the system's temp.
+	// WorkDir is the work root (see internal/workdir): local databases'
+	// data, loaders' and reference tools' files go in directories of
+	// their own below it. Empty: workdir.Default().
 	WorkDir string
 	// Keep leaves local databases' data and logs at teardown.
 	Keep bool
@@ -376,6 +379,14 @@ func mergeProps(base, over map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// workRoot is the work root the run's directories go under.
+func (s *runState) workRoot() string {
+	if s.opts.WorkDir != "" {
+		return s.opts.WorkDir
+	}
+	return workdir.Default()
 }
 
 // plannedSteps lists the plan for the manifest: a reader of a run killed
