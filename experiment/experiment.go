@@ -102,6 +102,11 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	s := &runState{plan: plan, opts: opts, log: opts.Logger, started: time.Now()}
+	// Every provider puts its files below the work root: make it, and
+	// refuse one another user could control, before anything starts.
+	if err := workdir.Ensure(s.workRoot()); err != nil {
+		return nil, err
+	}
 	s.seed = plan.Spec.Seed
 	if s.seed == 0 {
 		var b [8]byte

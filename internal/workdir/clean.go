@@ -103,7 +103,7 @@ func Clean(root string, opts CleanOptions) ([]Entry, error) {
 	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err := checkRoot(root); err != nil {
+	if err := Ensure(root); err != nil {
 		return nil, err
 	}
 	entries, err := Scan(root)

@@ -132,7 +132,7 @@ func Claim(root, kind, name string, keep bool) (*Dir, error) {
 // kindDir makes ROOT/kind, searchable by other users: a server that
 // drops root (postgres) must reach its directory below it.
 func kindDir(root, kind string) (string, error) {
-	if err := checkRoot(root); err != nil {
+	if err := Ensure(root); err != nil {
 		return "", err
 	}
 	p := filepath.Join(root, kind)
@@ -142,11 +142,10 @@ func kindDir(root, kind string) (string, error) {
 	return p, nil
 }
 
-// checkRoot makes the root when missing and refuses one that is a
-// symbolic link or belongs to another user: in a shared /tmp, another
-// user could otherwise choose where this process writes and what Clean
-// removes.
-func checkRoot(root string) error {
+// Ensure makes the root when missing and refuses one that is a symbolic
+// link or belongs to another user: in a shared /tmp, another user could
+// otherwise choose where this process writes and what Clean removes.
+func Ensure(root string) error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return fmt.Errorf("work directory %s: %w", root, err)
 	}
