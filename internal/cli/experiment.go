@@ -132,7 +132,10 @@ func newReportCommand(st *State) *cobra.Command {
 		Long: `Read a results directory (manifest.json, trials.csv, timeseries.csv,
 sysmetrics.csv) and write DIR/report.html and DIR/figures/. It never talks
 to a database, so any results directory, also one of an interrupted run,
-can be re-rendered.`,
+can be re-rendered. A run killed outright (kill -9) reads as interrupted,
+and a trial it cut before writing the trial's row gets a row rebuilt from
+the intervals on disk (latency from its hdr/ID.hlog, merged exactly),
+flagged "reconstructed".`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError(fmt.Errorf("report: want exactly one results DIR, got %d arguments", len(args)))
