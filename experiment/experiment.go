@@ -21,9 +21,11 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/procid"
 	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -37,7 +39,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Dir is the results directory to create; empty: RESULTS/NAME-TIME.
 	Dir string
-	// WorkDir holds the local databases' data; empty: the system's temp.
+	// WorkDir is the work root (see internal/workdir): local databases'
+	// data, loaders' and reference tools' files go in directories of
+	// their own below it. Empty: workdir.Default().
 	WorkDir string
 	// Keep leaves local databases' data and logs at teardown.
 	Keep bool
@@ -102,6 +106,11 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	s := &runState{plan: plan, opts: opts, log: opts.Logger, started: time.Now()}
+	// Every provider puts its files below the work root: make it, and
+	// refuse one another user could control, before anything starts.
+	if err := workdir.Ensure(s.workRoot()); err != nil {
+		return nil, err
+	}
 	s.seed = plan.Spec.Seed
 	if s.seed == 0 {
 		var b [8]byte
@@ -122,7 +131,11 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	w.Redact(opts.Secrets.String)
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
-		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO)}
+		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO),
+		Steps: plannedSteps(plan)}
+	if self, err := procid.Self(); err == nil {
+		s.manifest.PIDStart, s.manifest.BootID = self.Start, self.Boot
+	}
 	if err := s.writeManifest(); err != nil {
 		w.Close()
 		return nil, err
@@ -467,6 +480,36 @@ func mergeProps(base, over map[string]string) map[string]string {
 	}
 	for k, v := range over {
 		out[k] = v
+	}
+	return out
+}
+
+// workRoot is the work root the run's directories go under.
+func (s *runState) workRoot() string {
+	if s.opts.WorkDir != "" {
+		return s.opts.WorkDir
+	}
+	return workdir.Default()
+}
+
+// plannedSteps lists the plan for the manifest: a reader of a run killed
+// mid-trial describes the cut trial from it.
+func plannedSteps(plan *spec.Plan) []results.Step {
+	out := make([]results.Step, len(plan.Steps))
+	for i := range plan.Steps {
+		st := &plan.Steps[i]
+		rs := results.Step{ID: st.ID, Kind: results.KindRun, Target: st.Target.Name, Repetition: st.Repetition,
+			Threads: st.Threads, TargetRate: st.Rate}
+		if st.Kind == spec.Load {
+			rs.Kind = results.KindLoad
+		}
+		if st.Workload != nil {
+			rs.Workload = st.Workload.Name
+		}
+		for _, p := range st.Params {
+			rs.Params = append(rs.Params, results.Param{Key: p.Key, Value: p.Value})
+		}
+		out[i] = rs
 	}
 	return out
 }

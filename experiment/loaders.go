@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
@@ -176,11 +177,12 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		bin = exe
 	}
-	dir, err := os.MkdirTemp(s.opts.WorkDir, "dbarena-loaders-")
+	wd, err := workdir.Claim(s.workRoot(), workdir.Loaders, "trial", false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer wd.Remove()
+	dir := wd.Path
 	// The properties hold resolved secrets: a file only its owner reads,
 	// rather than command lines anyone can list.
 	propsFile := filepath.Join(dir, "trial.properties")

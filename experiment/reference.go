@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/reference"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/workload"
@@ -37,12 +37,13 @@ func (tr *targetRun) reference(ctx context.Context, st *spec.Step, props map[str
 		row.Reference.Note = "no reference: the trial was rate-limited (target), the tool would run unthrottled"
 		return
 	}
-	dir, err := os.MkdirTemp(s.opts.WorkDir, "dbarena-reference-")
+	wd, err := workdir.Claim(s.workRoot(), workdir.Reference, "trial", false)
 	if err != nil {
 		row.Reference.Note = fmt.Sprintf("no reference: %v", err)
 		return
 	}
-	defer os.RemoveAll(dir)
+	defer wd.Remove()
+	dir := wd.Path
 	req := reference.Request{Database: tr.t.Database, Driver: tr.t.Driver, Props: props, Workload: wcfg,
 		Threads: row.Threads, Duration: row.Duration, Rate: row.Throughput, WorkDir: dir}
 	if t := reference.For(tr.t.Driver); t != nil {

@@ -8,8 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/procid"
 )
 
 // Data is a whole results directory read back.
@@ -26,7 +27,9 @@ type Data struct {
 
 // Read loads a results directory. A missing CSV file reads as empty (an
 // old or partial directory); a missing manifest is an error, since
-// without it the directory is not a results directory.
+// without it the directory is not a results directory. A trial whose
+// intervals reached disk but whose row did not (its run was killed
+// mid-trial) gets a row rebuilt from them, flagged ReconstructedFlag.
 func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
@@ -49,6 +52,7 @@ func Read(dir string) (*Data, error) {
 	if d.Manifest.Format < 2 {
 		d.fromFormat1()
 	}
+	d.reconstruct()
 	return d, nil
 }
 
@@ -130,7 +134,9 @@ func readCSV[T any](d *Data, path string, cols []column[T]) ([]T, error) {
 }
 
 // settleStatus marks a directory still "running" whose writer is gone (it
-// was killed outright, so it could not say so) as interrupted.
+// was killed outright, so it could not say so) as interrupted. The
+// writer's start time, when recorded, keeps a later process that was
+// given the same PID from passing for it.
 func (d *Data) settleStatus() {
 	m := &d.Manifest
 	if m.Status != StatusRunning || m.PID <= 0 {
@@ -139,7 +145,7 @@ func (d *Data) settleStatus() {
 	if host, err := os.Hostname(); err != nil || host != m.Loader.Hostname {
 		return // another machine's run: nothing to check here
 	}
-	if err := syscall.Kill(m.PID, 0); err == nil || errors.Is(err, syscall.EPERM) {
+	if (procid.ID{PID: m.PID, Start: m.PIDStart, Boot: m.BootID}).Alive() {
 		return // still running (or a process we may not signal)
 	}
 	m.Status = StatusInterrupted

@@ -77,7 +77,12 @@ type Manifest struct {
 	Error  string `json:"error,omitempty"`
 	// PID is the process that wrote the directory; Read takes a "running"
 	// directory whose process is gone on this host for an interrupted one.
-	PID int `json:"pid,omitempty"`
+	// PIDStart (its start time in clock ticks since boot) and BootID tell
+	// that process from a later one given the same PID; 0 and "" in
+	// directories written before they were recorded.
+	PID      int    `json:"pid,omitempty"`
+	PIDStart uint64 `json:"pid_start,omitempty"`
+	BootID   string `json:"boot_id,omitempty"`
 	// PlannedSteps is the plan's length; CompletedSteps how many finished.
 	PlannedSteps   int `json:"planned_steps"`
 	CompletedSteps int `json:"completed_steps"`
@@ -91,8 +96,26 @@ type Manifest struct {
 	Loader      Host         `json:"loader"`
 	Targets     []TargetInfo `json:"targets"`
 	Warnings    []string     `json:"warnings,omitempty"`
+	// Steps is the plan, so that a trial a kill cut short before its row
+	// was written can be named and described from its intervals alone.
+	Steps []Step `json:"steps,omitempty"`
 	// SLO is the experiment's latency objective; nil: none.
 	SLO *SLO `json:"slo,omitempty"`
+}
+
+// Step is one load or measured trial of the plan, as the manifest lists
+// it before it runs.
+type Step struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// Target names the target as in Targets; Workload the workload.
+	Target   string `json:"target"`
+	Workload string `json:"workload,omitempty"`
+	// Params is the matrix point.
+	Params     []Param `json:"params,omitempty"`
+	Repetition int     `json:"repetition,omitempty"`
+	Threads    int     `json:"threads,omitempty"`
+	TargetRate float64 `json:"target_ops_sec,omitempty"`
 }
 
 // SLO is a latency objective sweeps are judged by.
@@ -211,7 +234,8 @@ type DynamoDBPrices struct {
 
 // Param is one matrix coordinate of a trial.
 type Param struct {
-	Key, Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Latency summarizes a latency histogram, in microseconds.
@@ -280,6 +304,10 @@ type Trial struct {
 	// right after the trial (run.reference); its Tool is "" when none
 	// ran, and then Note may say why.
 	Reference Reference
+	// Reconstructed marks a row Read rebuilt from the trial's intervals
+	// because the writer died before writing it (see Read). It is never
+	// written to trials.csv.
+	Reconstructed bool
 }
 
 // PacingLateness summarizes how late the harness started paced

@@ -145,7 +145,9 @@ func (c *collector) emit(r measure.Results, warm, final bool, from, to int64) {
 // not database errors and do not count.
 func (c *collector) checkErrorRate(r measure.Results, ops int64) {
 	limit := c.s.cfg.StopOnErrorRate
-	if limit <= 0 || ops == 0 {
+	if limit <= 0 || ops == 0 || c.s.stop.Load() {
+		// Nothing to stop: the run stopped already (the last interval is
+		// judged with the whole run, by its MaxErrorRate).
 		return
 	}
 	var errs int64

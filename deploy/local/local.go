@@ -1,8 +1,15 @@
 // Package local is the deployment provider for the user's own machine: it
 // starts real database servers as child processes on free ports of the
-// loopback interface, with data in a temporary directory that teardown
+// loopback interface, with data in a directory of the work root
+// (ROOT/local/PID-NAME-RANDOM, see internal/workdir) that teardown
 // removes, optionally capped in CPUs and memory through cgroups (see
 // deploy/limits), so that a vertical-scaling study runs on one machine.
+//
+// The servers die with dbarena even when it is killed outright (the
+// parent-death signal). What a killed dbarena cannot remove, its data
+// directory, the next deployment removes: Up first cleans the root of
+// every directory whose owner process is gone, killing any server of
+// theirs that survived, and never touches a live run's.
 //
 // Supported: PostgreSQL, Redis, MariaDB/MySQL, Apache Cassandra (one node,
 // or N nodes on 127.0.1.x; jars from Maven Central, cached), DynamoDB
@@ -26,6 +33,7 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/workdir"
 )
 
 // Provider deploys databases as local processes.
@@ -97,22 +105,20 @@ func (p *Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deploymen
 	if req.Logger == nil {
 		req.Logger = slog.New(slog.DiscardHandler)
 	}
-	base := req.WorkDir
-	if base == "" {
-		base = os.TempDir()
+	root := req.WorkDir
+	if root == "" {
+		root = workdir.Default()
 	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return nil, fmt.Errorf("local: %s: work directory: %w", req.Name, err)
-	}
-	dir, err := os.MkdirTemp(base, "dbarena-"+req.Name+"-")
+	cleanDead(root, req.Logger)
+	wd, err := workdir.Claim(root, workdir.Local, req.Name, req.Keep)
 	if err != nil {
 		return nil, fmt.Errorf("local: %s: data directory: %w", req.Name, err)
 	}
 	// Servers that drop root (postgres) must reach their directory.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("local: %s: %w", req.Name, err)
+	if err := os.Chmod(wd.Path, 0o755); err != nil {
+		return nil, errors.Join(fmt.Errorf("local: %s: %w", req.Name, err), wd.Remove())
 	}
-	d := &deployment{req: req, dir: dir, props: map[string]string{}, taken: map[int]bool{}, provider: p,
+	d := &deployment{req: req, dir: wd.Path, wd: wd, props: map[string]string{}, taken: map[int]bool{}, provider: p,
 		readyTimeout: p.ReadyTimeout, log: req.Logger.With("target", req.Name)}
 	if err := launch(ctx, d); err != nil {
 		downErr := d.Down(context.Background())
@@ -121,10 +127,28 @@ func (p *Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deploymen
 	return d, nil
 }
 
+// cleanDead removes what dead runs left under root, and logs it. A failure
+// is logged, not returned: it must not stop this run.
+func cleanDead(root string, log *slog.Logger) {
+	entries, err := workdir.Clean(root, workdir.CleanOptions{})
+	for _, e := range entries {
+		for _, s := range e.Killed {
+			log.Warn("killed a server a dead run left running", "server", s.Name, "process", s.Process.String(), "dir", e.Path)
+		}
+		if e.Removed {
+			log.Info("removed what a dead run left", "dir", e.Path, "bytes", e.Bytes, "owner", e.Owner.Process.String())
+		}
+	}
+	if err != nil {
+		log.Warn("could not clean the work directory of dead runs", "root", root, "err", err)
+	}
+}
+
 // deployment is what Up started.
 type deployment struct {
 	req          deploy.Request
 	dir          string
+	wd           *workdir.Dir
 	props        map[string]string
 	hosts        []deploy.Host
 	procs        []*node
@@ -167,7 +191,7 @@ func (d *deployment) Down(ctx context.Context) error {
 		if d.req.Keep {
 			d.log.Info("kept data and logs", "dir", d.dir)
 		} else {
-			errs = append(errs, os.RemoveAll(d.dir))
+			errs = append(errs, d.wd.Remove())
 		}
 		d.downErr = errors.Join(errs...)
 	})
@@ -246,6 +270,10 @@ func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
 	}
 	n.proc = p
 	d.procs = append(d.procs, n)
+	// Should it outlive a killed dbarena, the next run's cleaning finds it.
+	if err := d.wd.AddServer(hostName, p.pid()); err != nil {
+		d.log.Warn("server not recorded in the owner file", "host", hostName, "err", err)
+	}
 	d.hosts = append(d.hosts, deploy.Host{Name: hostName, PID: p.pid(), DataDir: c.dataDir})
 	d.log.Info("started", "host", hostName, "pid", p.pid(), "log", c.logPath)
 	return n, nil

@@ -283,12 +283,12 @@ func TestValues(t *testing.T) {
 		run  string
 		want spec.RunSettings
 	}{
-		"go duration":       {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"seconds":           {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"fractional":        {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"quoted number":     {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"operations only":   {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"neither: default":  {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"go duration":      {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"seconds":          {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"fractional":       {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"quoted number":    {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"operations only":  {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"neither: default": {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

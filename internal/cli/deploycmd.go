@@ -33,7 +33,7 @@ func newDownCommand(st *State) *cobra.Command {
 left behind (dbarena logs its path when it deploys, and keeps it when a
 destroy fails), then remove the directory. Use it when a run was killed
 before it could tear down, so that no VM keeps billing.`,
-		Example: `  dbarena deploy down /tmp/dbarena-terraform-scylla-1234`,
+		Example: `  dbarena deploy down /tmp/dbarena/dbarena-terraform-scylla-1234`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(fmt.Errorf("deploy down: want at least one state directory"))

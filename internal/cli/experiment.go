@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/drivers"
 	"github.com/dbarena/dbarena/internal/providers"
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 )
@@ -31,9 +32,9 @@ type experimentFlags struct {
 func (f *experimentFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (every load and trial, in order, with a time estimate) and exit")
-	fl.BoolVar(&f.keep, "keep", false, "keep local databases' data and logs at teardown (their directory is logged)")
+	fl.BoolVar(&f.keep, "keep", false, "keep local databases' data and logs at teardown (their directory is logged; 'dbarena clean --kept' removes them)")
 	fl.StringVar(&f.dir, "results", "", "results directory to create (default: the file's results: setting / NAME-DATE-TIME)")
-	fl.StringVar(&f.workDir, "work-dir", "", "where local databases keep their data (default: the system's temporary directory)")
+	fl.StringVar(&f.workDir, "work-dir", "", "work root: local databases' data and logs go in ROOT/local/PID-NAME-RANDOM (default: $"+workdir.EnvVar+", else $TMPDIR/dbarena; see 'dbarena clean')")
 	fl.StringVar(&f.loaderBinary, "loader-binary", "", "the dbarena program run.loaders starts (default: this one)")
 }
 
@@ -102,7 +103,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	bi := ReadBuildInfo()
 	out, err := experiment.Run(ctx, plan, experiment.Options{
 		Stderr: st.Stderr, Terminal: st.StderrIsTerminal, Logger: st.Logger, Dir: f.dir,
-		WorkDir: f.workDir, Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
+		WorkDir: workdir.Root(f.workDir, st.Getenv), Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
 		LoaderBinary: f.loaderBinary, Secrets: st.Secrets, Abort: st.Abort,
 	})
 	if out != nil {
@@ -131,7 +132,10 @@ func newReportCommand(st *State) *cobra.Command {
 		Long: `Read a results directory (manifest.json, trials.csv, timeseries.csv,
 sysmetrics.csv) and write DIR/report.html and DIR/figures/. It never talks
 to a database, so any results directory, also one of an interrupted run,
-can be re-rendered.`,
+can be re-rendered. A run killed outright (kill -9) reads as interrupted,
+and a trial it cut before writing the trial's row gets a row rebuilt from
+the intervals on disk (latency from its hdr/ID.hlog, merged exactly),
+flagged "reconstructed".`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError(fmt.Errorf("report: want exactly one results DIR, got %d arguments", len(args)))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
@@ -153,8 +155,9 @@ func buildDbarena(t *testing.T) string {
 }
 
 // startRun starts `dbarena run` on a Redis experiment long enough to be
-// interrupted, and waits until its measured trial is under way.
-func startRun(t *testing.T, bin, dir string) (*exec.Cmd, *strings.Builder) {
+// interrupted, with env added to its environment, and waits until its
+// measured trial is under way.
+func startRun(t *testing.T, bin, dir string, env ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "long.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(`name: long
@@ -165,6 +168,7 @@ workloads: [a]
 run: {duration: 60s, threads: 2}
 `), 0o644))
 	cmd := exec.Command(bin, "run", file, "--results", dir)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -190,7 +194,8 @@ func TestInterruptedRunKeepsResultsAndTearsDown(t *testing.T) {
 	requireLocalServers(t, "redis-server")
 	bin := buildDbarena(t)
 	dir := filepath.Join(t.TempDir(), "r")
-	cmd, log := startRun(t, bin, dir)
+	work := t.TempDir()
+	cmd, log := startRun(t, bin, dir, workdir.EnvVar+"="+work)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -213,24 +218,122 @@ func TestInterruptedRunKeepsResultsAndTearsDown(t *testing.T) {
 	require.Positive(t, runRow.Operations)
 	require.FileExists(t, filepath.Join(dir, results.ReportFile))
 	requireNoServerLeft(t, dir)
+	left, err := workdir.Scan(work)
+	require.NoError(t, err)
+	require.Empty(t, left, "teardown after Ctrl-C removes the data directory")
 }
 
+// TestKilledRunLeavesConsistentFiles kills `dbarena run` outright
+// (SIGKILL) during its measured trial, as the OOM killer or a lost
+// session would: the results read back as interrupted with the cut trial
+// rebuilt from its intervals and rendered in the report, the Redis server
+// dies with dbarena, and the data directory it could not remove is
+// removed by `dbarena clean` and by the next run's deployment, while a
+// live run's directory is left alone.
 func TestKilledRunLeavesConsistentFiles(t *testing.T) {
 	requireLocalServers(t, "redis-server")
 	bin := buildDbarena(t)
-	dir := filepath.Join(t.TempDir(), "k")
-	cmd, _ := startRun(t, bin, dir)
-	require.NoError(t, cmd.Process.Kill())
-	_ = cmd.Wait()
+	ctx := context.Background()
+	work := t.TempDir()
+	// A live run's directory: its owner is this test process.
+	live, err := workdir.Claim(work, workdir.Local, "live", false)
+	require.NoError(t, err)
+
+	dir, dead := killRun(t, bin, work, "k")
 
 	d, err := results.Read(dir)
 	require.NoError(t, err)
 	require.Equal(t, results.StatusInterrupted, d.Manifest.Status, "a run whose process is gone reads as interrupted")
 	require.NotEmpty(t, d.Points, "completed intervals survive a kill")
-	code, out, errs := run(t, context.Background(), "report", dir)
+	var row *results.Trial
+	for i := range d.Trials {
+		if d.Trials[i].ID == "redis.a" {
+			row = &d.Trials[i]
+		}
+	}
+	require.NotNil(t, row, "the cut trial gets a row rebuilt from its intervals: %v", d.Trials)
+	intervals := 0
+	for _, p := range d.Points {
+		if p.Trial == "redis.a" && p.Op == results.AllOps && !p.Warmup {
+			intervals++
+		}
+	}
+	require.GreaterOrEqual(t, intervals, 2)
+	require.True(t, row.Reconstructed)
+	require.Equal(t, results.StatusInterrupted, row.Status)
+	require.Equal(t, results.KindRun, row.Kind)
+	require.Equal(t, "redis", row.Database)
+	require.Equal(t, 2, row.Threads, "from the plan in the manifest")
+	require.Positive(t, row.Operations)
+	require.Positive(t, row.Throughput)
+	require.Positive(t, row.Latency.P99)
+	require.InDelta(t, float64(intervals), row.Duration.Seconds(), 0.5, "one second per measured interval")
+	require.Contains(t, row.Flags[0], fmt.Sprintf("reconstructed: the run ended before this trial's row was written; figures rebuilt from its %d measured intervals on disk, latency merged from hdr/redis.a.hlog", intervals))
+
+	code, out, errs := run(t, ctx, "report", dir)
 	require.Equal(t, ExitOK, code, errs)
-	require.Contains(t, out, "report: ")
+	require.NotContains(t, out, "no measured runs yet")
+	require.Contains(t, out, "one target measured, redis")
+	require.Regexp(t, `a: redis [\d,]+ ops/s`, out)
+	require.Contains(t, out, "warning: redis.a: reconstructed")
+	html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	require.NoError(t, err)
+	require.Contains(t, string(html), "figures rebuilt from its")
+	require.FileExists(t, filepath.Join(dir, results.FiguresDir, "overtime-a.svg"), "the trial's over-time figure")
 	requireNoServerLeft(t, dir)
+
+	// dbarena clean: --dry-run lists the dead run's directory and its
+	// size, and removes nothing; then clean removes it, never the live one.
+	size := dirBytes(t, dead)
+	t.Logf("data directory left by the killed run: %s, %d bytes", dead, size)
+	code, out, errs = run(t, ctx, "clean", "--work-dir", work, "--dry-run")
+	require.Equal(t, ExitOK, code, errs)
+	require.Regexp(t, `(?m)^would remove `+regexp.QuoteMeta(dead)+` .*\(\d+ bytes\)|^would remove `+regexp.QuoteMeta(dead)+` +\d+ B`, out)
+	require.Regexp(t, `(?m)^left +`+regexp.QuoteMeta(live.Path)+` .*\(in use`, out)
+	require.DirExists(t, dead)
+	code, out, errs = run(t, ctx, "clean", "--work-dir", work)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "removed      "+dead)
+	require.NoDirExists(t, dead)
+	require.DirExists(t, live.Path)
+
+	// The next run's deployment removes what a killed run left.
+	_, dead = killRun(t, bin, work, "k2")
+	file := filepath.Join(t.TempDir(), "next.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: next\nproperties: {recordcount: 100}\ntargets:\n  - database: redis\nworkloads: [c]\nrun: {duration: 1s, threads: 1}\n"), 0o644))
+	code, _, errs = run(t, ctx, "run", file, "--results", filepath.Join(t.TempDir(), "next"), "--work-dir", work)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "removed what a dead run left")
+	require.NoDirExists(t, dead, "removed by the next run's deployment")
+	left, err := workdir.Scan(work)
+	require.NoError(t, err)
+	require.Len(t, left, 1, "only the live run's directory remains: %v", left)
+	require.Equal(t, live.Path, left[0].Path)
+}
+
+// killRun starts a run with its work root in work, kills it with SIGKILL
+// during its measured trial, and returns its results directory and the
+// data directory it left.
+func killRun(t *testing.T, bin, work, name string) (dir, data string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), name)
+	cmd, _ := startRun(t, bin, dir, workdir.EnvVar+"="+work)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	left, err := filepath.Glob(filepath.Join(work, workdir.Local, fmt.Sprintf("%d-redis-*", cmd.Process.Pid)))
+	require.NoError(t, err)
+	require.Len(t, left, 1, "a killed run cannot remove its data directory")
+	return dir, left[0]
+}
+
+// dirBytes is a directory's size as du counts it.
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	out, err := exec.Command("du", "-sb", dir).Output()
+	require.NoError(t, err)
+	n, err := strconv.ParseInt(strings.Fields(string(out))[0], 10, 64)
+	require.NoError(t, err)
+	return n
 }
 
 // requireNoServerLeft checks that no redis-server of this test survives:

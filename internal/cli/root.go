@@ -54,7 +54,7 @@ Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
 		SilenceErrors: true,
 	}
 	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newSchemaCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st), newClockCommand(st), newDeployCommand(st), newYCSBCommand(st),
-		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st))
+		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st), newCleanCommand(st))
 	return root
 }
 
