@@ -269,6 +269,13 @@ func (s *run) execute(ctx context.Context) *Result {
 		s.halt("interrupted")
 	})
 	defer stopWatch()
+	if _, real := clk.(*clock.Real); real && s.cfg.MaxExecutionTime > 0 {
+		// The workers check the time limit before each operation; when
+		// every one of them waits on a frozen server, the limit must
+		// still end the run.
+		limit := time.AfterFunc(s.cfg.MaxExecutionTime, func() { s.halt("maxexecutiontime reached") })
+		defer limit.Stop()
+	}
 
 	col := newCollector(s)
 	var cwg sync.WaitGroup

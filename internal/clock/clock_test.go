@@ -1,0 +1,76 @@
+package clock
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTimersNeverWakeEarly: a sleep never ends before the time asked for,
+// precise or coarse, short or long.
+func TestTimersNeverWakeEarly(t *testing.T) {
+	clk := NewReal()
+	for _, precise := range []bool{true, false} {
+		tm, err := clk.NewTimer(precise)
+		require.NoError(t, err)
+		for _, d := range []time.Duration{0, 5 * time.Microsecond, 60 * time.Microsecond, 300 * time.Microsecond, 3 * time.Millisecond} {
+			for range 20 {
+				at := clk.Now() + int64(d)
+				require.False(t, tm.SleepUntil(at))
+				require.GreaterOrEqual(t, clk.Now(), at, "precise=%v, %s", precise, d)
+			}
+		}
+		require.NoError(t, tm.Close())
+	}
+}
+
+// TestStopEndsASleep: Stop from another goroutine ends a long sleep at
+// once, and every later sleep returns at once.
+func TestStopEndsASleep(t *testing.T) {
+	clk := NewReal()
+	for _, precise := range []bool{true, false} {
+		tm, err := clk.NewTimer(precise)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		start := time.Now()
+		go func() {
+			defer wg.Done()
+			require.True(t, tm.SleepUntil(clk.Now()+int64(time.Hour)))
+		}()
+		time.Sleep(20 * time.Millisecond)
+		tm.Stop()
+		wg.Wait()
+		require.Less(t, time.Since(start), 10*time.Second, "precise=%v", precise)
+		require.True(t, tm.SleepUntil(clk.Now()+int64(time.Hour)), "stopped for good")
+		tm.Stop() // twice is fine
+		require.NoError(t, tm.Close())
+	}
+}
+
+// TestWakeEstimateTracksAQuantile: fed wake-up latencies from a known
+// distribution, the estimate settles where wakeQuantile of them fall
+// below it, within its bounds.
+func TestWakeEstimateTracksAQuantile(t *testing.T) {
+	w := newWakeEstimate()
+	r := rand.New(rand.NewPCG(1, 2))
+	// Uniform 10..40 µs: the 0.2 quantile is 16 µs.
+	for range 20_000 {
+		w.observe(int64(10_000 + r.IntN(30_000)))
+	}
+	require.InDelta(t, 16_000, w.early(), 2_000)
+	// Wake-ups that all come a millisecond late are capped: the timer
+	// never spins for longer than wakeMax.
+	for range 20_000 {
+		w.observe(int64(time.Millisecond))
+	}
+	require.Equal(t, int64(wakeMax), w.early())
+	// And immediate ones bring it to zero.
+	for range 20_000 {
+		w.observe(0)
+	}
+	require.Zero(t, w.early())
+}
