@@ -5,12 +5,15 @@ package properties
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // Source says where a value came from: a file and line, or a command-line
@@ -103,14 +106,14 @@ func Load(files []string, overrides []string) (*Set, error) {
 	return s, nil
 }
 
-// ParseFile reads a property file.
+// ParseFile reads a property file of at most limits.MaxFileBytes.
 func ParseFile(path string) (*Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("property file: %w", err)
 	}
 	defer f.Close()
-	s, err := Parse(f, path)
+	s, err := Parse(limits.NewReader(f, path, limits.MaxFileBytes), path)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +123,11 @@ func ParseFile(path string) (*Set, error) {
 // Parse reads properties in the Java .properties syntax: "key=value",
 // "key: value" or "key value"; "#" and "!" comment lines; a backslash at the
 // end of a line continues it; \t \n \r \f \uXXXX and \-escaped characters.
-// name is used in error messages.
+// name is used in error messages. A line may hold up to maxLineBytes.
 func Parse(r io.Reader, name string) (*Set, error) {
 	s := New()
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxLineBytes)
 	lineNo := 0
 	for sc.Scan() {
 		lineNo++
@@ -152,10 +155,21 @@ func Parse(r io.Reader, name string) (*Set, error) {
 		s.Set(k, v, Source{File: name, Line: start})
 	}
 	if err := sc.Err(); err != nil {
+		var tl *limits.TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			return nil, err
+		case errors.Is(err, bufio.ErrTooLong):
+			return nil, fmt.Errorf("%s:%d: line longer than the %s limit", name, lineNo+1, limits.FormatBytes(maxLineBytes))
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
 }
+
+// maxLineBytes bounds one line of a property file: values are numbers,
+// names and URLs, and a certificate inlined with \n escapes is a few KiB.
+const maxLineBytes = 16 << 20
 
 // continued reports whether line ends in an odd number of backslashes.
 func continued(line string) bool {

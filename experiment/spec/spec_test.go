@@ -109,7 +109,7 @@ func badFixtures() map[string][]string {
 		"invalid-trial.bad.yaml": {
 			// The value's line is the matrix's; the step and workload say
 			// which trial the value broke.
-			`invalid-trial.bad.yaml:12: property "readproportion"="abc": want a number (step postgres.a.readproportion=abc; workload a at testdata/invalid-trial.bad.yaml:7)`,
+			`invalid-trial.bad.yaml:12: property "readproportion"="abc": want a finite number (step postgres.a.readproportion=abc; workload a at testdata/invalid-trial.bad.yaml:7)`,
 			`invalid-trial.bad.yaml:12: property "readproportion": operation proportions (read 0.5 + update 1 `,
 		},
 		"missing-required.bad.yaml": {
