@@ -68,7 +68,7 @@ func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Confi
 		{"late.threshold", &c.LateThreshold},
 	}
 	for _, d := range durations {
-		if err := durationProp(p, d.key, d.dst); err != nil {
+		if *d.dst, err = p.Duration(d.key, *d.dst); err != nil {
 			return rs, err
 		}
 	}
@@ -105,26 +105,6 @@ func parseRunSettings(p *properties.Set, phase runner.Phase, wcfg workload.Confi
 		return rs, err
 	}
 	return rs, nil
-}
-
-// durationProp reads a duration given either as a Go duration ("90s",
-// "1m30s") or, as YCSB does, a plain number of seconds.
-func durationProp(p *properties.Set, key string, dst *time.Duration) error {
-	v, src, ok := p.Lookup(key)
-	if !ok {
-		return nil
-	}
-	v = strings.TrimSpace(v)
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		*dst = time.Duration(secs * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return fmt.Errorf("%s: property %q=%q: want seconds (e.g. 30) or a duration (e.g. 90s, 1m30s)", src, key, v)
-	}
-	*dst = d
-	return nil
 }
 
 // seedProp reads the seed, or draws one from the operating system so that
