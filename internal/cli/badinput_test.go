@@ -36,6 +36,10 @@ func TestBadInputLimits(t *testing.T) {
 		"latest over 1e12 records":   {ycsb("-p", "recordcount=1000000000000", "-p", "requestdistribution=latest"), []string{"recordcount", "at most 10000000000 records"}},
 		"secret file /dev/zero":      {ycsb("-p", "memory.x=${file:/dev/zero}"), []string{"${file:/dev/zero}", "1 MiB limit"}},
 		"property file line too big": {[]string{"ycsb", "run", "memory", "-P", "/dev/zero"}, []string{"/dev/zero:1: line longer than the 16 MiB limit"}},
+		"keys --top -5":              {[]string{"keys", "--top", "-5", "--records", "1000", "--draws", "1000"}, []string{"--top -5: want record counts of at least 1"}},
+		"keys --top 0":               {[]string{"keys", "--top", "0", "--records", "1000", "--draws", "1000"}, []string{"--top 0"}},
+		"keys --records 2^63-1":      {[]string{"keys", "--records", "9223372036854775807", "--draws", "1000"}, []string{"--records", "recordcount", "key numbers: at most"}},
+		"keys --draws 2^63-1":        {[]string{"keys", "--records", "100", "--draws", "9223372036854775807"}, []string{"--draws 9223372036854775807: at most 100000000"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, _, errs := run(t, context.Background(), c.args...)
@@ -46,4 +50,13 @@ func TestBadInputLimits(t *testing.T) {
 			require.NotContains(t, errs, "panic")
 		})
 	}
+}
+
+// TestKeysBillionRecords: YCSB's billion records needed 16 GB (16 bytes a
+// record) and crashed; the counts now grow with the draws.
+func TestKeysBillionRecords(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "keys", "--distribution", "uniform", "--records", "1000000000", "--draws", "100000")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "records                 1000000000\n")
+	require.Contains(t, out, "draws                   100000\n")
 }
