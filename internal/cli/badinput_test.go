@@ -39,6 +39,9 @@ func TestBadInputLimits(t *testing.T) {
 		"keys --top -5":              {[]string{"keys", "--top", "-5", "--records", "1000", "--draws", "1000"}, []string{"--top -5: want record counts of at least 1"}},
 		"keys --top 0":               {[]string{"keys", "--top", "0", "--records", "1000", "--draws", "1000"}, []string{"--top 0"}},
 		"keys --records 2^63-1":      {[]string{"keys", "--records", "9223372036854775807", "--draws", "1000"}, []string{"--records", "recordcount", "key numbers: at most"}},
+		"littles-law overflow":       {[]string{"analyze", "littles-law", "--throughput", "1e300", "--latency", "1h"}, []string{"needs 5.4e+303 threads: more than a thread count can hold"}},
+		"littles-law Inf headroom":   {[]string{"analyze", "littles-law", "--throughput", "100", "--latency", "1ms", "--headroom", "Inf"}, []string{"headroom +Inf"}},
+		"usl /dev/zero":              {[]string{"analyze", "usl", "/dev/zero"}, []string{"/dev/zero: larger than the 64 MiB limit"}},
 		"keys --draws 2^63-1":        {[]string{"keys", "--records", "100", "--draws", "9223372036854775807"}, []string{"--draws 9223372036854775807: at most 100000000"}},
 	} {
 		t.Run(name, func(t *testing.T) {
