@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -112,13 +111,7 @@ func (d *decoder) catalogue(s *Spec, n *yaml.Node) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(filepath.Dir(d.file), file)
 		}
-		f, ferr := os.Open(file)
-		if ferr != nil {
-			d.errorf(n, "prices", "%v", ferr)
-			return
-		}
-		defer f.Close()
-		cat, err = cost.LoadCatalogue(f)
+		cat, err = cost.LoadCatalogueFile(file)
 	}
 	if err != nil {
 		d.errorf(n, "prices", "%v", err)

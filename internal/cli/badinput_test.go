@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,4 +66,36 @@ func TestKeysBillionRecords(t *testing.T) {
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "records                 1000000000\n")
 	require.Contains(t, out, "draws                   100000\n")
+}
+
+// TestCostBadScenarios: NaN, infinite and negative scenario values were
+// printed as results ("to serve NaN ops/s") or silently replaced.
+func TestCostBadScenarios(t *testing.T) {
+	dir := t.TempDir()
+	target := "targets:\n  - name: a\n    resources: [{instance: i3.large, count: %s}]\n    throughput: 1000\n"
+	for name, c := range map[string]struct {
+		text string
+		want []string
+	}{
+		"serve NaN":        {"serve: .nan\n" + fmt.Sprintf(target, "1"), []string{"serve NaN: want a throughput in ops/s, 0 or more"}},
+		"serve Inf":        {"serve: .inf\n" + fmt.Sprintf(target, "1"), []string{"serve +Inf"}},
+		"serve negative":   {"serve: -5\n" + fmt.Sprintf(target, "1"), []string{"serve -5"}},
+		"utilisation NaN":  {"utilisation: .nan\n" + fmt.Sprintf(target, "1"), []string{"utilisation NaN: want a share of capacity in (0, 1]"}},
+		"utilisation 7":    {"utilisation: 7\n" + fmt.Sprintf(target, "1"), []string{"utilisation 7"}},
+		"negative count":   {fmt.Sprintf(target, "-3"), []string{"targets[0] (a): resources[0]: count -3: want 1 or more"}},
+		"prices /dev/zero": {"prices: /dev/zero\n" + fmt.Sprintf(target, "1"), []string{"/dev/zero: larger than the 64 MiB limit"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.NewReplacer(" ", "-", "/", "-").Replace(name)+".yaml")
+			require.NoError(t, os.WriteFile(file, []byte(c.text), 0o600))
+			code, _, errs := run(t, context.Background(), "analyze", "cost", file)
+			require.Equal(t, ExitUsage, code, errs)
+			for _, w := range c.want {
+				require.Contains(t, errs, w)
+			}
+		})
+	}
+	code, _, errs := run(t, context.Background(), "analyze", "cost", "/dev/zero")
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "/dev/zero: larger than the 64 MiB limit")
 }
