@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -86,7 +87,7 @@ func (d *decoder) costResource(n *yaml.Node, path string) (CostResource, bool) {
 	if v := f.get("extra_hourly"); v != nil {
 		if s, ok := d.scalar(v, join(path, "extra_hourly"), "a price in USD per hour"); ok {
 			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || x < 0 {
+			if err != nil || !(x >= 0) || math.IsInf(x, 1) {
 				d.errorf(v, join(path, "extra_hourly"), "want a price in USD per hour, 0 or more, such as 0.08, got %q", s)
 			}
 			r.ExtraHourly = x

@@ -99,3 +99,25 @@ func TestCostBadScenarios(t *testing.T) {
 	require.Equal(t, ExitUsage, code, errs)
 	require.Contains(t, errs, "/dev/zero: larger than the 64 MiB limit")
 }
+
+// TestExperimentBadInput: run.threads: 100000000 passed --dry-run and ran
+// out of memory at run time; an experiment file of /dev/zero was read
+// until the memory ran out.
+func TestExperimentBadInput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "e.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: e\ntargets: [{database: postgres}]\nworkloads: [a]\nrun: {threads: 100000000}\n"), 0o600))
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"threads on dry run":      {[]string{"run", "--dry-run", file}, "run.threads: 100000000: at most 100000 workers per loader process"},
+		"experiment /dev/zero":    {[]string{"run", "--dry-run", "/dev/zero"}, "experiment file: /dev/zero: larger than the 64 MiB limit"},
+		"deploy render /dev/zero": {[]string{"deploy", "render", "/dev/zero"}, "deploy render: /dev/zero: larger than the 64 MiB limit"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, errs := run(t, context.Background(), c.args...)
+			require.Equal(t, ExitUsage, code, errs)
+			require.Contains(t, errs, c.want)
+		})
+	}
+}
