@@ -471,8 +471,10 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 			if isIntended != paced[name] {
 				continue
 			}
-			points = append(points, mergedPoint(id, m, t, name, isWarm, w.Hist, secs, stage))
-			all.Merge(w.Hist)
+			h := measure.NewHistogram()
+			w.Hist.MergeInto(h)
+			points = append(points, mergedPoint(id, m, t, name, isWarm, h, secs, stage))
+			all.Merge(h)
 		}
 		points = append(points, mergedPoint(id, m, t, results.AllOps, warm, all, secs, stage))
 		if stage >= 0 && !warm {
