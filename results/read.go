@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // Data is a whole results directory read back.
@@ -28,7 +30,9 @@ type Data struct {
 // without it the directory is not a results directory.
 func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	// The manifest is a few KiB; a cap keeps a wrong file (a link to a
+	// device, a huge download) from filling the memory.
+	b, err := limits.ReadFile(filepath.Join(dir, ManifestFile), limits.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read results %s: %w (is it a results directory?)", dir, err)
 	}
