@@ -91,13 +91,17 @@ MiB are read.`,
 				defer f.Close()
 				r = f
 			}
-			pts, err := usl.ReadCSV(r, args[0])
+			name := args[0]
+			if name == "-" {
+				name = "standard input"
+			}
+			pts, err := usl.ReadCSV(r, name)
 			if err != nil {
 				return usageError(fmt.Errorf("analyze usl: %w", err))
 			}
 			fit, err := usl.FitPoints(pts)
 			if err != nil {
-				return usageError(fmt.Errorf("analyze usl: %s: %w", args[0], err))
+				return usageError(fmt.Errorf("analyze usl: %s: %w", name, err))
 			}
 			fmt.Fprint(st.Stdout, fit)
 			return nil

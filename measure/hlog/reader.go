@@ -115,6 +115,9 @@ func (r *Reader) next() (Interval, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Interval{}, fmt.Errorf("hlog: line %d: longer than the %d MiB limit of a line", r.line+1, maxLineBytes>>20)
+		}
 		return Interval{}, fmt.Errorf("hlog: line %d: %w", r.line+1, err)
 	}
 	return Interval{}, io.EOF
