@@ -136,12 +136,23 @@ func Parse(r io.Reader, name string) (*Set, error) {
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}
+		// A builder, not line = line + next: joining 300,000 continued
+		// lines that way took 22 s for a 1.2 MB file.
+		var joined strings.Builder
 		for continued(line) && sc.Scan() {
 			lineNo++
-			line = line[:len(line)-1] + strings.TrimLeft(sc.Text(), " \t\f")
+			joined.WriteString(line[:len(line)-1])
+			line = strings.TrimLeft(sc.Text(), " \t\f")
+			if joined.Len()+len(line) > maxLineBytes {
+				return nil, fmt.Errorf("%s:%d: line continued past the %s limit of a line", name, start, limits.FormatBytes(maxLineBytes))
+			}
 		}
 		if continued(line) {
 			line = line[:len(line)-1]
+		}
+		if joined.Len() > 0 {
+			joined.WriteString(line)
+			line = joined.String()
 		}
 		key, value := splitKeyValue(line)
 		k, err := unescape(key)

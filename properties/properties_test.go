@@ -182,3 +182,16 @@ func TestParseFileBounds(t *testing.T) {
 	_, err = properties.ParseFile("/dev/zero")
 	require.ErrorContains(t, err, "/dev/zero:1: line longer than the 16 MiB limit")
 }
+
+func TestParseManyContinuedLines(t *testing.T) {
+	in := "a=" + strings.Repeat("x\\\n", 300_000) + "end\n"
+	start := time.Now()
+	s, err := properties.Parse(strings.NewReader(in), "long.properties")
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 2*time.Second, "quadratic joining took 22 s")
+	v, _, _ := s.Lookup("a")
+	require.Equal(t, strings.Repeat("x", 300_000)+"end", v)
+
+	_, err = properties.Parse(strings.NewReader("a="+strings.Repeat(strings.Repeat("x", 1<<20)+"\\\n", 17)), "long.properties")
+	require.ErrorContains(t, err, "long.properties:1: line continued past the 16 MiB limit of a line")
+}
