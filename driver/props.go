@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +80,9 @@ func (p Props) Duration(key string, def time.Duration) (time.Duration, error) {
 		return def, nil
 	}
 	s := strings.TrimSpace(v)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+	// A count of milliseconds past time.Duration's range (292 years)
+	// would wrap to a negative timeout.
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 && n <= math.MaxInt64/int64(time.Millisecond) {
 		return time.Duration(n) * time.Millisecond, nil
 	}
 	d, err := time.ParseDuration(s)

@@ -5,7 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // TLS reads the TLS properties shared by the drivers whose protocol has
@@ -32,7 +33,7 @@ func (p Props) TLS() (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: name, InsecureSkipVerify: insecure} //nolint:gosec // only when the user sets tls.insecure
 	if ca != "" {
-		pem, err := os.ReadFile(ca)
+		pem, err := limits.ReadFile(ca, limits.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Key("tls.ca"), err)
 		}
@@ -45,7 +46,17 @@ func (p Props) TLS() (*tls.Config, error) {
 		return nil, errors.New(p.Key("tls.cert") + " and " + p.Key("tls.key") + ": give both (a client certificate and its key) or neither")
 	}
 	if cert != "" {
-		pair, err := tls.LoadX509KeyPair(cert, key)
+		// Read with a cap rather than with tls.LoadX509KeyPair, which
+		// reads /dev/zero until the memory runs out.
+		certPEM, err := limits.ReadFile(cert, limits.MaxFileBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Key("tls.cert"), err)
+		}
+		keyPEM, err := limits.ReadFile(key, limits.MaxFileBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Key("tls.key"), err)
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("%s, %s: %w", p.Key("tls.cert"), p.Key("tls.key"), err)
 		}

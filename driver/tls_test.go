@@ -40,6 +40,8 @@ func TestTLS(t *testing.T) {
 		"x.tls.ca=" + notPEM + ": no PEM certificate":                       {"x.tls.ca": notPEM},
 		"x.tls.cert and x.tls.key: give both":                               {"x.tls.cert": files.Cert},
 		"x.tls.cert, x.tls.key: tls: found a certificate rather than a key": {"x.tls.cert": files.CA, "x.tls.key": files.CA},
+		"x.tls.ca: /dev/zero: larger than the 64 MiB limit":                 {"x.tls.ca": "/dev/zero"},
+		"x.tls.key: /dev/zero: larger than the 64 MiB limit":                {"x.tls.cert": files.Cert, "x.tls.key": "/dev/zero"},
 	} {
 		_, err := cfg(want)
 		require.ErrorContains(t, err, props)

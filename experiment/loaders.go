@@ -491,8 +491,10 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window) ([
 	for _, w := range ws {
 		tag := hlog.ParseTag(w.Tag)
 		warm = warm || tag.Warmup
+		h := measure.NewHistogram()
+		w.Hist.MergeInto(h)
 		if tag.Kind == hlog.Pacing {
-			pacing = w.Hist
+			pacing = h
 			continue
 		}
 		a := byOp[tag.Op]
@@ -503,14 +505,14 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window) ([
 		}
 		switch tag.Kind {
 		case hlog.Service:
-			a.ok = w.Hist
+			a.ok = h
 			if a.latency == nil {
-				a.latency = w.Hist
+				a.latency = h
 			}
 		case hlog.Intended:
-			a.latency = w.Hist
+			a.latency = h
 		case hlog.Failed:
-			a.errs = w.Hist.TotalCount()
+			a.errs = h.TotalCount()
 		}
 	}
 	end := t.Add(m.Window)

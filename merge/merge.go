@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -59,7 +60,11 @@ type Loader struct {
 type Window struct {
 	Start time.Time
 	Tag   string
-	Hist  *hdrhistogram.Histogram
+	// Hist is sparse, so that memory grows with the buckets used: a dense
+	// histogram of dbarena's range is 270 KB, and an hour of one-second
+	// windows over ten tags would hold 9.7 GB of them. MergeInto adds it
+	// to a dense histogram (measure.NewHistogram) for percentiles.
+	Hist *hdrhistogram.PackedHistogram
 }
 
 // Result is a merge.
@@ -119,7 +124,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 				l.Last = end
 			}
 			l.Intervals++
-			l.Counts[iv.Tag] += iv.Histogram.TotalCount()
+			l.Counts[iv.Tag] = saturatingAdd(l.Counts[iv.Tag], iv.Histogram.TotalCount())
 			all = append(all, interval{loader: i, iv: iv})
 		}
 		r.Loaders = append(r.Loaders, l)
@@ -137,7 +142,9 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 	if !opts.Start.IsZero() {
 		base = opts.Start
 	}
-	windows := map[int64]map[string]*hdrhistogram.Histogram{}
+	windows := map[int64]map[string]*hdrhistogram.PackedHistogram{}
+	proto := measure.NewHistogram()
+	var dropped int64
 	for _, x := range all {
 		// An interval belongs to the window holding its midpoint: a
 		// loader's one-second intervals are offset from another's by a
@@ -149,11 +156,24 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		}
 		byTag := windows[k]
 		if byTag == nil {
-			byTag = map[string]*hdrhistogram.Histogram{}
+			byTag = map[string]*hdrhistogram.PackedHistogram{}
 			windows[k] = byTag
 		}
-		add(byTag, x.iv.Tag, x.iv.Histogram)
-		add(r.Totals, x.iv.Tag, x.iv.Histogram)
+		w := byTag[x.iv.Tag]
+		if w == nil {
+			w = hdrhistogram.NewPacked(proto.LowestTrackableValue(), proto.HighestTrackableValue(), int(proto.SignificantFigures()))
+			byTag[x.iv.Tag] = w
+		}
+		dropped = saturatingAdd(dropped, w.Merge(x.iv.Histogram))
+		total := r.Totals[x.iv.Tag]
+		if total == nil {
+			total = measure.NewHistogram()
+			r.Totals[x.iv.Tag] = total
+		}
+		x.iv.Histogram.MergeInto(total)
+	}
+	if dropped > 0 {
+		r.Flags = append(r.Flags, fmt.Sprintf("%d values outside %d ns to %s were left out", dropped, proto.LowestTrackableValue(), time.Duration(proto.HighestTrackableValue())))
 	}
 	keys := make([]int64, 0, len(windows))
 	for k := range windows {
@@ -181,14 +201,13 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 	return r, nil
 }
 
-// add merges h into m[tag], making the histogram on first use.
-func add(m map[string]*hdrhistogram.Histogram, tag string, h *hdrhistogram.Histogram) {
-	dst := m[tag]
-	if dst == nil {
-		dst = measure.NewHistogram()
-		m[tag] = dst
+// saturatingAdd adds counts without wrapping: a decoded histogram may
+// hold buckets whose sum passes math.MaxInt64.
+func saturatingAdd(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
 	}
-	dst.Merge(h)
+	return a + b
 }
 
 func readLog(path string) ([]hlog.Interval, error) {
@@ -218,8 +237,11 @@ func (r *Result) WriteLog(w io.Writer, comment string) error {
 	if err != nil {
 		return err
 	}
+	dense := measure.NewHistogram()
 	for _, win := range r.Windows {
-		if err := hw.WriteInterval(win.Tag, win.Start, win.Start.Add(r.Window), win.Hist); err != nil {
+		dense.Reset()
+		win.Hist.MergeInto(dense)
+		if err := hw.WriteInterval(win.Tag, win.Start, win.Start.Add(r.Window), dense); err != nil {
 			return err
 		}
 	}

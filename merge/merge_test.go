@@ -2,12 +2,16 @@ package merge_test
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/measure"
@@ -87,9 +91,58 @@ func TestMergeEqualsOneHistogramOfEverything(t *testing.T) {
 		if err != nil {
 			break
 		}
-		back.Merge(iv.Histogram)
+		iv.Histogram.MergeInto(back)
 	}
 	require.Equal(t, want, measure.StatsOf(back))
+}
+
+// widePayload is an empty histogram declaring 1 to 2^63-1 at 5 digits:
+// 49 MiB of counts when dense.
+const widePayload = "HISTBAAAABp42pNpmczMgACsUJqx/j8E2H+ACAAAk5cJ5A=="
+
+// TestMergeWideAndScatteredLogs: a 39 KB log of 499 histograms declaring
+// 1 to 2^63 ran merge out of memory (each held dense, 49 MiB), and so did
+// intervals 1,000 s apart (one dense 270 KB window each: 5,000 of them were 1.3 GB).
+func TestMergeWideAndScatteredLogs(t *testing.T) {
+	dir := t.TempDir()
+	// Another tool's range: up to ten hours, where dbarena's stops at one.
+	h := hdrhistogram.New(1, int64(10*time.Hour), 3)
+	require.NoError(t, h.RecordValue(int64(2*time.Millisecond)))
+	require.NoError(t, h.RecordValue(int64(2*time.Hour)))
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	require.NoError(t, err)
+	var wide, scattered strings.Builder
+	wide.WriteString("#[StartTime: 1700000000.000 (seconds since epoch)]\n#[BaseTime: 1700000000.000 (seconds since epoch)]\n")
+	scattered.WriteString(wide.String())
+	for i := range 499 {
+		fmt.Fprintf(&wide, "Tag=READ,%d.000,1.000,0.000,%s\n", i, widePayload)
+	}
+	for i := range 5000 {
+		fmt.Fprintf(&scattered, "Tag=READ,%d.000,1.000,2.000,%s\n", i*1000, enc)
+	}
+	for name, c := range map[string]struct {
+		text  string
+		flags []string
+	}{
+		"wide":      {text: wide.String()},
+		"scattered": {text: scattered.String(), flags: []string{"5000 values outside 1 ns to 1h0m0s were left out"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			text := c.text
+			path := filepath.Join(dir, name+".hlog")
+			require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r, err := merge.Merge([]merge.Input{{Path: path}}, merge.Options{})
+			require.NoError(t, err)
+			runtime.ReadMemStats(&after)
+			require.Less(t, after.HeapAlloc, before.HeapAlloc+200<<20, "heap after the merge")
+			require.Equal(t, c.flags, r.Flags)
+			var buf bytes.Buffer
+			require.NoError(t, r.WriteLog(&buf, "merged"))
+		})
+	}
 }
 
 func TestMergeFlagsLateLoaders(t *testing.T) {

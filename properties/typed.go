@@ -2,8 +2,10 @@ package properties
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // String returns the value of key, or def when it is not set.
@@ -45,17 +47,59 @@ func (s *Set) Int(key string, def int) (int, error) {
 	return int(n), nil
 }
 
-// Float returns key as a number, or def when it is not set.
+// Float returns key as a number, or def when it is not set. NaN and the
+// infinities are refused: strconv reads them, but no property means
+// anything by them, and NaN passes every range check written as
+// "v < 0 || v > 1".
 func (s *Set) Float(key string, def float64) (float64, error) {
 	v, src, ok := s.Lookup(key)
 	if !ok {
 		return def, nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		return 0, badValue(src, key, v, "a number")
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, badValue(src, key, v, "a finite number")
 	}
 	return f, nil
+}
+
+// Duration returns key as a duration, or def when it is not set. The
+// value is a number of seconds, as YCSB writes maxexecutiontime ("30",
+// "0.5"), or a Go duration ("90s", "1m30s"). Negative values, NaN, the
+// infinities and durations past time.Duration's range (about 292 years)
+// are refused rather than wrapped around to a negative duration.
+func (s *Set) Duration(key string, def time.Duration) (time.Duration, error) {
+	v, src, ok := s.Lookup(key)
+	if !ok {
+		return def, nil
+	}
+	d, err := parseDuration(v)
+	if err != nil {
+		return 0, badValue(src, key, v, "seconds (e.g. 30) or a duration (e.g. 90s, 1m30s), 0 or more and below 292 years")
+	}
+	return d, nil
+}
+
+// parseDuration reads a number of seconds or a Go duration, as Duration
+// does.
+func parseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		ns := secs * float64(time.Second)
+		// float64(math.MaxInt64) is 2^63: a product below it fits.
+		if !(ns >= 0 && ns < math.MaxInt64) {
+			return 0, fmt.Errorf("%q: out of range", v)
+		}
+		return time.Duration(ns), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q: negative", v)
+	}
+	return d, nil
 }
 
 // Bool returns key as a boolean, or def when it is not set. Only "true" and

@@ -25,10 +25,14 @@ func (s *Set) Write(w io.Writer) error {
 }
 
 // escape protects backslashes and line breaks everywhere, the separators
-// and comment marks in keys, and leading white space in values.
+// and comment marks in keys, and leading white space in values. It works
+// on bytes, not runes: every character it escapes is ASCII, and a value
+// that is not UTF-8 (Parse keeps it as it was) must be written unchanged,
+// not as U+FFFD.
 func escape(s string, key bool) string {
 	var b strings.Builder
-	for i, c := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case c == '\\':
 			b.WriteString(`\\`)
@@ -40,11 +44,11 @@ func escape(s string, key bool) string {
 			b.WriteString(`\t`)
 		case c == '\f':
 			b.WriteString(`\f`)
-		case key && strings.ContainsRune("=: #!", c), !key && i == 0 && c == ' ':
+		case key && strings.IndexByte("=: #!", c) >= 0, !key && i == 0 && c == ' ':
 			b.WriteByte('\\')
-			b.WriteRune(c)
+			b.WriteByte(c)
 		default:
-			b.WriteRune(c)
+			b.WriteByte(c)
 		}
 	}
 	return b.String()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/limits"
 	"github.com/dbarena/dbarena/internal/procid"
 )
 
@@ -32,7 +33,9 @@ type Data struct {
 // mid-trial) gets a row rebuilt from them, flagged ReconstructedFlag.
 func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	// The manifest is a few KiB; a cap keeps a wrong file (a link to a
+	// device, a huge download) from filling the memory.
+	b, err := limits.ReadFile(filepath.Join(dir, ManifestFile), limits.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read results %s: %w (is it a results directory?)", dir, err)
 	}

@@ -368,10 +368,10 @@ func (d *Data) readLog(path string, s span) (*logHists, int, error) {
 			continue // its timeseries rows did not reach disk: keep the two in step
 		}
 		if h := l.byTag[iv.Tag]; h != nil {
-			h.Merge(iv.Histogram)
+			iv.Histogram.MergeInto(h)
 		} else {
 			h = measure.NewHistogram()
-			h.Merge(iv.Histogram)
+			iv.Histogram.MergeInto(h)
 			l.byTag[iv.Tag] = h
 		}
 		if l.start.IsZero() || iv.Start.Before(l.start) {

@@ -128,3 +128,10 @@ func TestBadRowNamesFileAndLine(t *testing.T) {
 	_, err = Read(t.TempDir())
 	require.ErrorContains(t, err, "is it a results directory?")
 }
+
+func TestManifestSizeIsCapped(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, ManifestFile)))
+	_, err := Read(dir)
+	require.ErrorContains(t, err, "manifest.json: larger than the 64 MiB limit")
+}

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -236,10 +237,17 @@ func TestValidate(t *testing.T) {
 		cfg  runner.Config
 		want string
 	}{
-		"threads":  {runner.Config{Threads: 0, OperationCount: 1}, "threadcount"},
-		"target":   {runner.Config{Threads: 1, Target: -1, OperationCount: 1}, "target"},
-		"forever":  {runner.Config{Phase: runner.Transactions, Threads: 1}, "never end"},
-		"negative": {runner.Config{Threads: 1, OperationCount: -1}, "operationcount"},
+		"threads":        {runner.Config{Threads: 0, OperationCount: 1}, "threadcount"},
+		"target":         {runner.Config{Threads: 1, Target: -1, OperationCount: 1}, "target"},
+		"forever":        {runner.Config{Phase: runner.Transactions, Threads: 1}, "never end"},
+		"negative":       {runner.Config{Threads: 1, OperationCount: -1}, "operationcount"},
+		"threads 1e7":    {runner.Config{Threads: 10_000_000, OperationCount: 1}, "threadcount=10000000: at most 100000 workers per process"},
+		"target NaN":     {runner.Config{Threads: 1, Target: math.NaN(), OperationCount: 1}, "target=NaN"},
+		"target Inf":     {runner.Config{Threads: 1, Target: math.Inf(1), OperationCount: 1}, "target=+Inf"},
+		"error rate NaN": {runner.Config{Threads: 1, StopOnErrorRate: math.NaN(), OperationCount: 1}, "stop-on-error-rate=NaN"},
+		"batchsize 1e9":  {runner.Config{Threads: 1, BatchSize: 1_000_000_000}, "batchsize=1000000000: at most 100000"},
+		"stage threads":  {runner.Config{Phase: runner.Transactions, Threads: 10_000_000, Stages: []runner.Stage{{Duration: time.Second, Threads: 10_000_000}}}, "at most 100000"},
+		"stage target":   {runner.Config{Phase: runner.Transactions, Threads: 1, Stages: []runner.Stage{{Duration: time.Second, Threads: 1, Target: math.NaN()}}}, "stage 1: target NaN"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := runner.Run(context.Background(), c.cfg, wl, &stallDB{})

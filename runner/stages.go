@@ -41,7 +41,7 @@ func ParseStages(s string) ([]Stage, error) {
 		}
 		st := Stage{Duration: d, Threads: threads}
 		if len(f) == 3 {
-			if st.Target, err = strconv.ParseFloat(f[2], 64); err != nil || st.Target < 0 {
+			if st.Target, err = strconv.ParseFloat(f[2], 64); err != nil || !validRate(st.Target) {
 				return nil, bad("target not a rate >= 0")
 			}
 		}

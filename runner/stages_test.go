@@ -22,6 +22,8 @@ func TestStagesRoundTrip(t *testing.T) {
 		"-1s:4":     "duration",
 		"30s:0":     "threads",
 		"30s:4:-5":  "target",
+		"30s:4:NaN": "target",
+		"30s:4:Inf": "target",
 		"30s:4,10s": "stage 2",
 	} {
 		_, err := runner.ParseStages(bad)

@@ -37,7 +37,9 @@ func newFreezeDB(t *testing.T, freezeIn time.Duration, deaf bool) *freezeDB {
 	return d
 }
 
-func (d *freezeDB) Session(context.Context, int) (driver.Session, error) { return &freezeSession{d}, nil }
+func (d *freezeDB) Session(context.Context, int) (driver.Session, error) {
+	return &freezeSession{d}, nil
+}
 
 type freezeSession struct{ *freezeDB }
 

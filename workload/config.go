@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -184,16 +183,10 @@ func parseFields(p *properties.Set, c *Config) error {
 			return err
 		}
 	}
-	// YCSB gives the retry interval in whole seconds.
-	secs, err := p.Float("core_workload_insertion_retry_interval", c.InsertionRetryInterval.Seconds())
-	if err != nil {
-		return err
-	}
-	if secs < 0 || math.IsNaN(secs) {
-		return c.errorf("core_workload_insertion_retry_interval", "%g: want seconds >= 0", secs)
-	}
-	c.InsertionRetryInterval = time.Duration(secs * float64(time.Second))
-	return nil
+	// YCSB gives the retry interval in whole seconds; a Go duration
+	// ("500ms") is read too.
+	c.InsertionRetryInterval, err = p.Duration("core_workload_insertion_retry_interval", c.InsertionRetryInterval)
+	return err
 }
 
 // errorf returns an error naming the property and where it was set.

@@ -29,6 +29,9 @@ func names(valid ...Distribution) string {
 // Validate checks the configuration. Errors name the property, where it was
 // set and what was expected.
 func (c Config) Validate() error {
+	if err := c.validateLimits(); err != nil {
+		return err
+	}
 	if err := c.validateCounts(); err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // builtinYAML is the catalogue shipped with dbarena (prices.yaml). It is
@@ -122,6 +124,20 @@ func LoadCatalogue(r io.Reader) (*Catalogue, error) {
 		return nil, fmt.Errorf("price override: %w", err)
 	}
 	return base.Merge(over), nil
+}
+
+// LoadCatalogueFile is LoadCatalogue of the file at path, which may hold
+// up to limits.MaxFileBytes; errors name the file.
+func LoadCatalogueFile(path string) (*Catalogue, error) {
+	b, err := limits.ReadFile(path, limits.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := LoadCatalogue(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cat, nil
 }
 
 // Merge returns c with the entries of over added or replacing c's. An

@@ -152,6 +152,18 @@ func TestLoadCatalogueRejects(t *testing.T) {
 	}
 }
 
+func TestLoadCatalogueFile(t *testing.T) {
+	cat, err := LoadCatalogueFile(filepath.Join("testdata", "override.good.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, cat.Instances)
+
+	_, err = LoadCatalogueFile(filepath.Join("testdata", "negative.bad.yaml"))
+	require.ErrorContains(t, err, "testdata/negative.bad.yaml: price override: instances.i3.large: memory_gib -1")
+
+	_, err = LoadCatalogueFile("/dev/zero")
+	require.EqualError(t, err, "/dev/zero: larger than the 64 MiB limit for input files; is it the right file?")
+}
+
 func TestKeyErrorIsTyped(t *testing.T) {
 	_, err := ParseCatalogue(strings.NewReader("compiled: \"2025-07\"\ninstances:\n  x:\n    hourly_usd: 1\n    vcpu: 2\n"))
 	var ke *KeyError

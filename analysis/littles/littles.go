@@ -60,7 +60,7 @@ func Size(throughput float64, latency time.Duration, headroom float64, threads, 
 	if latency <= 0 {
 		errs = append(errs, fmt.Errorf("latency %v: want a positive mean latency such as 2ms", latency))
 	}
-	if !(headroom >= 1) {
+	if !(headroom >= 1) || math.IsInf(headroom, 1) {
 		errs = append(errs, fmt.Errorf("headroom %v: want 1 or more (1.5 = 50%% more threads than the minimum)", headroom))
 	}
 	if threads < 0 || perLoader < 0 {
@@ -71,9 +71,19 @@ func Size(throughput float64, latency time.Duration, headroom float64, threads, 
 	}
 	p := &Plan{Throughput: throughput, Latency: latency, Headroom: headroom, Given: threads,
 		Concurrency: Concurrency(throughput, latency), ThreadsPerLoader: perLoader, Loaders: 1}
-	p.Threads = max(int(math.Ceil(p.Concurrency*headroom-1e-9)), 1)
+	// float64(math.MaxInt64) is 2^63: a count below it converts exactly
+	// enough; one at or above it would wrap to -9223372036854775808.
+	need := math.Ceil(p.Concurrency*headroom - 1e-9)
+	if !(need < math.MaxInt64) {
+		return nil, fmt.Errorf("throughput %v ops/s at %v with headroom %v needs %.3g threads: more than a thread count can hold (%d); check the units",
+			throughput, latency, headroom, need, int64(math.MaxInt64))
+	}
+	p.Threads = max(int(need), 1)
 	if perLoader > 0 {
-		p.Loaders = (p.Threads + perLoader - 1) / perLoader
+		p.Loaders = p.Threads / perLoader
+		if p.Threads%perLoader != 0 {
+			p.Loaders++
+		}
 	}
 	if threads > 0 {
 		p.Reachable = MaxThroughput(threads, latency)

@@ -1,6 +1,7 @@
 package littles
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -33,6 +34,33 @@ func TestSizeRejectsBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "latency 0s")
 	require.ErrorContains(t, err, "headroom 0.5")
 	require.ErrorContains(t, err, "threads")
+}
+
+func TestSizeOverflow(t *testing.T) {
+	for name, c := range map[string]struct {
+		throughput, headroom float64
+		latency              time.Duration
+		perLoader            int
+		want                 string
+	}{
+		"1e300 ops/s for an hour": {throughput: 1e300, latency: time.Hour, headroom: 1.5, want: "needs 5.4e+303 threads: more than a thread count can hold"},
+		"1e16 ops/s for an hour":  {throughput: 1e16, latency: time.Hour, headroom: 1.5, want: "needs 5.4e+19 threads"},
+		"infinite headroom":       {throughput: 100, latency: time.Millisecond, headroom: math.Inf(1), want: "headroom +Inf"},
+		"huge headroom":           {throughput: 100, latency: time.Millisecond, headroom: 1e308, want: "more than a thread count can hold"},
+		"just fits":               {throughput: 1e15, latency: time.Hour, headroom: 1, perLoader: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := Size(c.throughput, c.latency, c.headroom, 0, c.perLoader)
+			if c.want == "" {
+				require.NoError(t, err)
+				require.Positive(t, p.Threads)
+				require.Equal(t, p.Threads, p.Loaders, "one thread per loader")
+				require.NotContains(t, p.String(), "-9223372036854775808")
+				return
+			}
+			require.ErrorContains(t, err, c.want)
+		})
+	}
 }
 
 func TestGroup(t *testing.T) {

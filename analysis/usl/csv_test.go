@@ -1,6 +1,7 @@
 package usl
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -57,6 +58,14 @@ func TestReadCSVErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+}
+
+func TestReadCSVStopsAtTheSizeLimit(t *testing.T) {
+	f, err := os.Open("/dev/zero")
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = ReadCSV(f, "/dev/zero")
+	require.EqualError(t, err, "/dev/zero: larger than the 64 MiB limit for input files; is it the right file?")
 }
 
 // TestTestdataFitsAsItShould reads every dataset in testdata and fits it:

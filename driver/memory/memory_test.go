@@ -135,3 +135,31 @@ func BenchmarkRead(b *testing.B) {
 		dst, _ = s.Read(ctx, "t", "user500", nil, dst)
 	}
 }
+
+// TestOpenRefusesWhatWouldNotFit: recordcount=2^63-1 with --preload
+// loaded until the process ran out of memory.
+func TestOpenRefusesWhatWouldNotFit(t *testing.T) {
+	for name, c := range map[string]struct {
+		props map[string]string
+		want  string
+	}{
+		"defaults":          {props: map[string]string{}},
+		"a million records": {props: map[string]string{"recordcount": "1000000"}},
+		"2^63-1 records": {props: map[string]string{"recordcount": "9223372036854775807"},
+			want: "recordcount 9223372036854775807 at about 1528 bytes a record needs 1.41e+22 bytes: more than memory.maxbytes=8589934592; lower recordcount or raise memory.maxbytes"},
+		"big records":   {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576"}, want: "more than memory.maxbytes"},
+		"raised limit":  {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576", "memory.maxbytes": "20000000000"}},
+		"bad maxbytes":  {props: map[string]string{"memory.maxbytes": "lots"}, want: `memory.maxbytes="lots": want an integer >= 1`},
+		"lowered limit": {props: map[string]string{"recordcount": "10", "memory.maxbytes": "1000"}, want: "more than memory.maxbytes=1000"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, err := memory.Open(context.Background(), driver.Params{Props: c.props})
+			if c.want == "" {
+				require.NoError(t, err)
+				require.NoError(t, db.Close())
+				return
+			}
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/internal/limits"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/suggest"
 )
@@ -195,6 +196,23 @@ func (d *decoder) positiveInt(n *yaml.Node, path string) (int, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// boundedInt decodes an integer from 1 to most; what names the unit for
+// the error ("nodes").
+func (d *decoder) boundedInt(n *yaml.Node, path string, most int, what string) (int, bool) {
+	v, ok := d.positiveInt(n, path)
+	if ok && v > most {
+		d.errorf(n, path, "%d: at most %d %s", v, most, what)
+		return 0, false
+	}
+	return v, ok
+}
+
+// threads decodes a worker count: 1 to limits.MaxThreads, the most one
+// loader process runs (run.loaders splits more over several).
+func (d *decoder) threads(n *yaml.Node, path string) (int, bool) {
+	return d.boundedInt(n, path, limits.MaxThreads, "workers per loader process; use run.loaders for more")
 }
 
 // count decodes an integer >= 0.

@@ -3,7 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -87,7 +87,7 @@ func (d *decoder) costResource(n *yaml.Node, path string) (CostResource, bool) {
 	if v := f.get("extra_hourly"); v != nil {
 		if s, ok := d.scalar(v, join(path, "extra_hourly"), "a price in USD per hour"); ok {
 			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || x < 0 {
+			if err != nil || !(x >= 0) || math.IsInf(x, 1) {
 				d.errorf(v, join(path, "extra_hourly"), "want a price in USD per hour, 0 or more, such as 0.08, got %q", s)
 			}
 			r.ExtraHourly = x
@@ -112,13 +112,7 @@ func (d *decoder) catalogue(s *Spec, n *yaml.Node) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(filepath.Dir(d.file), file)
 		}
-		f, ferr := os.Open(file)
-		if ferr != nil {
-			d.errorf(n, "prices", "%v", ferr)
-			return
-		}
-		defer f.Close()
-		cat, err = cost.LoadCatalogue(f)
+		cat, err = cost.LoadCatalogueFile(file)
 	}
 	if err != nil {
 		d.errorf(n, "prices", "%v", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/internal/limits"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/workloads"
 )
@@ -119,7 +119,12 @@ func (d *decoder) propertyFile(n *yaml.Node, path, name string) (string, *proper
 	if !filepath.IsAbs(name) {
 		resolved = filepath.Join(filepath.Dir(d.file), name)
 	}
-	data, err := os.ReadFile(resolved)
+	data, err := limits.ReadFile(resolved, limits.MaxFileBytes)
+	var tl *limits.TooLargeError
+	if errors.As(err, &tl) {
+		d.errorf(n, path, "%v", err)
+		return resolved, nil
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -159,10 +164,10 @@ func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
 		}
 	}
 	if v := f.get("threads"); v != nil {
-		l.Threads, _ = d.positiveInt(v, "load.threads")
+		l.Threads, _ = d.threads(v, "load.threads")
 	}
 	if v := f.get("batch_size"); v != nil {
-		l.BatchSize, _ = d.positiveInt(v, "load.batch_size")
+		l.BatchSize, _ = d.boundedInt(v, "load.batch_size", limits.MaxBatchSize, "records per batch")
 	}
 	if v := f.get("target"); v != nil {
 		l.Target, _ = d.rate(v, "load.target")
@@ -202,7 +207,7 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 		d.errorf(f.get("operations"), "run", "give duration or operations, not both (duration at line %d)", f.key("duration").Line)
 	}
 	if v := f.get("threads"); v != nil {
-		r.Threads, _ = d.positiveInt(v, "run.threads")
+		r.Threads, _ = d.threads(v, "run.threads")
 	}
 	if v := f.get("target"); v != nil {
 		r.Target, _ = d.rate(v, "run.target")
@@ -251,9 +256,12 @@ func (d *decoder) loaders(f fields, r *RunSettings) {
 			}
 		}
 		r.Loaders = len(items)
+		if r.Loaders > maxLoaders {
+			d.errorf(v, "run.loader_commands", "%d loader commands: at most %d loader processes", r.Loaders, maxLoaders)
+		}
 	}
 	if v := f.get("loaders"); v != nil {
-		if n, ok := d.positiveInt(v, "run.loaders"); ok {
+		if n, ok := d.boundedInt(v, "run.loaders", maxLoaders, "loader processes"); ok {
 			if r.LoaderCommands != nil && n != len(r.LoaderCommands) {
 				d.errorf(v, "run.loaders", "%d loaders but %d loader_commands: give one command per loader", n, len(r.LoaderCommands))
 			}
@@ -352,7 +360,7 @@ func (d *decoder) axis(key, path string, items []*yaml.Node) (Axis, bool) {
 		switch {
 		case !good:
 		case key == axisThreads:
-			_, good = d.positiveInt(it, ipath)
+			_, good = d.threads(it, ipath)
 		case key == axisTarget:
 			_, good = d.rate(it, ipath)
 		}

@@ -232,7 +232,7 @@ func (d *decoder) deploy(n *yaml.Node, path string) Deploy {
 	}
 	d.checkProvider(f.get("provider"), path, dep.Provider)
 	if v := f.get("nodes"); v != nil {
-		dep.Nodes, _ = d.positiveInt(v, join(path, "nodes"))
+		dep.Nodes, _ = d.boundedInt(v, join(path, "nodes"), maxNodes, "nodes")
 	}
 	if v := f.get("cpus"); v != nil {
 		if s, ok := d.scalar(v, join(path, "cpus"), "a number of cores > 0"); ok {

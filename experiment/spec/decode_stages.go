@@ -58,7 +58,7 @@ func (d *decoder) stages(f fields, r *RunSettings) {
 				st.Duration = d.positiveDuration(v, join(path, "duration"))
 			}
 			if v := sf.get("threads"); v != nil {
-				st.Threads, _ = d.positiveInt(v, join(path, "threads"))
+				st.Threads, _ = d.threads(v, join(path, "threads"))
 			}
 			if v := sf.get("target"); v != nil {
 				st.Target, _ = d.rate(v, join(path, "target"))
@@ -93,7 +93,7 @@ func (d *decoder) ramp(n *yaml.Node, r *RunSettings) {
 			d.errorf(n, "run.ramp", "missing required key %q (ramp: {from: 4, to: 404, step: 100, every: 30s})", key)
 			return 0
 		}
-		x, _ := d.positiveInt(v, "run.ramp."+key)
+		x, _ := d.threads(v, "run.ramp."+key)
 		return x
 	}
 	from, to, step := get("from"), get("to"), get("step")
@@ -121,6 +121,15 @@ func (d *decoder) ramp(n *yaml.Node, r *RunSettings) {
 
 // maxStages bounds a schedule, as maxTrials bounds a matrix.
 const maxStages = 1000
+
+// maxLoaders bounds run.loaders: each is a process started (over ssh or
+// kubectl when remote) and one HdrHistogram log merged per trial; 1,000
+// loaders of limits.MaxThreads workers each is 100 million workers.
+const maxLoaders = 1000
+
+// maxNodes bounds a deployment's nodes: each is a container, pod or
+// virtual machine to start and a metrics source to scrape every second.
+const maxNodes = 1000
 
 // DescribeStages writes a schedule for a step's description:
 // "4 -> 104 -> 4 threads", with "@rate" on paced stages.

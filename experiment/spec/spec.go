@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/internal/limits"
 	"github.com/dbarena/dbarena/properties"
 )
 
@@ -257,9 +257,10 @@ func validName(s string) bool {
 	return s != ""
 }
 
-// ParseFile reads and parses an experiment file.
+// ParseFile reads and parses an experiment file of at most
+// limits.MaxFileBytes.
 func ParseFile(path string, opts Options) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("experiment file: %w", err)
 	}

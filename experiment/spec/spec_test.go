@@ -119,7 +119,7 @@ func badFixtures() map[string][]string {
 		"invalid-trial.bad.yaml": {
 			// The value's line is the matrix's; the step and workload say
 			// which trial the value broke.
-			`invalid-trial.bad.yaml:12: property "readproportion"="abc": want a number (step postgres.a.readproportion=abc; workload a at testdata/invalid-trial.bad.yaml:7)`,
+			`invalid-trial.bad.yaml:12: property "readproportion"="abc": want a finite number (step postgres.a.readproportion=abc; workload a at testdata/invalid-trial.bad.yaml:7)`,
 			`invalid-trial.bad.yaml:12: property "readproportion": operation proportions (read 0.5 + update 1 `,
 		},
 		"missing-required.bad.yaml": {
@@ -138,6 +138,16 @@ func badFixtures() map[string][]string {
 			`owned.bad.yaml:5: properties.operationcount: set by the experiment: use run.operations instead`,
 			`owned.bad.yaml:8:18: targets[0].properties.db: set by the experiment: use targets[].driver instead`,
 			`owned.bad.yaml:13: workloads[0].properties.maxexecutiontime: set by the experiment: use run.duration instead`,
+		},
+		"limits.bad.yaml": {
+			`limits.bad.yaml:7: targets[0].deploy.nodes: 1000000000: at most 1000 nodes`,
+			`limits.bad.yaml:8:47: targets[0].cost[0].extra_hourly: want a price in USD per hour, 0 or more, such as 0.08, got "NaN"`,
+			`limits.bad.yaml:12: workloads[1].file: /dev/zero: larger than the 64 MiB limit for input files`,
+			`limits.bad.yaml:14: load.threads: 100000000: at most 100000 workers per loader process; use run.loaders for more`,
+			`limits.bad.yaml:15: load.batch_size: 1000000000: at most 100000 records per batch`,
+			`limits.bad.yaml:17: run.threads: 100000000: at most 100000 workers per loader process`,
+			`limits.bad.yaml:18: run.loaders: 1000000000: at most 1000 loader processes`,
+			`limits.bad.yaml:20:16: matrix.threads[1]: 100000000: at most 100000 workers per loader process`,
 		},
 		"syntax.bad.yaml":        {`syntax.bad.yaml:2: did not find expected '-' indicator`},
 		"two-documents.bad.yaml": {`two-documents.bad.yaml:4: more than one YAML document: want one experiment per file`},

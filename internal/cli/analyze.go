@@ -69,7 +69,8 @@ N from a column named n, clients, threads, nodes, load, concurrency or users
 (else the first column), throughput from x, throughput, tput, ops, ops_sec,
 ops_per_sec or throughput_ops_sec (else the second). Repeated N are
 repetitions. σ and κ are kept >= 0; when the unconstrained fit would go
-negative, a note says so and why. "-" reads standard input.`,
+negative, a note says so and why. "-" reads standard input. At most 64
+MiB are read.`,
 		Example: `  dbarena analyze usl sweep.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -90,13 +91,17 @@ negative, a note says so and why. "-" reads standard input.`,
 				defer f.Close()
 				r = f
 			}
-			pts, err := usl.ReadCSV(r, args[0])
+			name := args[0]
+			if name == "-" {
+				name = "standard input"
+			}
+			pts, err := usl.ReadCSV(r, name)
 			if err != nil {
 				return usageError(fmt.Errorf("analyze usl: %w", err))
 			}
 			fit, err := usl.FitPoints(pts)
 			if err != nil {
-				return usageError(fmt.Errorf("analyze usl: %s: %w", args[0], err))
+				return usageError(fmt.Errorf("analyze usl: %s: %w", name, err))
 			}
 			fmt.Fprint(st.Stdout, fit)
 			return nil

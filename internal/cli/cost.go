@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
+	"math"
 	"path/filepath"
 	"slices"
 	"text/tabwriter"
@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // costScenario is the file of dbarena analyze cost: targets with what
@@ -42,6 +43,27 @@ type costTarget struct {
 		Consistency  string  `yaml:"consistency"`
 		Items        int64   `yaml:"items"`
 	} `yaml:"dynamodb"`
+}
+
+// validate checks what the scenario's fields cannot say by their type:
+// YAML reads .nan and .inf into a float64, and they would print as a
+// demand of "NaN ops/s".
+func (sc *costScenario) validate() error {
+	var errs []error
+	if !(sc.Serve >= 0) || math.IsInf(sc.Serve, 1) {
+		errs = append(errs, fmt.Errorf("serve %v: want a throughput in ops/s, 0 or more (0: the best target's)", sc.Serve))
+	}
+	if !(sc.Utilisation >= 0 && sc.Utilisation <= 1) {
+		errs = append(errs, fmt.Errorf("utilisation %v: want a share of capacity in (0, 1], such as 0.75 (0: the default)", sc.Utilisation))
+	}
+	for i, t := range sc.Targets {
+		for j, r := range t.Resources {
+			if r.Count < 0 {
+				errs = append(errs, fmt.Errorf("targets[%d] (%s): resources[%d]: count %d: want 1 or more (0: 1)", i, t.Name, j, r.Count))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func newCostCommand(st *State) *cobra.Command {
@@ -98,16 +120,7 @@ func loadPrices(file string) (*cost.Catalogue, error) {
 	if file == "" {
 		return cost.Default()
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cat, err := cost.LoadCatalogue(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return cat, nil
+	return cost.LoadCatalogueFile(file)
 }
 
 func writeCatalogue(w io.Writer, cat *cost.Catalogue) error {
@@ -129,7 +142,7 @@ func writeCatalogue(w io.Writer, cat *cost.Catalogue) error {
 }
 
 func runCost(w io.Writer, file, prices string) error {
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file, limits.MaxFileBytes)
 	if err != nil {
 		return usageError(fmt.Errorf("analyze cost: %w", err))
 	}
@@ -137,6 +150,9 @@ func runCost(w io.Writer, file, prices string) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
+		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
+	}
+	if err := sc.validate(); err != nil {
 		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
 	}
 	if sc.Prices != "" {
@@ -161,6 +177,8 @@ func runCost(w io.Writer, file, prices string) error {
 		if len(t.Resources) > 0 {
 			var rs []cost.Resource
 			for _, r := range t.Resources {
+				// A count of 0 was not given (validate refused
+				// negative ones).
 				rs = append(rs, cost.Resource{Instance: r.Instance, Count: max(r.Count, 1), ExtraHourly: r.ExtraHourly})
 			}
 			m, err := cost.MonthlyCost(cat, rs)

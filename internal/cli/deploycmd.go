@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/limits"
 )
 
 func newDeployCommand(st *State) *cobra.Command {
@@ -86,7 +86,7 @@ files only.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := os.ReadFile(args[0])
+			text, err := limits.ReadFile(args[0], limits.MaxFileBytes)
 			if err != nil {
 				return usageError(fmt.Errorf("deploy render: %w", err))
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/internal/limits"
 	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
@@ -76,7 +76,7 @@ See examples/ for one file per kind of study, and --dry-run to see a plan.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := os.ReadFile(args[0])
+			text, err := limits.ReadFile(args[0], limits.MaxFileBytes)
 			if err != nil {
 				return usageError(fmt.Errorf("experiment file: %w", err))
 			}

@@ -780,7 +780,7 @@ func TestLoadersMerge(t *testing.T) {
 				break
 			}
 			if iv.Tag == "READ" {
-				union.Merge(iv.Histogram)
+				iv.Histogram.MergeInto(union)
 			}
 		}
 		f.Close()

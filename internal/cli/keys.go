@@ -34,7 +34,12 @@ the distribution is: the share of draws that hit the k most popular records
 and the share that hit the most popular fractions of the records.
 
 Other workload properties (hotspotdatafraction, exponential.percentile...)
-can be given with -p or -P.`,
+can be given with -p or -P.
+
+Memory grows with the records drawn, not with --records: YCSB's
+1,000,000,000 records cost nothing until drawn. --draws is at most
+100,000,000 (about 10 s, and up to 4 GiB when every draw hits a new
+record).`,
 		Example: `  dbarena keys --distribution zipfian --records 1000000 --draws 10000000
   dbarena keys --distribution hotspot -p hotspotdatafraction=0.1 -p hotspotopnfraction=0.9 --csv ranks.csv`,
 		Args: cobra.NoArgs,
@@ -55,6 +60,14 @@ can be given with -p or -P.`,
 func runKeys(st *State, f *keysFlags) error {
 	if f.draws < 1 || f.records < 1 {
 		return usageError(fmt.Errorf("keys: --records and --draws must be at least 1 (got %d and %d)", f.records, f.draws))
+	}
+	if f.draws > keystats.MaxDraws {
+		return usageError(fmt.Errorf("keys: --draws %d: at most %d", f.draws, keystats.MaxDraws))
+	}
+	for _, k := range f.top {
+		if k < 1 {
+			return usageError(fmt.Errorf("keys: --top %d: want record counts of at least 1", k))
+		}
 	}
 	p, err := properties.Load(f.files, f.props)
 	if err != nil {
@@ -84,14 +97,17 @@ func runKeys(st *State, f *keysFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	counts := keystats.New(f.records)
+	counts, err := keystats.New(f.records, f.draws)
+	if err != nil {
+		return usageError(fmt.Errorf("keys: %w", err))
+	}
 	base := cfg.InsertStart
 	for i := int64(0); i < f.draws; i++ {
 		counts.Add(wk.NextKeyNum() - base)
 	}
 	ranked := counts.Ranked()
 	fmt.Fprintf(st.Stdout, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
-	if err := keystats.Summarize(ranked, counts.Draws(), f.top).Write(st.Stdout); err != nil {
+	if err := keystats.Summarize(ranked, f.records, counts.Draws(), f.top).Write(st.Stdout); err != nil {
 		return err
 	}
 	if f.csv == "" {

@@ -43,12 +43,18 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if window <= 0 {
+				return usageError(fmt.Errorf("merge: --window %s: want a positive duration such as 1s", window))
+			}
 			byPath := map[string]time.Duration{}
 			for _, o := range offsets {
 				path, d, ok := strings.Cut(o, "=")
 				dur, err := time.ParseDuration(strings.TrimPrefix(d, "+"))
 				if !ok || err != nil {
 					return usageError(fmt.Errorf("merge: --offset %q: want FILE=DURATION such as loader-1.hlog=+30ms", o))
+				}
+				if dur < -maxClockOffset || dur > maxClockOffset {
+					return usageError(fmt.Errorf("merge: --offset %q: want a clock offset within ±%s", o, maxClockOffset))
 				}
 				byPath[filepath.Clean(path)] = dur
 			}
@@ -97,6 +103,11 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 	fl.StringArrayVar(&offsets, "offset", nil, "FILE=DURATION: that loader's clock minus the reference clock; repeatable")
 	return cmd
 }
+
+// maxClockOffset bounds --offset: clocks a day apart are a wrong date,
+// not an offset to correct, and larger values moved the merged run
+// centuries back.
+const maxClockOffset = 24 * time.Hour
 
 // hlogFiles is a file, or the .hlog files of a directory, sorted.
 func hlogFiles(arg string) ([]string, error) {

@@ -6,28 +6,60 @@
 package keystats
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"text/tabwriter"
 )
 
-// Counts holds how often each record was drawn.
+// MaxDraws bounds the draws of one Counts. Counts are uint32, and the
+// table holds at most one entry per draw: about 40 bytes in a map, so
+// 100,000,000 draws of a uniform distribution over more records need up
+// to 4 GiB, and take about 10 s to draw.
+const MaxDraws = 100_000_000
+
+// Counts holds how often each record was drawn. Its memory grows with the
+// number of distinct records drawn, never with the record count: a map
+// from record to count, or, when there are no more records than draws
+// (so most will be drawn anyway), a dense array of 4 bytes per record.
+// YCSB's billion records used to need 16 GB here whatever the draws.
 type Counts struct {
-	freq  []uint32
-	draws int64
+	records int64
+	dense   []uint32
+	sparse  map[int64]uint32
+	draws   int64
 }
 
-// New returns counts for records numbered 0..records-1.
-func New(records int64) *Counts { return &Counts{freq: make([]uint32, records)} }
+// New returns counts for records numbered 0..records-1 and up to draws
+// draws.
+func New(records, draws int64) (*Counts, error) {
+	switch {
+	case records < 1:
+		return nil, fmt.Errorf("records %d: want at least 1", records)
+	case draws < 1 || draws > MaxDraws:
+		return nil, fmt.Errorf("draws %d: want 1 to %d", draws, MaxDraws)
+	}
+	c := &Counts{records: records}
+	if records <= draws {
+		c.dense = make([]uint32, records)
+	} else {
+		c.sparse = make(map[int64]uint32)
+	}
+	return c, nil
+}
 
 // Add counts one draw of record k; draws outside the range are ignored and
 // reported by Add's result.
 func (c *Counts) Add(k int64) bool {
-	if k < 0 || k >= int64(len(c.freq)) {
+	if k < 0 || k >= c.records {
 		return false
 	}
-	c.freq[k]++
+	if c.dense != nil {
+		c.dense[k]++
+	} else {
+		c.sparse[k]++
+	}
 	c.draws++
 	return true
 }
@@ -35,10 +67,26 @@ func (c *Counts) Add(k int64) bool {
 // Draws returns the number of counted draws.
 func (c *Counts) Draws() int64 { return c.draws }
 
-// Ranked returns the frequencies sorted from the most drawn record down.
+// Records returns the record count.
+func (c *Counts) Records() int64 { return c.records }
+
+// Ranked returns the frequencies of the records drawn at least once,
+// sorted from the most drawn down.
 func (c *Counts) Ranked() []uint32 {
-	r := slices.Clone(c.freq)
-	slices.SortFunc(r, func(a, b uint32) int { return int(b) - int(a) })
+	var r []uint32
+	if c.dense != nil {
+		for _, f := range c.dense {
+			if f > 0 {
+				r = append(r, f)
+			}
+		}
+	} else {
+		r = make([]uint32, 0, len(c.sparse))
+		for _, f := range c.sparse {
+			r = append(r, f)
+		}
+	}
+	slices.SortFunc(r, func(a, b uint32) int { return cmp.Compare(b, a) })
 	return r
 }
 
@@ -59,9 +107,11 @@ type Share struct {
 	Share float64
 }
 
-// Summarize builds a report for the given top-k list.
-func Summarize(ranked []uint32, draws int64, top []int64) Report {
-	rep := Report{Records: int64(len(ranked)), Draws: draws}
+// Summarize builds a report for the given top-k list from the ranked
+// frequencies (Counts.Ranked: records never drawn may be left out) of
+// draws over records.
+func Summarize(ranked []uint32, records, draws int64, top []int64) Report {
+	rep := Report{Records: records, Draws: draws}
 	cum := make([]int64, len(ranked)+1)
 	for i, f := range ranked {
 		cum[i+1] = cum[i] + int64(f)
@@ -73,14 +123,14 @@ func Summarize(ranked []uint32, draws int64, top []int64) Report {
 		if draws == 0 {
 			return 0
 		}
-		items = min(items, int64(len(ranked)))
+		items = max(0, min(items, int64(len(ranked))))
 		return float64(cum[items]) / float64(draws)
 	}
 	for _, k := range top {
 		rep.Top = append(rep.Top, Share{Label: fmt.Sprint(k), Items: k, Share: share(k)})
 	}
 	for _, q := range []float64{0.001, 0.01, 0.1, 0.2, 0.5, 1} {
-		items := int64(q * float64(len(ranked)))
+		items := int64(q * float64(records))
 		if items < 1 {
 			items = 1
 		}

@@ -49,6 +49,15 @@ func TestResolve(t *testing.T) {
 	require.ErrorContains(t, err, "redis.password: ${env:")
 }
 
+func TestResolveBoundsFiles(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big")
+	require.NoError(t, os.WriteFile(big, make([]byte, 1<<20+1), 0o600))
+	for _, path := range []string{"/dev/zero", big} {
+		_, err := secret.Resolve("pw=${file:" + path + "}")
+		require.ErrorContains(t, err, "${file:"+path+"}: "+path+": larger than the 1 MiB limit")
+	}
+}
+
 func TestInClear(t *testing.T) {
 	for _, c := range []struct {
 		key, value string

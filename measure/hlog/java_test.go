@@ -257,7 +257,7 @@ func TestJavaCopiesOurLog(t *testing.T) {
 		require.Equal(t, want.tag, got.Tag)
 		require.True(t, testStart.Add(want.offset).Equal(got.Start), "interval %d start %s", i, got.Start)
 		require.Equal(t, time.Second, got.Length)
-		require.True(t, want.h.Equals(got.Histogram), "interval %d (%s): histogram changed by Java's round trip", i, want.tag)
+		require.True(t, want.h.Equals(denseLike(t, want.h, got.Histogram)), "interval %d (%s): histogram changed by Java's round trip", i, want.tag)
 	}
 	_, err = r.Next()
 	require.ErrorIs(t, err, io.EOF)
@@ -282,7 +282,7 @@ func TestReaderReadsJavaLog(t *testing.T) {
 		require.True(t, testStart.Add(time.Duration(i)*time.Second).Equal(got.Start), "start %s", got.Start)
 		require.Equal(t, time.Second, got.Length)
 		require.Equal(t, want.TotalCount(), got.Histogram.TotalCount())
-		require.True(t, want.Equals(got.Histogram), "interval %d histogram", i)
+		require.True(t, want.Equals(denseLike(t, want, got.Histogram)), "interval %d histogram", i)
 		require.InDelta(t, float64(want.Max())/MaxValueUnitRatio, got.Max, 0.0005)
 	}
 	_, err = r.Next()

@@ -25,13 +25,23 @@ type Interval struct {
 	// nanosecond values. Histogram.Max() is the exact maximum.
 	Max float64
 	// Histogram holds the interval's values; its tag and start and end
-	// times (in milliseconds) are set from the line.
-	Histogram *hdrhistogram.Histogram
+	// times (in milliseconds) are set from the line. It is sparse: its
+	// memory grows with the buckets the interval uses, not with the range
+	// the encoding declares. A 39 KB log of histograms declaring 1 to 2^63
+	// at 5 digits, 49 MiB each when dense, ran dbarena merge out of memory.
+	// MergeInto adds it to a dense histogram.
+	Histogram *hdrhistogram.PackedHistogram
 }
 
 // maxLineBytes bounds one line. An interval of a wide histogram (1 ns to an
 // hour at 3 digits) with every bucket used encodes to well under 1 MiB.
 const maxLineBytes = 64 << 20
+
+// maxSeconds bounds every time in a log: the StartTime and BaseTime
+// headers and the interval start and length, in seconds. 9e9 s is the
+// year 2255 as a time since the epoch and stays within time.Duration's
+// 292 years, so no conversion wraps around to a negative time.
+const maxSeconds = 9e9
 
 // relativeCutoff is the Java reader's rule for logs without a BaseTime: a
 // first timestamp more than a year before the StartTime is taken as relative
@@ -105,6 +115,9 @@ func (r *Reader) next() (Interval, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Interval{}, fmt.Errorf("hlog: line %d: longer than the %d MiB limit of a line", r.line+1, maxLineBytes>>20)
+		}
 		return Interval{}, fmt.Errorf("hlog: line %d: %w", r.line+1, err)
 	}
 	return Interval{}, io.EOF
@@ -115,7 +128,7 @@ func (r *Reader) next() (Interval, error) {
 func headerSeconds(text, prefix string) (float64, error) {
 	field, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, prefix)), " ")
 	field = strings.TrimSuffix(field, "]")
-	v, err := parseNumber(field)
+	v, err := parseSeconds(field)
 	if err != nil {
 		return 0, fmt.Errorf("%s header: %w", strings.Trim(prefix, "#[:"), err)
 	}
@@ -151,7 +164,11 @@ func (r *Reader) parseInterval(text string) (Interval, error) {
 	if nums[1] < 0 {
 		return iv, fmt.Errorf("interval length: negative %s", fields[1])
 	}
-	h, err := hdrhistogram.Decode([]byte(fields[3]))
+	// A start may be relative to a later BaseTime, hence negative.
+	if math.Abs(nums[0]) > maxSeconds || nums[1] > maxSeconds {
+		return iv, fmt.Errorf("start timestamp %s, length %s: want seconds within %.0g", fields[0], fields[1], maxSeconds)
+	}
+	h, err := hdrhistogram.DecodePacked([]byte(fields[3]))
 	if err != nil {
 		return iv, fmt.Errorf("decode histogram: %w", err)
 	}
@@ -188,6 +205,19 @@ func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(s, "xXnN_") {
 		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return v, nil
+}
+
+// parseSeconds parses a time since the epoch in seconds, from 0 to
+// maxSeconds.
+func parseSeconds(s string) (float64, error) {
+	v, err := parseNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 || v > maxSeconds {
+		return 0, fmt.Errorf("%s: want seconds since the epoch from 0 to %.0g", s, maxSeconds)
 	}
 	return v, nil
 }

@@ -1,8 +1,11 @@
 package hlog
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func encoded(t *testing.T, h *hdrhistogram.Histogram) string {
+func encoded(t testing.TB, h *hdrhistogram.Histogram) string {
 	t.Helper()
 	p, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	require.NoError(t, err)
@@ -41,7 +44,11 @@ func TestReaderErrors(t *testing.T) {
 		"bad start time":          {"#[StartTime: yesterday (seconds since epoch)]\n", "line 1: StartTime header"},
 		"bad base time":           {header + "#[BaseTime: x]\n0.000,1.000,0.002," + payload + "\n", "line 4: BaseTime header"},
 		"error after good line":   {header + "0.000,1.000,0.002," + payload + "\n\n# note\n1.000,1.000,x," + payload + "\n", "line 7: interval max"},
-		"line longer than buffer": {header + strings.Repeat("1", maxLineBytes+1) + "\n", "line 4: bufio.Scanner: token too long"},
+		"start past year 2255":    {header + "1e300,1.000,0.002," + payload + "\n", "line 4: start timestamp 1e300, length 1.000: want seconds within 9e+09"},
+		"length of 1e300 s":       {header + "0.000,1e300,0.002," + payload + "\n", "line 4: start timestamp 0.000, length 1e300"},
+		"negative StartTime":      {"#[StartTime: -1e18 (seconds since epoch)]\n", "line 1: StartTime header: -1e18: want seconds since the epoch from 0 to 9e+09"},
+		"huge BaseTime":           {"#[BaseTime: 1e12]\n", "line 1: BaseTime header: 1e12"},
+		"line longer than buffer": {header + strings.Repeat("1", maxLineBytes+1) + "\n", "line 4: longer than the 64 MiB limit of a line"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -55,6 +62,32 @@ func TestReaderErrors(t *testing.T) {
 			require.Equal(t, err, again, "errors are sticky")
 		})
 	}
+}
+
+// widePayload is an empty histogram declaring 1 to 2^63-1 at 5 digits:
+// 49 MiB of counts when decoded dense.
+const widePayload = "HISTBAAAABp42pNpmczMgACsUJqx/j8E2H+ACAAAk5cJ5A=="
+
+// TestReaderDecodesSparse: a 39 KB log of such histograms ran dbarena
+// merge out of memory; decoded sparse, ten of them take kilobytes.
+func TestReaderDecodesSparse(t *testing.T) {
+	log := strings.Repeat("0.000,1.000,0.000,"+widePayload+"\n", 10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := NewReader(strings.NewReader(log))
+	n := 0
+	for {
+		iv, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		require.Equal(t, int64(math.MaxInt64), iv.Histogram.HighestTrackableValue())
+		n++
+	}
+	runtime.ReadMemStats(&after)
+	require.Equal(t, 10, n)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(10<<20), "bytes allocated reading 10 intervals")
 }
 
 // TestReaderTimestamps checks the Java reader's rules for logs without a
