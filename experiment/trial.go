@@ -380,18 +380,28 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	if m.Pacing != nil {
 		row.Pacing = pacingOf(*m.Pacing)
 	}
+	for _, o := range m.Ops {
+		row.Late += o.Late
+	}
 	for _, p := range st.Params {
 		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
 	}
 	if res.Interrupted {
 		row.Status = results.StatusInterrupted
 	}
-	all, service := measure.NewHistogram(), measure.NewHistogram()
+	// waited holds every completed operation's latency, failures too:
+	// a worker waits on a failing database as on a working one, and
+	// Little's law counts both.
+	all, service, waited := measure.NewHistogram(), measure.NewHistogram(), measure.NewHistogram()
 	for i := range res.MeasuredResults {
 		r := &res.MeasuredResults[i]
 		h := r.Latency()
 		all.Merge(h)
 		service.Merge(r.Service)
+		if r.Counted > 0 {
+			waited.Merge(h)
+			waited.Merge(r.ErrorLatency)
+		}
 		if r.OK() == 0 && r.ErrorCount() == 0 {
 			continue
 		}
@@ -399,7 +409,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 			Latency: latencyOf(measure.StatsOf(h))})
 	}
 	row.Latency = latencyOf(measure.StatsOf(all))
-	row.Concurrency = littles.Concurrency(row.Throughput, time.Duration(row.Latency.Mean*float64(time.Microsecond)))
+	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
 	if p := res.Measured.Pacing; p != nil {
 		if sv := measure.StatsOf(service); measure.PacingLate(*p, sv) {

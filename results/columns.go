@@ -259,6 +259,7 @@ func trialColumns() []column[Trial] {
 		floatCol("errors_per_sec", func(t *Trial) *float64 { return &t.ErrorRate }),
 	}
 	cols = append(cols, pacingCols(func(t *Trial) *PacingLateness { return &t.Pacing })...)
+	cols = append(cols, int64Col("late", func(t *Trial) *int64 { return &t.Late }))
 	cols = append(cols, latencyCols(func(t *Trial) *Latency { return &t.Latency })...)
 	for _, op := range OpNames() {
 		cols = append(cols, trialOpCols(op)...)

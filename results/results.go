@@ -279,8 +279,10 @@ type Trial struct {
 	Throughput float64
 	ErrorRate  float64
 	// Pacing is the harness's own lateness in starting paced operations
-	// (zero in a closed loop).
+	// (zero in a closed loop); Late counts the paced operations that
+	// started more than late.threshold behind their intended time.
 	Pacing PacingLateness
+	Late   int64
 	// Latency merges every operation type; Ops has each one.
 	Latency Latency
 	Ops     []Op

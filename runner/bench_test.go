@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -58,17 +59,22 @@ func cpuNow(b *testing.B) time.Duration {
 // (the pacing-p50-µs and pacing-p99-µs metrics: from the intended start,
 // or from when the worker was free if later, to the actual start) and
 // its CPU per operation, against the basic driver, whose basic.delay
-// keeps each worker busy a tenth of its time. timer=precise is the
-// runner's own clock; timer=go paces on Go's runtime timers, as dbarena
-// did before. mode=closed runs the same workers unpaced: the CPU a paced
-// run costs above it is the price of pacing. One iteration is one
-// operation; -benchtime 3s runs each case about three seconds.
+// keeps each worker busy a tenth of its time (DBARENA_BENCH_DELAY sets
+// another delay, such as 0s for the schedule's cost alone).
+// timer=precise is the runner's own clock; timer=go paces on Go's runtime
+// timers, as dbarena did before; timer=closed runs the same workers and
+// delay unpaced, as fast as they go: the CPU per operation a paced run
+// costs above it is the price of pacing. One iteration is one operation;
+// -benchtime 10s runs each case about ten seconds.
 func BenchmarkPacing(b *testing.B) {
 	cases := []struct{ rate, workers int }{
-		{100, 1}, {100, 256}, {1000, 8}, {5000, 1}, {5000, 8}, {5000, 64}, {20000, 16}, {50000, 16}, {50000, 256},
+		{100, 1}, {100, 256}, {1000, 8}, {5000, 1}, {5000, 8}, {5000, 64}, {20000, 16}, {20000, 256}, {50000, 16}, {50000, 256},
 	}
 	for _, c := range cases {
 		delay := time.Duration(0.1 * float64(c.workers) / float64(c.rate) * float64(time.Second))
+		if d, err := time.ParseDuration(os.Getenv("DBARENA_BENCH_DELAY")); err == nil {
+			delay = d
+		}
 		for _, mode := range []string{"precise", "go", "closed"} {
 			if mode == "closed" && c.rate != 5000 {
 				continue

@@ -24,7 +24,10 @@ func run(t *testing.T, ctx context.Context, args ...string) (int, string, string
 	return code, out.String(), errb.String()
 }
 
-const workloadA = "../../workloads/workloada"
+const (
+	workloadA = "../../workloads/workloada"
+	workloadC = "../../workloads/workloadc"
+)
 
 func TestYCSBRunEndToEnd(t *testing.T) {
 	dir := t.TempDir()

@@ -89,6 +89,7 @@ func (t *preciseTimer) SleepUntil(at int64) bool {
 			spinYield()
 			continue
 		}
+		t.wake.sleeping(now)
 		t.armAt, t.armed, t.armErr = at-early, false, nil
 		if err := t.rc.Read(t.onReady); err != nil || t.armErr != nil {
 			if t.stopped.Load() || errors.Is(err, os.ErrDeadlineExceeded) {

@@ -5,56 +5,101 @@ import (
 	"time"
 )
 
-// Tuning of the early wake-up. A sleeping goroutine resumes some tens of
-// microseconds after its timer expires: the operating system's wake-up
-// latency, measured at 26-35 µs at the median and 50-90 µs at the 99th
-// percentile on this project's 2-core CI machines (Linux guests), and a
-// few microseconds on bare metal. A precise timer therefore expires a
-// little before the time asked for and yields the processor for the
-// rest: by wakeQuantile of the recent latencies, so that most wake-ups
-// land just after the intended time and few have anything left to wait.
+// A sleeping goroutine resumes some tens of microseconds after its timer
+// expires: the operating system's wake-up latency, measured on this
+// project's 2-core CI machines (Linux guests) at 26-35 µs at the median
+// and 90-160 µs at the 99th percentile from an idle process, a few
+// microseconds on bare metal. A precise timer therefore expires early and
+// yields the processor for the rest of the wait. How early is a trade:
+// expiring at a low quantile of the latencies costs almost no waiting in
+// a loop but leaves the slow wake-ups late; expiring at a high one makes
+// nearly every operation start on time, at the price of a loop after
+// most wake-ups. The loop's cost grows with the rate of sleeps, so the
+// timer expires as early as a CPU budget allows: at the high quantile
+// when sleeps are rare, at the low one when they are frequent.
 const (
-	// wakeQuantile is the share of wake-ups expected to come back
-	// before the intended time, with time left to wait out.
-	wakeQuantile = 0.2
-	// wakeStep moves the estimate per wake-up; at 2 µs it settles within
-	// some tens of wake-ups and follows a changing machine.
+	// wakeLow and wakeHigh are the quantiles of the wake-up latency
+	// tracked: the earliest expiry any rate gets, and the latest.
+	wakeLow  = 0.2
+	wakeHigh = 0.99
+	// spinBudget is the share of one core the waiting loops may use on
+	// top of the low quantile's: 2%, a fifth of the pacing budget at
+	// 5,000 operations per second.
+	spinBudget = 0.04
+	// wakeStep moves an estimate per wake-up; at 2 µs the low one
+	// settles within some tens of wake-ups and the high one within a few
+	// hundred, and both follow a changing machine.
 	wakeStep = 2 * time.Microsecond
-	// wakeInitial is the estimate before any wake-up was seen.
-	wakeInitial = 20 * time.Microsecond
-	// wakeMax caps the estimate, and so the time a wake-up may spend
+	// lowInitial and highInitial are the estimates before any wake-up
+	// was seen: typical of a virtual machine, so that the first
+	// operations of a run are on time while the estimates settle.
+	lowInitial  = 20 * time.Microsecond
+	highInitial = 100 * time.Microsecond
+	// wakeMax caps the estimates, and so the time a wake-up may spend
 	// yielding: on a saturated machine wake-ups come late because the
 	// processors are busy, and waiting longer in a loop would make that
 	// worse.
-	wakeMax = 50 * time.Microsecond
+	wakeMax = 300 * time.Microsecond
+	// gapSmoothing weighs a new gap between sleeps into their running
+	// mean.
+	gapSmoothing = 0.05
 )
 
-// wakeEstimate tracks a low quantile of the operating system's wake-up
-// latency by stochastic approximation: each wake-up earlier than the
+// wakeEstimate tracks two quantiles of the operating system's wake-up
+// latency by stochastic approximation (each wake-up earlier than an
 // estimate moves it down by (1-q) steps, each later one up by q steps,
-// which settles where a share q of the wake-ups comes earlier. Many
-// timers update it without locks; a lost update only slows it down.
+// which settles where a share q of the wake-ups comes earlier), and the
+// mean gap between sleeps. Many timers update it without locks; a lost
+// update only slows it down.
 type wakeEstimate struct {
-	ns atomic.Int64
+	low, high atomic.Int64
+	// gap is the mean time between two sleeps of any timer, lastSleep
+	// when the last one began.
+	gap, lastSleep atomic.Int64
 }
 
 func newWakeEstimate() *wakeEstimate {
 	w := &wakeEstimate{}
-	w.ns.Store(int64(wakeInitial))
+	w.low.Store(int64(lowInitial))
+	w.high.Store(int64(highInitial))
+	w.gap.Store(int64(time.Second))
 	return w
 }
 
-// early is how long before the intended time a timer should expire.
-func (w *wakeEstimate) early() int64 { return w.ns.Load() }
+// early is how long before the intended time a timer should expire: the
+// low quantile, plus as much as the spin budget allows at the current
+// rate of sleeps, up to the high quantile.
+func (w *wakeEstimate) early() int64 {
+	low, high := w.low.Load(), w.high.Load()
+	allowed := int64(spinBudget * float64(w.gap.Load()))
+	return max(low, min(high, low+allowed))
+}
+
+// sleeping notes that a timer is about to sleep at now, for the rate of
+// sleeps.
+func (w *wakeEstimate) sleeping(now int64) {
+	last := w.lastSleep.Swap(now)
+	if last == 0 || now <= last {
+		return
+	}
+	g := w.gap.Load()
+	w.gap.Store(g + int64(gapSmoothing*float64(now-last-g)))
+}
 
 // observe adds one wake-up that came latency nanoseconds after its
 // timer expired.
 func (w *wakeEstimate) observe(latency int64) {
-	e := w.ns.Load()
-	if latency < e {
-		e -= int64(float64(wakeStep) * (1 - wakeQuantile))
+	track(&w.low, wakeLow, latency)
+	track(&w.high, wakeHigh, latency)
+}
+
+// track moves the estimate of quantile q towards the sample y.
+func track(e *atomic.Int64, q float64, y int64) {
+	v := e.Load()
+	if y < v {
+		v -= int64(float64(wakeStep) * (1 - q))
 	} else {
-		e += int64(float64(wakeStep) * wakeQuantile)
+		v += int64(float64(wakeStep) * q)
 	}
-	w.ns.Store(min(max(e, 0), int64(wakeMax)))
+	e.Store(min(max(v, 0), int64(wakeMax)))
 }
