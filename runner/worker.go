@@ -217,8 +217,8 @@ func (w *workerState) enterStage(sc *schedule, i int, now int64) {
 
 // begin marks the worker as waiting on its driver for an operation of
 // the series (for a composite one, the whole's series); end clears it.
-func (w *workerState) begin(series int) { w.s.inFlight[w.id].Store(int32(series) + 1) }
-func (w *workerState) end()             { w.s.inFlight[w.id].Store(0) }
+func (w *workerState) begin(series int) { w.s.inFlight[w.id].v.Store(int32(series) + 1) }
+func (w *workerState) end()             { w.s.inFlight[w.id].v.Store(0) }
 
 // record measures one finished call. A call that failed after the run's
 // stop cancelled it was cut short by the run, not by the database: it
