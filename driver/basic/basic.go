@@ -41,7 +41,7 @@ var (
 // Open reads basic.delay (a Go duration such as "1ms"; default 0): the time
 // every operation sleeps, to stand in for a database in harness tests.
 func Open(_ context.Context, p driver.Params) (driver.DB, error) {
-	d := &DB{clk: clock.NewReal()}
+	d := &DB{clk: clock.NewRealUndispatched()}
 	if v, ok := p.Props["basic.delay"]; ok {
 		delay, err := time.ParseDuration(v)
 		if err != nil || delay < 0 {

@@ -51,10 +51,17 @@ func runtimeNano() int64
 // so make one Real per run (NewReal) rather than one per timer.
 type Real struct {
 	wake *wakeEstimate
+	disp *dispatcher
 }
 
 // NewReal returns the real clock.
-func NewReal() *Real { return &Real{wake: newWakeEstimate()} }
+func NewReal() *Real { return &Real{wake: newWakeEstimate(), disp: newDispatcher()} }
+
+// NewRealUndispatched returns a real clock whose precise timers always
+// sleep on a timerfd each, never on a shared dispatcher: a stand-in for
+// a network round trip, which wakes its client through the poller however
+// many there are.
+func NewRealUndispatched() *Real { return &Real{wake: newWakeEstimate()} }
 
 // Now implements Clock.
 func (*Real) Now() int64 { return runtimeNano() }
@@ -63,7 +70,7 @@ func (*Real) Now() int64 { return runtimeNano() }
 // where the operating system offers no precise wake-up (not Linux).
 func (r *Real) NewTimer(precise bool) (Timer, error) {
 	if precise {
-		return newPreciseTimer(r.wake)
+		return newPreciseTimer(r.wake, r.disp)
 	}
 	return newCoarseTimer(), nil
 }

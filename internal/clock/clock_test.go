@@ -95,3 +95,68 @@ func TestWakeEstimateTracksAQuantile(t *testing.T) {
 	}
 	require.LessOrEqual(t, w.early(), int64(wakeStep))
 }
+
+// TestDispatchedSleeps: when sleeps are frequent enough to go to the
+// dispatcher, none ends early, Stop ends a dispatched sleep, and the
+// dispatcher goes away once idle.
+func TestDispatchedSleeps(t *testing.T) {
+	clk := NewReal()
+	clk.wake.gap.Store(1_000) // a million sleeps a second
+	const sleepers = 32
+	var wg sync.WaitGroup
+	for range sleepers {
+		tm, err := clk.NewTimer(true)
+		require.NoError(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer tm.Close()
+			for i := range 200 {
+				at := clk.Now() + int64(50+i%7*40)*1000
+				clk.wake.gap.Store(1_000)
+				require.False(t, tm.SleepUntil(at))
+				require.GreaterOrEqual(t, clk.Now(), at)
+			}
+		}()
+	}
+	wg.Wait()
+	require.True(t, clk.disp.on.Load(), "the sleeps went to the dispatcher")
+
+	tm, err := clk.NewTimer(true)
+	require.NoError(t, err)
+	done := make(chan bool)
+	go func() {
+		clk.wake.gap.Store(1_000)
+		done <- tm.SleepUntil(clk.Now() + int64(time.Hour))
+	}()
+	time.Sleep(20 * time.Millisecond)
+	tm.Stop()
+	require.True(t, <-done, "Stop ends a dispatched sleep")
+	require.Eventually(t, func() bool {
+		clk.disp.mu.Lock()
+		defer clk.disp.mu.Unlock()
+		return !clk.disp.running
+	}, 5*time.Second, 10*time.Millisecond, "the dispatcher goes away once idle")
+}
+
+// TestSleepsDoNotAllocate: a paced operation's wait allocates nothing,
+// on a timerfd or through the dispatcher.
+func TestSleepsDoNotAllocate(t *testing.T) {
+	for _, dispatched := range []bool{false, true} {
+		clk := NewReal()
+		tm, err := clk.NewTimer(true)
+		require.NoError(t, err)
+		sleep := func() {
+			if dispatched {
+				clk.wake.gap.Store(1_000)
+			} else {
+				clk.wake.gap.Store(int64(time.Second))
+			}
+			tm.SleepUntil(clk.Now() + int64(300*time.Microsecond))
+		}
+		sleep() // the dispatcher's goroutine and first heap slot
+		require.Zero(t, testing.AllocsPerRun(200, sleep), "dispatched=%v", dispatched)
+		require.Equal(t, dispatched, clk.disp.on.Load())
+		require.NoError(t, tm.Close())
+	}
+}

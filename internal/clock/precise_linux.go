@@ -25,11 +25,16 @@ import (
 // operation (44 against 20 µs measured on the CI machines). The
 // expiration count is never read: arming the timer resets it.
 type preciseTimer struct {
-	fd      int
-	f       *os.File
-	rc      syscall.RawConn
-	wake    *wakeEstimate
-	stopped atomic.Bool
+	fd   int
+	f    *os.File
+	rc   syscall.RawConn
+	wake *wakeEstimate
+	// disp releases this timer's sleeps when they are too frequent for
+	// a timerfd each (dispatchRate); released and stop are its channels.
+	disp     *dispatcher
+	released chan struct{}
+	stop     chan struct{}
+	stopped  atomic.Bool
 	// armAt is the expiry the next wait arms; armed reports that the
 	// wait's first readiness check armed it. Both are read by onReady,
 	// kept in the struct so that waiting does not allocate.
@@ -39,7 +44,7 @@ type preciseTimer struct {
 	onReady func(uintptr) bool
 }
 
-func newPreciseTimer(wake *wakeEstimate) (Timer, error) {
+func newPreciseTimer(wake *wakeEstimate, disp *dispatcher) (Timer, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("create a timerfd: %w", err)
@@ -50,7 +55,8 @@ func newPreciseTimer(wake *wakeEstimate) (Timer, error) {
 		f.Close()
 		return nil, fmt.Errorf("timerfd: %w", err)
 	}
-	t := &preciseTimer{fd: fd, f: f, rc: rc, wake: wake}
+	t := &preciseTimer{fd: fd, f: f, rc: rc, wake: wake, disp: disp,
+		released: make(chan struct{}, 1), stop: make(chan struct{})}
 	t.onReady = t.ready
 	return t, nil
 }
@@ -90,6 +96,12 @@ func (t *preciseTimer) SleepUntil(at int64) bool {
 			continue
 		}
 		t.wake.sleeping(now)
+		if t.disp.use(t.wake.gap.Load()) {
+			if t.disp.wait(at, t.released, t.stop) {
+				return true
+			}
+			continue
+		}
 		t.armAt, t.armed, t.armErr = at-early, false, nil
 		if err := t.rc.Read(t.onReady); err != nil || t.armErr != nil {
 			if t.stopped.Load() || errors.Is(err, os.ErrDeadlineExceeded) {
@@ -112,6 +124,7 @@ func (t *preciseTimer) SleepUntil(at int64) bool {
 // wait at once.
 func (t *preciseTimer) Stop() {
 	if t.stopped.CompareAndSwap(false, true) {
+		close(t.stop)
 		_ = t.f.SetReadDeadline(time.Unix(1, 0)) // the timerfd is pollable: this does not fail
 	}
 }
