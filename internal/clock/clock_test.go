@@ -81,6 +81,7 @@ func TestWakeEstimateTracksAQuantile(t *testing.T) {
 	}
 	sleepEvery(200_000)
 	require.InDelta(t, float64(w.low.Load())+spinBudget*200_000, w.early(), 500)
+	require.InEpsilon(t, 5_000, w.rate.Load(), 0.01, "sleeps a second, over the last window")
 	sleepEvery(10_000_000)
 	require.Equal(t, w.high.Load(), w.early())
 	// Wake-ups that all come a millisecond late are capped: the timer
@@ -101,7 +102,7 @@ func TestWakeEstimateTracksAQuantile(t *testing.T) {
 // dispatcher goes away once idle.
 func TestDispatchedSleeps(t *testing.T) {
 	clk := NewReal()
-	clk.wake.gap.Store(1_000) // a million sleeps a second
+	clk.wake.rate.Store(1_000_000)
 	const sleepers = 32
 	var wg sync.WaitGroup
 	for range sleepers {
@@ -113,7 +114,7 @@ func TestDispatchedSleeps(t *testing.T) {
 			defer tm.Close()
 			for i := range 200 {
 				at := clk.Now() + int64(50+i%7*40)*1000
-				clk.wake.gap.Store(1_000)
+				clk.wake.rate.Store(1_000_000)
 				require.False(t, tm.SleepUntil(at))
 				require.GreaterOrEqual(t, clk.Now(), at)
 			}
@@ -126,7 +127,7 @@ func TestDispatchedSleeps(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan bool)
 	go func() {
-		clk.wake.gap.Store(1_000)
+		clk.wake.rate.Store(1_000_000)
 		done <- tm.SleepUntil(clk.Now() + int64(time.Hour))
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -148,9 +149,9 @@ func TestSleepsDoNotAllocate(t *testing.T) {
 		require.NoError(t, err)
 		sleep := func() {
 			if dispatched {
-				clk.wake.gap.Store(1_000)
+				clk.wake.rate.Store(1_000_000)
 			} else {
-				clk.wake.gap.Store(int64(time.Second))
+				clk.wake.rate.Store(1)
 			}
 			tm.SleepUntil(clk.Now() + int64(300*time.Microsecond))
 		}

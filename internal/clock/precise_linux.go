@@ -96,7 +96,7 @@ func (t *preciseTimer) SleepUntil(at int64) bool {
 			continue
 		}
 		t.wake.sleeping(now)
-		if t.disp.use(t.wake.gap.Load()) {
+		if t.disp.use(t.wake.rate.Load()) {
 			if t.disp.wait(at, t.released, t.stop) {
 				return true
 			}

@@ -58,7 +58,14 @@ type wakeEstimate struct {
 	// gap is the mean time between two sleeps of any timer, lastSleep
 	// when the last one began.
 	gap, lastSleep atomic.Int64
+	// rate is the sleeps a second over the last rateWindow, counted in
+	// windowSleeps since windowStart: unlike gap, a burst (every worker
+	// sleeping at a run's start) does not move it.
+	rate, windowStart, windowSleeps atomic.Int64
 }
+
+// rateWindow is the span the rate of sleeps is counted over.
+const rateWindow = 100 * time.Millisecond
 
 func newWakeEstimate() *wakeEstimate {
 	w := &wakeEstimate{}
@@ -80,6 +87,13 @@ func (w *wakeEstimate) early() int64 {
 // sleeping notes that a timer is about to sleep at now, for the rate of
 // sleeps.
 func (w *wakeEstimate) sleeping(now int64) {
+	n := w.windowSleeps.Add(1)
+	if start := w.windowStart.Load(); now-start >= int64(rateWindow) && w.windowStart.CompareAndSwap(start, now) {
+		if start != 0 {
+			w.rate.Store(n * int64(time.Second) / (now - start))
+		}
+		w.windowSleeps.Store(0)
+	}
 	last := w.lastSleep.Swap(now)
 	if last == 0 || now <= last {
 		return
