@@ -331,8 +331,13 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 	}()
 	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
 	sw := newSweepTracker(s.plan.Spec.Run)
+	skip := 0 // steps left out after a failed load
 	for i, st := range steps {
-		if at, skip := sw.saturated(st); skip {
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if at, saturated := sw.saturated(st); saturated {
 			s.skip(st, at)
 			continue
 		}
@@ -344,9 +349,17 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 			s.manifest.FailedSteps++
 			s.mu.Unlock()
 			if st.Kind == spec.Load {
-				// The runs after a load need its data.
-				s.skipAll(steps[i+1:], fmt.Sprintf("the load %s failed", st.ID))
-				return failed, s.writeManifest()
+				// The runs after a load need its data; the next load
+				// starts afresh.
+				n := 0
+				for n < len(steps)-i-1 && steps[i+1+n].Kind != spec.Load {
+					n++
+				}
+				s.skipAll(steps[i+1:i+1+n], fmt.Sprintf("the load %s failed", st.ID))
+				skip = n
+			}
+			if err := s.writeManifest(); err != nil {
+				return failed, err
 			}
 			continue
 		}
@@ -392,12 +405,13 @@ func (s *runState) teardown(name string, dep deploy.Deployment, ti int) error {
 	case err = <-done:
 	case <-ctx.Done():
 		// A provider whose Down ignores its context is not waited for
-		// long: its work goes on, or ends with this process.
+		// long: its work goes on, or ends with this process. One that
+		// returned in time says itself how it went.
 		select {
 		case err = <-done:
 		case <-time.After(downAfterCancel):
+			err = fmt.Errorf("did not return within %s: %w", deploy.DownTimeout(dep), ctx.Err())
 		}
-		err = errors.Join(err, ctx.Err())
 	}
 	now := time.Now()
 	s.mu.Lock()

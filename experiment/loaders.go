@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,14 +30,40 @@ import (
 // loader must have started and connected by then.
 const loaderStartDelay = 3 * time.Second
 
+// loaderStopWait is how long a loader may take to stop and write its
+// files after its standard input closed: its own stop's grace and
+// abandon time, and a margin to write.
+const loaderStopWait = runner.DefaultStopGrace + 3*time.Second
+
+// loaderFetchWait bounds copying a remote loader's files back.
+const loaderFetchWait = time.Minute
+
+// killOnAbort kills every loader when abort closes (a second Ctrl-C);
+// the returned function stops watching.
+func killOnAbort(abort <-chan struct{}, cmds []*exec.Cmd) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-abort:
+			for _, c := range cmds {
+				_ = c.Process.Kill()
+			}
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
 // loaderClockSlack is the clock-offset uncertainty above which the
 // one-second merge windows may mix a loader's neighbouring seconds.
 const loaderClockSlack = 10 * time.Millisecond
 
 // loaderSummary is what a loader's JSON summary holds that the merged
-// trial needs: its interruption and errors per operation.
+// trial needs: its interruption and why it stopped, and errors per
+// operation.
 type loaderSummary struct {
-	Interrupted bool `json:"interrupted"`
+	Interrupted bool   `json:"interrupted"`
+	StopReason  string `json:"stop_reason"`
 	// Host is the loader's machine's name: loaders on one machine share
 	// its cores, whatever prefix reached them.
 	Host   string `json:"host"`
@@ -141,6 +168,7 @@ func opsScale(res *runner.Result, out *loaderOutcome) float64 {
 // the merge, the loaders' machines' CPU and their common start.
 type loaderOutcome struct {
 	merged   *merge.Result
+	result   *runner.Result
 	machines []machineCPU
 	startAt  time.Time
 }
@@ -161,6 +189,11 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	// its share of their rates (a property file's own stages never
 	// reach them: the experiment's settings win).
 	props.Set("stages", runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
+	// The experiment judges the merged trial by its error policy; each
+	// loader only stops, as the policy says, when a second of its own is
+	// mostly failures.
+	props.Set("max-error-rate", "1", properties.Source{File: "loaders"})
+	props.Set("stop-on-error-rate", strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
 	verb := "run"
 	if st.Kind == spec.Load {
 		// The table exists: this process made it before the loaders
@@ -254,10 +287,14 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		logs[i] = &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = logs[i], logs[i]
 		// A pipe nothing is written to, open while this process lives:
-		// when it is interrupted or killed, the pipe closes, ssh or
-		// kubectl passes the close on, and the loader stops rather than
-		// loading the database on its own.
-		_, err := cmd.StdinPipe()
+		// when it is closed (at an interrupt) or this process is killed,
+		// ssh or kubectl passes the close on, and the loader stops as if
+		// interrupted, writing what it measured, rather than loading the
+		// database on its own. It is killed only after its own stop's
+		// grace, or at a second interrupt.
+		stdin, err := cmd.StdinPipe()
+		cmd.Cancel = func() error { return stdin.Close() }
+		cmd.WaitDelay = loaderStopWait
 		if err == nil {
 			err = cmd.Start()
 		}
@@ -270,22 +307,25 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		cmds[i] = cmd
 	}
-	var errs []error
+	stopAbort := killOnAbort(s.opts.Abort, cmds)
+	exitErrs := make([]error, n)
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil && ctx.Err() == nil {
-			errs = append(errs, fmt.Errorf("loader %d of %d: %w: %s", i, n, err, tail(logs[i].String(), 600)))
+			exitErrs[i] = fmt.Errorf("loader %d of %d: %w: %s", i, n, err, tail(logs[i].String(), 600))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
-	}
+	stopAbort()
+	// The loaders' files come back also after an interrupt: they hold
+	// what was measured.
+	fetchCtx, cancelFetch := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
+	defer cancelFetch()
 	for i, r := range remotes {
 		if r == nil {
 			continue
 		}
 		for _, f := range []string{fmt.Sprintf("loader-%d.hlog", i), fmt.Sprintf("loader-%d.json", i)} {
-			if err := r.fetch(ctx, f, filepath.Join(dir, f)); err != nil {
-				return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
+				return nil, nil, errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: %w", i, n, err))
 			}
 		}
 	}
@@ -311,7 +351,8 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	for _, fl := range m.Flags {
 		s.log.Warn("loaders", "step", st.ID, "warning", fl)
 	}
-	return mergedResult(m, sums, cfg), &loaderOutcome{merged: m, machines: loaderMachines(lp, sums), startAt: startAt}, nil
+	res := mergedResult(m, sums, cfg)
+	return res, &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, sums), startAt: startAt}, nil
 }
 
 // machineCPU is the CPU the loaders on one machine used over a step.
@@ -382,12 +423,15 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 		}
 	}
 	var ops, errCount, aborted int64
-	interrupted := false
-	for _, sum := range sums {
+	interrupted, errorStopped, stopReason := false, false, ""
+	for i, sum := range sums {
 		ops += sum.Measured.Operations
 		errCount += sum.Measured.Errors
 		aborted += sum.Measured.Aborted
 		interrupted = interrupted || sum.Interrupted
+		if !errorStopped && strings.Contains(sum.StopReason, "stop-on-error-rate") {
+			errorStopped, stopReason = true, fmt.Sprintf("loader %d of %d: %s", i, len(sums), sum.StopReason)
+		}
 	}
 	for i := range rs {
 		r := &rs[i]
@@ -415,6 +459,8 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 		r.CountedErrors = r.ErrorCount()
 	}
 	if h := m.Totals[hlog.Tag{Kind: hlog.Pacing}.String()]; intended && h != nil {
+		// The log's PACING tag is every operation type's: kept with
+		// the first series, which PacingHistogram merges all of.
 		rs[0].Pacing.Merge(h)
 	}
 	phase := measure.NewPhase(start, end.Sub(start), rs)
@@ -423,7 +469,7 @@ func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *run
 	phase.Operations, phase.Errors, phase.Aborted = ops, errCount, aborted
 	phase.SetRates()
 	return &runner.Result{Phase: cfg.Phase, Config: cfg, Series: runner.Series(), Start: start, End: end,
-		Measured: phase, MeasuredResults: rs, Interrupted: interrupted}
+		Measured: phase, MeasuredResults: rs, Interrupted: interrupted, ErrorStopped: errorStopped, StopReason: stopReason}
 }
 
 // writeMerged writes the merged series to timeseries.csv and the merged
@@ -459,49 +505,84 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 		}
 		byStart[w.Start] = append(byStart[w.Start], w)
 	}
+	// The FAILED- tags hold a composite operation's failed parts and
+	// retried inserts' failed attempts too: their counts are scaled to
+	// the operations the loaders counted as failed, as the successes are
+	// by scale.
+	errScale := 1.0
+	var failed int64
+	for name, h := range m.Totals {
+		if tag := hlog.ParseTag(name); !tag.Warmup && tag.Kind == hlog.Failed && tag.Op != runner.VerifySeries {
+			failed += h.TotalCount()
+		}
+	}
+	if res := out.result; res != nil && failed > 0 {
+		errScale = float64(res.Measured.Errors) / float64(failed)
+	}
 	var points []results.Point
 	for _, t := range order {
-		pts, all, errs, warm := mergedWindow(id, m, t, byStart[t])
-		stage := stageOf(t)
-		for i := range pts {
-			pts[i].Stage = stage + 1
-		}
-		points = append(points, pts...)
-		if stage >= 0 && !warm {
-			ok := int64(math.Round(float64(all.TotalCount()) * scale))
-			obs.addStageSpan(stage, t, t.Add(m.Window), all, ok+errs, errs)
+		for _, part := range mergedWindow(id, m, t, byStart[t], errScale) {
+			stage := stageOf(t)
+			for i := range part.points {
+				part.points[i].Stage = stage + 1
+			}
+			points = append(points, part.points...)
+			if stage >= 0 && !part.warm {
+				ok := int64(math.Round(float64(part.all.TotalCount()) * scale))
+				obs.addStageSpan(stage, t, t.Add(m.Window), part.all, ok+part.errs, part.errs)
+			}
 		}
 	}
 	return tr.s.w.AddPoints(points)
 }
 
-// mergedWindow is one merged window's timeseries rows, an ALL row last,
-// with the latency a user saw (response time where the loaders were
-// paced, service time where not), the successful operations' merged
-// histogram, the failures and whether the window is the warm-up's.
-func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window) ([]results.Point, *hdrhistogram.Histogram, int64, bool) {
+// windowPart is the warm-up's or the measured phase's part of one merged
+// window: its timeseries rows (an ALL row last), its successful
+// operations' merged latency histogram and its failures.
+type windowPart struct {
+	warm   bool
+	points []results.Point
+	all    *hdrhistogram.Histogram
+	errs   int64
+}
+
+// mergedWindow is one merged window's rows: the warm-up's part, when a
+// loader's warm-up ended in the window, then the measured part. The
+// latency is the one a user saw: response time where the loaders were
+// paced, service time where not. Failure counts are scaled by errScale;
+// data-integrity mismatches (VERIFY) are not operations' failures.
+func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, errScale float64) []windowPart {
 	type opAcc struct {
 		ok, latency *hdrhistogram.Histogram
 		errs        int64
 	}
-	byOp := map[string]*opAcc{}
-	var names []string
-	warm := false
-	var pacing *hdrhistogram.Histogram
+	type partAcc struct {
+		byOp   map[string]*opAcc
+		names  []string
+		pacing *hdrhistogram.Histogram
+	}
+	var parts [2]*partAcc // warm-up, measured
 	for _, w := range ws {
 		tag := hlog.ParseTag(w.Tag)
-		warm = warm || tag.Warmup
+		pi := 1
+		if tag.Warmup {
+			pi = 0
+		}
+		if parts[pi] == nil {
+			parts[pi] = &partAcc{byOp: map[string]*opAcc{}}
+		}
+		p := parts[pi]
 		h := measure.NewHistogram()
 		w.Hist.MergeInto(h)
 		if tag.Kind == hlog.Pacing {
-			pacing = h
+			p.pacing = h
 			continue
 		}
-		a := byOp[tag.Op]
+		a := p.byOp[tag.Op]
 		if a == nil {
 			a = &opAcc{}
-			byOp[tag.Op] = a
-			names = append(names, tag.Op)
+			p.byOp[tag.Op] = a
+			p.names = append(p.names, tag.Op)
 		}
 		switch tag.Kind {
 		case hlog.Service:
@@ -512,40 +593,49 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window) ([
 		case hlog.Intended:
 			a.latency = h
 		case hlog.Failed:
-			a.errs = h.TotalCount()
+			if tag.Op != runner.VerifySeries {
+				a.errs = int64(math.Round(float64(h.TotalCount()) * errScale))
+			}
 		}
 	}
 	end := t.Add(m.Window)
-	mk := func(op string, ok, errs int64, h *hdrhistogram.Histogram) results.Point {
-		p := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Length: m.Window, Warmup: warm, Op: op,
-			Ops: ok + errs, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
-		if secs := m.Window.Seconds(); secs > 0 {
-			p.Rate, p.ErrorRate = float64(ok)/secs, float64(errs)/secs
+	var out []windowPart
+	for pi, p := range parts {
+		if p == nil {
+			continue
 		}
-		return p
-	}
-	all := measure.NewHistogram()
-	var points []results.Point
-	var allErrs int64
-	for _, name := range names {
-		a := byOp[name]
-		var ok int64
-		if a.ok != nil {
-			ok = a.ok.TotalCount()
+		warm := pi == 0
+		mk := func(op string, ok, errs int64, h *hdrhistogram.Histogram) results.Point {
+			pt := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Length: m.Window, Warmup: warm, Op: op,
+				Ops: ok + errs, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
+			if secs := m.Window.Seconds(); secs > 0 {
+				pt.Rate, pt.ErrorRate = float64(ok)/secs, float64(errs)/secs
+			}
+			return pt
 		}
-		lat := a.latency
-		if lat == nil {
-			lat = measure.NewHistogram()
+		part := windowPart{warm: warm, all: measure.NewHistogram()}
+		for _, name := range p.names {
+			a := p.byOp[name]
+			var ok int64
+			if a.ok != nil {
+				ok = a.ok.TotalCount()
+			}
+			lat := a.latency
+			if lat == nil {
+				lat = measure.NewHistogram()
+			}
+			part.points = append(part.points, mk(name, ok, a.errs, lat))
+			part.all.Merge(lat)
+			part.errs += a.errs
 		}
-		points = append(points, mk(name, ok, a.errs, lat))
-		all.Merge(lat)
-		allErrs += a.errs
+		sum := mk(results.AllOps, part.all.TotalCount(), part.errs, part.all)
+		if p.pacing != nil {
+			sum.Pacing = pacingOf(measure.StatsOf(p.pacing))
+		}
+		part.points = append(part.points, sum)
+		out = append(out, part)
 	}
-	sum := mk(results.AllOps, all.TotalCount(), allErrs, all)
-	if pacing != nil {
-		sum.Pacing = pacingOf(measure.StatsOf(pacing))
-	}
-	return append(points, sum), all, allErrs, warm
+	return out
 }
 
 // tail is the end of a loader's output, for an error message.

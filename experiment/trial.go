@@ -147,73 +147,39 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		return tr.failed(tr.emptyRow(st), label, err.Error())
 	}
 	defer closeDB(p.db)
-	cfg := p.cfg
-	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, cfg))
-	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
-	obs, err := newTrialObserver(s.w, st.ID, time.Now(), prog)
+	m, err := tr.measure(ctx, st, p, label)
 	if err != nil {
 		return results.Trial{}, err
 	}
-	s.setTrial(st.ID)
-	var res *runner.Result
-	var out *loaderOutcome
-	var runErr error
-	if lp := tr.loaders(); lp.runs(st.Kind) {
-		res, out, runErr = tr.runLoaders(ctx, st, lp, cfg)
-		if res != nil {
-			// The rows count every loader's workers.
-			cfg.Threads *= lp.n
-			res.Config.Threads = cfg.Threads
-			stages := append([]runner.Stage(nil), cfg.Stages...)
-			for i := range stages {
-				stages[i].Threads *= lp.n
-			}
-			cfg.Stages = stages
+	if m.runErr != nil {
+		if ctx.Err() != nil {
+			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, m.runErr)
 		}
-	} else {
-		cfg.Abort = s.opts.Abort
-		res, runErr = runner.Run(ctx, cfg, p.wl, p.db, obs)
+		return tr.failed(tr.emptyRow(st), label, m.runErr.Error())
 	}
-	s.setTrial("")
-	prog.done()
-	errs := []error{obs.Close()}
-	if out != nil {
-		// After the observer closed its (empty) log: the merged one
-		// takes its place.
-		errs = append(errs, tr.writeMerged(st.ID, out, cfg, obs, opsScale(res, out)))
-	}
-	if runErr != nil {
-		if err := errors.Join(errs...); err != nil || ctx.Err() != nil {
-			return results.Trial{}, errors.Join(err, fmt.Errorf("%s: %w", st.ID, runErr))
-		}
-		return tr.failed(tr.emptyRow(st), label, runErr.Error())
-	}
+	res, cfg := m.res, m.cfg
 	var machines []machineCPU
-	if out != nil {
-		machines = out.machines
+	if m.out != nil {
+		machines = m.out.machines
 	}
-	row := tr.trialRow(st, cfg, res, out != nil, machines)
+	row := tr.trialRow(st, cfg, res, m.out != nil, machines)
 	failure := res.Failure()
+	if failure == "" && !res.Interrupted && st.Kind == spec.Load {
+		failure = tr.verify(ctx, p, m.out != nil, label)
+	}
 	if st.Kind == spec.Load && failure == "" {
 		tr.afterLoad()
 	}
 	tr.native(ctx, p.db)
-	if cs, ok := p.db.(driver.CounterSource); ok {
-		for _, c := range cs.Counters() {
-			if row.Counters == nil {
-				row.Counters = map[string]float64{}
-			}
-			row.Counters[c.Name] = c.Value
-		}
-	}
+	tr.counters(p.db, &row)
 	if failure == "" && !res.Interrupted {
 		tr.reference(ctx, st, p.props.Map(), p.wcfg, &row, label)
 	}
 	if failure != "" {
 		row.Status, row.StatusReason = results.StatusFailed, failure
 	}
-	errs = append(errs, s.w.AddTrial(row))
-	for _, sr := range obs.stageRows(row, cfg.Stages) {
+	errs := []error{s.w.AddTrial(row)}
+	for _, sr := range m.obs.stageRows(row, cfg.Stages) {
 		errs = append(errs, s.w.AddTrial(sr))
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
@@ -229,6 +195,93 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		return row, &trialFailure{id: st.ID, reason: failure}
 	}
 	return row, nil
+}
+
+// measured is what a trial's run left: its result (nil when it could
+// not run, runErr then says why), its settings as the rows count them,
+// the loaders' outcome when loaders ran it, and its observer.
+type measured struct {
+	res    *runner.Result
+	cfg    runner.Config
+	out    *loaderOutcome
+	obs    *trialObserver
+	runErr error
+}
+
+// measure runs a prepared step here or on its loaders, writing its
+// intervals as they come. The error is one that must stop the
+// experiment (a results file not written); a run that failed is in
+// runErr.
+func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *prepared, label string) (*measured, error) {
+	s := tr.s
+	m := &measured{cfg: p.cfg}
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, m.cfg))
+	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
+	var err error
+	if m.obs, err = newTrialObserver(s.w, st.ID, time.Now(), prog); err != nil {
+		return nil, err
+	}
+	s.setTrial(st.ID)
+	if lp := tr.loaders(); lp.runs(st.Kind) {
+		m.res, m.out, m.runErr = tr.runLoaders(ctx, st, lp, m.cfg)
+		if m.res != nil {
+			// The rows count every loader's workers.
+			m.cfg.Threads *= lp.n
+			m.res.Config.Threads = m.cfg.Threads
+			stages := append([]runner.Stage(nil), m.cfg.Stages...)
+			for i := range stages {
+				stages[i].Threads *= lp.n
+			}
+			m.cfg.Stages = stages
+		}
+	} else {
+		m.cfg.Abort = s.opts.Abort
+		m.res, m.runErr = runner.Run(ctx, m.cfg, p.wl, p.db, m.obs)
+	}
+	s.setTrial("")
+	prog.done()
+	errs := []error{m.obs.Close()}
+	if m.out != nil {
+		// After the observer closed its (empty) log: the merged one
+		// takes its place.
+		errs = append(errs, tr.writeMerged(st.ID, m.out, m.cfg, m.obs, opsScale(m.res, m.out)))
+	}
+	return m, errors.Join(errs...)
+}
+
+// verify reads back what a load wrote when load.verify asks for it,
+// and returns why the load failed ("" when every record is there and
+// right). Loaders verify their own share themselves.
+func (tr *targetRun) verify(ctx context.Context, p *prepared, viaLoaders bool, label string) string {
+	if viaLoaders {
+		return ""
+	}
+	if on, err := p.props.Bool("verify", false); err != nil || !on {
+		return ""
+	}
+	rep, err := runner.VerifyLoad(ctx, p.cfg, p.wcfg, p.db)
+	if err != nil {
+		return err.Error()
+	}
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", label, rep)
+	if rep.Failed() {
+		return rep.String()
+	}
+	return ""
+}
+
+// counters adds the driver's own counts to row.
+func (tr *targetRun) counters(db driver.DB, row *results.Trial) {
+	cs, ok := db.(driver.CounterSource)
+	if !ok {
+		return
+	}
+	for _, c := range cs.Counters() {
+		if row.Counters == nil {
+			row.Counters = map[string]float64{}
+		}
+		row.Counters[c.Name] = c.Value
+	}
 }
 
 // emptyRow is the row of a trial that measured nothing.

@@ -50,32 +50,41 @@ func (w *workerState) addToBatch(op *workload.Operation, h measure.Handle) {
 
 // flushBatch sends the queued inserts in one call, retrying a failed batch
 // as a failed single insert would be retried, and records every record of
-// the batch with the batch's latency.
+// the batch with the batch's latency, counted by the last attempt. A batch
+// still queued when the run stops is sent all the same (its records were
+// taken from the workload before the stop, and the load's key range would
+// otherwise have a hole); a retry the stop cuts short aborts its records.
 func (w *workerState) flushBatch(h measure.Handle) {
 	b := w.batch
 	n := len(b.keys)
 	if n == 0 {
 		return
 	}
+	defer func() { b.keys = b.keys[:0] }()
 	clk := w.s.cfg.Clock
-	var f measure.Flags
 	for attempt := 0; ; attempt++ {
 		start := clk.Now()
 		w.begin(int(workload.Insert))
 		err := b.ins.InsertBatch(w.s.opsCtx, b.table, b.keys, b.recs[:n])
 		w.end()
 		end := clk.Now()
+		last := err == nil || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load()
+		f := measure.Sub
+		if last {
+			f = 0
+		}
 		for i := 0; i < n; i++ {
 			w.record(h, int(workload.Insert), err, start, start, end, f)
 		}
-		f = measure.Sub
-		if err == nil || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load() {
-			break
+		if last {
+			return
 		}
 		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
 		if w.timer.SleepUntil(clk.Now() + int64(wait)) {
-			break
+			for i := 0; i < n; i++ {
+				h.RecordAborted(int(workload.Insert))
+			}
+			return
 		}
 	}
-	b.keys = b.keys[:0]
 }

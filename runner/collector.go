@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/measure"
 )
 
@@ -86,13 +87,15 @@ func (c *collector) loop() {
 // observers; final marks the last collection of the run. An interval the
 // warm-up ended in is split where it ended: the warm-up's part and the
 // measured part each span only their own time, so that their rates are
-// not diluted by the other's.
+// not diluted by the other's. The warm-up's state is read once: it may
+// end while the warm-up's part is written out.
 func (c *collector) collect(now int64, final bool) {
 	// A tick collected while the workers were stopping may end after the
 	// run's end; the final interval then starts and ends there.
 	now = max(now, c.lastMono)
+	warming := c.s.warming.Load()
 	split := now
-	if !c.s.warming.Load() {
+	if !warming {
 		split = min(max(c.s.measuredStart.Load(), c.lastMono), now)
 	}
 	if c.s.warmRec != nil {
@@ -100,6 +103,12 @@ func (c *collector) collect(now int64, final bool) {
 		c.emit(c.warmIv, true, false, c.lastMono, split)
 		c.warmCum.Merge(c.warmIv)
 		c.warmIv.Reset()
+	}
+	if (warming || split >= now) && !final {
+		// The measured phase has no time of its own in this interval
+		// yet; what it recorded since stays for the next one.
+		c.lastMono = now
+		return
 	}
 	c.s.mainRec.Collect(c.mainIv)
 	c.emit(c.mainIv, false, final, split, now)
@@ -110,10 +119,10 @@ func (c *collector) collect(now int64, final bool) {
 
 func (c *collector) emit(r measure.Results, warm, final bool, from, to int64) {
 	ops := r.TotalCounted()
-	// An empty warm-up interval says nothing, nor does an empty measured
-	// one while the warm-up still runs: the measured phase has not begun.
-	// An empty measured interval after that is a real stall and is kept.
-	if ops == 0 && r.TotalAborted() == 0 && (warm || (!final && c.s.warming.Load())) {
+	// An empty warm-up interval says nothing, nor does an empty last one
+	// of no length. An empty measured interval otherwise is a stall, or
+	// a dead database, and is kept.
+	if ops == 0 && r.TotalAborted() == 0 && (warm || (final && from == to)) {
 		return
 	}
 	c.totalOps += ops
@@ -150,14 +159,25 @@ func (c *collector) checkErrorRate(r measure.Results, ops int64) {
 		// judged with the whole run, by its MaxErrorRate).
 		return
 	}
-	var errs int64
-	for i := range r {
-		if i != seriesVerify {
-			errs += r[i].ErrorCount()
+	// Operations as counted: a composite operation's failed part and a
+	// retried insert's failed attempts are not failures of their own.
+	errs := judgedErrors(r, c.s.cfg.NotFoundIsNoError)
+	if rate := float64(errs) / float64(ops); errs >= MinErrorsToStop && rate > limit {
+		c.s.halt(fmt.Sprintf("error rate %.1f%% in one interval (%d of %d operations) above stop-on-error-rate=%g", 100*rate, errs, ops, limit), byErrorRate)
+	}
+}
+
+// judgedErrors are the failed operations the error policy judges: as
+// counted (a composite operation once), without NOT_FOUND when the
+// workload deletes records.
+func judgedErrors(r measure.Results, notFoundIsNoError bool) int64 {
+	n := r.TotalCountedErrors()
+	if notFoundIsNoError {
+		for i := range r {
+			if r[i].Counted > 0 {
+				n -= min(r[i].Errors[string(driver.ClassNotFound)], r[i].CountedErrors)
+			}
 		}
 	}
-	if rate := float64(errs) / float64(ops); errs >= MinErrorsToStop && rate > limit {
-		c.s.errorStopped.Store(true)
-		c.s.halt(fmt.Sprintf("error rate %.1f%% in one interval (%d of %d operations) above stop-on-error-rate=%g", 100*rate, errs, ops, limit))
-	}
+	return n
 }

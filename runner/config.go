@@ -76,6 +76,10 @@ type Config struct {
 	// why. ParseConfig turns it on with DefaultMaxErrorRate.
 	JudgeErrors  bool
 	MaxErrorRate float64
+	// NotFoundIsNoError leaves NOT_FOUND out of the errors the policy
+	// and StopOnErrorRate judge: a workload that deletes records reads,
+	// updates and deletes some that are gone, and is not failing.
+	NotFoundIsNoError bool
 	// BatchSize > 1 makes the load phase insert that many records per call
 	// when the driver's session implements driver.BatchInserter (YCSB's
 	// batchsize). Each record of a batch is measured with the batch's

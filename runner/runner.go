@@ -110,16 +110,22 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, o
 // that passed, an interrupted one, and one that is not judged.
 func (r *Result) Failure() string {
 	m := r.Measured
+	errs := m.Errors
+	if r.MeasuredResults != nil {
+		errs = judgedErrors(r.MeasuredResults, r.Config.NotFoundIsNoError)
+	}
 	switch {
 	case r.ErrorStopped:
 		return "stopped early: " + r.StopReason
 	case !r.Config.JudgeErrors || r.Interrupted:
 		return ""
+	case m.Operations == 0 && r.Warmup != nil && r.Warmup.Duration >= r.End.Sub(r.Start):
+		return "the warm-up never ended: no operation was measured"
 	case m.Operations == 0:
 		return fmt.Sprintf("no operation completed in %s", m.Duration.Round(time.Millisecond))
-	case float64(m.Errors) > r.Config.MaxErrorRate*float64(m.Operations):
+	case float64(errs) > r.Config.MaxErrorRate*float64(m.Operations):
 		return fmt.Sprintf("%d of %d operations failed (%.2f%%), above max-error-rate=%g",
-			m.Errors, m.Operations, 100*float64(m.Errors)/float64(m.Operations), r.Config.MaxErrorRate)
+			errs, m.Operations, 100*float64(errs)/float64(m.Operations), r.Config.MaxErrorRate)
 	}
 	return ""
 }
@@ -230,9 +236,19 @@ func (s *run) release() {
 // started says whether the workers were started.
 func (s *run) started() bool { return !s.startWall.IsZero() }
 
-// halt stops every worker; the first reason given is kept.
-func (s *run) halt(reason string) {
+// Why a run stopped, besides reaching its own limit.
+const (
+	byLimit = iota
+	byInterrupt
+	byErrorRate
+)
+
+// halt stops every worker; the first stop is the one recorded, with its
+// reason and whether it was an interrupt or the error rate.
+func (s *run) halt(reason string, by int) {
 	s.stopOnce.Do(func() {
+		s.interrupted.Store(by == byInterrupt)
+		s.errorStopped.Store(by == byErrorRate)
 		s.stopReason.Store(reason)
 		s.stop.Store(true)
 		close(s.done)
@@ -264,16 +280,13 @@ func (s *run) execute(ctx context.Context) *Result {
 	}
 	s.measuredStart.Store(s.startMono)
 
-	stopWatch := context.AfterFunc(ctx, func() {
-		s.interrupted.Store(true)
-		s.halt("interrupted")
-	})
+	stopWatch := context.AfterFunc(ctx, func() { s.halt("interrupted", byInterrupt) })
 	defer stopWatch()
 	if _, real := clk.(*clock.Real); real && s.cfg.MaxExecutionTime > 0 {
 		// The workers check the time limit before each operation; when
 		// every one of them waits on a frozen server, the limit must
 		// still end the run.
-		limit := time.AfterFunc(s.cfg.MaxExecutionTime, func() { s.halt("maxexecutiontime reached") })
+		limit := time.AfterFunc(s.cfg.MaxExecutionTime, func() { s.halt("maxexecutiontime reached", byLimit) })
 		defer limit.Stop()
 	}
 
@@ -300,8 +313,11 @@ func (s *run) execute(ctx context.Context) *Result {
 		s.drain(finished)
 	}
 	endMono := clk.Now()
-	s.halt(s.naturalStopReason())
+	s.halt(s.naturalStopReason(), byLimit)
 	cwg.Wait()
+	// A tick collected between the two reads above ends after endMono:
+	// the run ends there.
+	endMono = max(endMono, col.lastMono)
 	col.collect(endMono, true)
 	s.countLeftBehind(col)
 	return s.result(col, endMono)

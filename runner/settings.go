@@ -74,5 +74,12 @@ func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, 
 	if c.BatchSize, err = p.Int("batchsize", 1); err != nil {
 		return c, err
 	}
+	c.NotFoundIsNoError = phase == Transactions && wcfg.DeleteProportion > 0
+	if phase == Verify {
+		// A verify pass counts what is missing or wrong and says so
+		// itself: stopping at the first second of missing records would
+		// leave the rest unread.
+		c.JudgeErrors, c.StopOnErrorRate = false, 0
+	}
 	return c, nil
 }

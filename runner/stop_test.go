@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/clock"
+	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -160,4 +163,77 @@ func TestAbortStopsAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, time.Since(stopped), time.Second, "returned at the abort, not after the minute's grace")
 	require.EqualValues(t, cfg.Threads, res.Measured.Aborted)
+}
+
+// retryDB fails the first insert of every key, as a database shedding
+// load does, and takes the second.
+type retryDB struct {
+	stallDB
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (d *retryDB) Session(context.Context, int) (driver.Session, error) { return d, nil }
+
+func (d *retryDB) Insert(_ context.Context, _, key string, _ record.Record) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	if !d.seen[key] {
+		d.seen[strings.Clone(key)] = true // the key is valid only during the call
+		return driver.Errorf(driver.ClassThrottled, "try again")
+	}
+	return nil
+}
+
+// TestRetriedInsertsCountOnce: an insert a retry saved is a success, by
+// the error policy and the per-interval stop too; its failed attempt is
+// measured apart.
+func TestRetriedInsertsCountOnce(t *testing.T) {
+	wl := newWorkload(t, "recordcount", "2000")
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Load, Threads: 2, Seed: 1,
+		InsertRetryLimit: 2, InsertRetryInterval: time.Microsecond, JudgeErrors: true, MaxErrorRate: 0.01,
+		StopOnErrorRate: 0.5, Interval: 10 * time.Millisecond}, wl, &retryDB{})
+	require.NoError(t, err)
+	m := res.Measured
+	require.False(t, res.ErrorStopped, res.StopReason)
+	require.EqualValues(t, 2000, m.Operations)
+	require.Zero(t, m.Errors, "every insert succeeded on its retry")
+	require.Empty(t, res.Failure())
+	require.EqualValues(t, 2000, opSummary(t, m, "INSERT").Errors["THROTTLED"], "the failed attempts are measured")
+}
+
+// TestSettingsFromProperties: ParseConfig turns a deleting workload's
+// NOT_FOUND into no failure, and leaves a verify pass unjudged.
+func TestSettingsFromProperties(t *testing.T) {
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "0.5", "updateproportion", "0", "deleteproportion", "0.5")
+	cfg, err := runner.ParseConfig(properties.New(), runner.Transactions, wl.Config())
+	require.NoError(t, err)
+	require.True(t, cfg.JudgeErrors)
+	require.True(t, cfg.NotFoundIsNoError)
+	require.Equal(t, runner.DefaultMaxErrorRate, cfg.MaxErrorRate)
+	cfg, err = runner.ParseConfig(properties.New(), runner.Verify, wl.Config())
+	require.NoError(t, err)
+	require.False(t, cfg.JudgeErrors)
+	require.Zero(t, cfg.StopOnErrorRate)
+
+	// A run whose failures are all NOT_FOUND of deleted records passes.
+	clk := clock.NewVirtual(1)
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 1, Seed: 1,
+		OperationCount: 1000, JudgeErrors: true, MaxErrorRate: 0.01, NotFoundIsNoError: true, Clock: clk},
+		wl, &notFoundDB{stallDB{clk: clk, cost: 1000}})
+	require.NoError(t, err)
+	require.Positive(t, res.Measured.Errors)
+	require.Empty(t, res.Failure())
+}
+
+// notFoundDB finds no record.
+type notFoundDB struct{ stallDB }
+
+func (d *notFoundDB) Session(context.Context, int) (driver.Session, error) { return d, nil }
+func (d *notFoundDB) Read(context.Context, string, string, []string, record.Record) (record.Record, error) {
+	d.clk.Advance(d.cost)
+	return nil, driver.ErrNotFound
 }

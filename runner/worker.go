@@ -121,7 +121,7 @@ func (s *run) worker(id int) {
 		start := clk.Now()
 		if s.deadline > 0 && start >= s.deadline {
 			w.wk.Done(op)
-			s.halt("maxexecutiontime reached")
+			s.halt("maxexecutiontime reached", byLimit)
 			return
 		}
 		warm := s.inWarmup(start)
@@ -169,7 +169,7 @@ func (w *workerState) followStages(sc *schedule) bool {
 				return false
 			}
 			if s.deadline > 0 && clk.Now() >= s.deadline {
-				s.halt("schedule completed")
+				s.halt("schedule completed", byLimit)
 				return false
 			}
 			continue
@@ -308,27 +308,32 @@ func (w *workerState) readModifyWrite(op *workload.Operation, h measure.Handle, 
 }
 
 // insert performs an insert, retrying a failed load insert up to the
-// configured limit. Every attempt is measured.
+// configured limit. Every attempt is measured; the insert counts once,
+// by its last attempt, so that an insert a retry saved is a success, and
+// its response time runs from its intended start across the retries. An
+// insert whose retry the run's stop cut short is aborted.
 func (w *workerState) insert(op *workload.Operation, h measure.Handle, intended, start int64) {
 	ctx, clk := w.s.opsCtx, w.s.cfg.Clock
 	defer w.wk.Done(op)
-	var f measure.Flags
 	for attempt := 0; ; attempt++ {
 		w.begin(int(workload.Insert))
 		err := w.sess.Insert(ctx, op.Table, op.Key, op.Values)
 		w.end()
+		last := err == nil || w.s.cfg.Phase != Load || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load()
+		f := measure.Sub
+		if last {
+			f = 0
+		}
 		w.record(h, int(workload.Insert), err, intended, start, clk.Now(), f)
-		// Retries are measured but the insert counts once.
-		f = measure.Sub
-		if err == nil || w.s.cfg.Phase != Load || attempt >= w.s.cfg.InsertRetryLimit || w.s.stop.Load() {
+		if last {
 			return
 		}
 		wait := float64(w.s.cfg.InsertRetryInterval) * (0.8 + 0.4*w.retryRand.Float64())
 		if w.timer.SleepUntil(clk.Now() + int64(wait)) {
+			h.RecordAborted(int(workload.Insert))
 			return
 		}
 		start = clk.Now()
-		intended = start
 	}
 }
 

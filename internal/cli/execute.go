@@ -37,7 +37,7 @@ type Summary struct {
 	Measured    measure.Phase     `json:"measured"`
 	Loader      *LoaderUsage      `json:"loader,omitempty"`
 	// Verify is the read-back check of a load (load --verify, ycsb verify).
-	Verify *VerifyReport `json:"verify,omitempty"`
+	Verify *runner.VerifyReport `json:"verify,omitempty"`
 	// DriverCounters are events the driver counted itself: client library
 	// retries, consumed capacity units.
 	DriverCounters []driver.Counter `json:"driver_counters,omitempty"`
@@ -69,7 +69,7 @@ func newSummary(driverName string, rs runSettings, shown map[string]string, res 
 //
 // after, when not nil, runs once the phase ended uninterrupted (the verify
 // pass of load --verify); its report goes into the outputs.
-func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB, after func() (*VerifyReport, error)) error {
+func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB, after func() (*runner.VerifyReport, error)) error {
 	var observers []runner.Observer
 	if f.status {
 		observers = append(observers, newStatusLine(st.Stderr, rs.statusInterval))
@@ -106,9 +106,9 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if runErr != nil {
 		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
 	}
-	var rep *VerifyReport
+	var rep *runner.VerifyReport
 	if res.Phase == runner.Verify {
-		rep = newVerifyReport(res, wl.Config().DataIntegrity)
+		rep = runner.NewVerifyReport(res, wl.Config().DataIntegrity)
 		fmt.Fprintln(st.Stderr, rep)
 	} else if after != nil && !res.Interrupted && !res.ErrorStopped {
 		var err error
@@ -164,7 +164,7 @@ func serviceStats(res *runner.Result) measure.Stats {
 	return measure.StatsOf(all)
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
+func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *runner.VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
 	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
 	if err != nil {
 		return err

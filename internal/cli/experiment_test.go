@@ -159,13 +159,19 @@ func buildDbarena(t *testing.T) string {
 // measured trial is under way.
 func startRun(t *testing.T, bin, dir string, env ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
+	return startRunOf(t, bin, dir, "{duration: 60s, threads: 2}", env...)
+}
+
+// startRunOf is startRun with the given run section.
+func startRunOf(t *testing.T, bin, dir, runSection string, env ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "long.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(`name: long
 properties: {recordcount: 200}
 targets:
   - database: redis
 workloads: [a]
-run: {duration: 60s, threads: 2}
+run: `+runSection+`
 `), 0o644))
 	cmd := exec.Command(bin, "run", file, "--results", dir)
 	cmd.Env = append(os.Environ(), env...)
@@ -191,11 +197,22 @@ run: {duration: 60s, threads: 2}
 }
 
 func TestInterruptedRunKeepsResultsAndTearsDown(t *testing.T) {
+	for _, tc := range []struct{ name, run string }{
+		{"in process", "{duration: 60s, threads: 2}"},
+		// The first Ctrl-C stops loaders as it stops a run here: they
+		// write what they measured and it is merged, not killed.
+		{"two loaders", "{duration: 60s, threads: 2, loaders: 2}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { interruptRun(t, tc.run) })
+	}
+}
+
+func interruptRun(t *testing.T, runSection string) {
 	requireLocalServers(t, "redis-server")
 	bin := buildDbarena(t)
 	dir := filepath.Join(t.TempDir(), "r")
 	work := t.TempDir()
-	cmd, log := startRun(t, bin, dir, workdir.EnvVar+"="+work)
+	cmd, log := startRunOf(t, bin, dir, runSection, workdir.EnvVar+"="+work)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	var ee *exec.ExitError

@@ -245,8 +245,8 @@ run: {duration: 4s, threads: 2, stop_on_error_rate: 0}
 }
 
 // TestExperimentSettingsTakeEffect: warmup.operations and late.threshold
-// from an experiment's properties act on a trial run in this process as
-// they do in `ycsb run` and on loaders.
+// from an experiment's properties, and load.verify, act on a trial run in
+// this process as they do in `ycsb run` and on loaders.
 func TestExperimentSettingsTakeEffect(t *testing.T) {
 	srv := startOwnRedis(t)
 	dir := t.TempDir()
@@ -258,9 +258,19 @@ targets:
     deploy: {provider: existing}
     properties: {redis.addr: "%s"}
 workloads: [c]
+load: {verify: true}
 run: {duration: 2s, threads: 2, target: 400}
 `, srv.addr)), 0o644))
-	d, rows := runOK(t, file)
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "verify: 200 records read back", "load.verify read the load back")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := map[string]results.Trial{}
+	for _, tr := range d.Trials {
+		rows[tr.ID] = tr
+	}
 	c := rows["redis.c"]
 	require.Positive(t, c.Operations)
 	require.InEpsilon(t, c.Operations, c.Late, 0.05, "late.threshold=1ns: every paced operation is late")

@@ -9,66 +9,13 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// VerifyReport is the outcome of reading back every loaded record.
-type VerifyReport struct {
-	Records    int64   `json:"records"`
-	OK         int64   `json:"ok"`
-	Missing    int64   `json:"missing"`
-	Mismatched int64   `json:"mismatched"`
-	Errors     int64   `json:"errors"`
-	Seconds    float64 `json:"seconds"`
-	// Exact is true when values were compared byte for byte
-	// (dataintegrity=true); otherwise only presence and field lengths.
-	Exact bool `json:"exact"`
-}
-
-// newVerifyReport counts a verify phase's outcome from its series.
-func newVerifyReport(res *runner.Result, exact bool) *VerifyReport {
-	r := &VerifyReport{Seconds: res.Measured.Duration.Seconds(), Exact: exact}
-	for i := range res.MeasuredResults {
-		s := &res.MeasuredResults[i]
-		switch s.Name {
-		case workload.Read.String():
-			r.Records = s.Counted
-			r.Missing = s.Errors[string(driver.ClassNotFound)]
-			r.Errors = s.ErrorCount() - r.Missing
-		case runner.VerifySeries:
-			r.OK = s.OK()
-			r.Mismatched = s.ErrorCount()
-		}
-	}
-	return r
-}
-
-// Failed reports whether any record was missing, wrong or unreadable.
-func (r *VerifyReport) Failed() bool { return r.Missing+r.Mismatched+r.Errors > 0 }
-
-// String is the one-line summary printed after a verify pass.
-func (r *VerifyReport) String() string {
-	how := "values compared byte for byte"
-	if !r.Exact {
-		how = "presence and lengths only: set dataintegrity=true to compare values"
-	}
-	return fmt.Sprintf("verify: %d records read back in %.2fs: %d ok, %d missing, %d mismatched, %d errors (%s)",
-		r.Records, r.Seconds, r.OK, r.Missing, r.Mismatched, r.Errors, how)
-}
-
 // verifyPass reads back every record of the load just done with the same
 // workload settings, and prints the summary line to stderr.
-func verifyPass(ctx context.Context, st *State, rs runSettings, wcfg workload.Config, db driver.DB) (*VerifyReport, error) {
-	wl, err := workload.New(wcfg)
+func verifyPass(ctx context.Context, st *State, rs runSettings, wcfg workload.Config, db driver.DB) (*runner.VerifyReport, error) {
+	rep, err := runner.VerifyLoad(ctx, rs.run, wcfg, db)
 	if err != nil {
 		return nil, err
 	}
-	cfg := rs.run
-	cfg.Phase = runner.Verify
-	cfg.Target, cfg.OperationCount, cfg.MaxExecutionTime = 0, 0, 0
-	cfg.WarmupTime, cfg.WarmupOperations, cfg.Interval, cfg.StopOnErrorRate = 0, 0, 0, 0
-	res, err := runner.Run(ctx, cfg, wl, db)
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
-	rep := newVerifyReport(res, wcfg.DataIntegrity)
 	fmt.Fprintln(st.Stderr, rep)
 	return rep, nil
 }

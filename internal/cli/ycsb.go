@@ -225,9 +225,9 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 			return err
 		}
 	}
-	var after func() (*VerifyReport, error)
+	var after func() (*runner.VerifyReport, error)
 	if phase == runner.Load && rs.verify {
-		after = func() (*VerifyReport, error) { return verifyPass(ctx, st, rs, wcfg, db) }
+		after = func() (*runner.VerifyReport, error) { return verifyPass(ctx, st, rs, wcfg, db) }
 	}
 	return execute(ctx, st, f, info.Name, rs, props, wl, db, after)
 }

@@ -8,6 +8,8 @@
 package clock
 
 import (
+	"errors"
+	"syscall"
 	_ "unsafe" // for go:linkname
 )
 
@@ -67,10 +69,17 @@ func NewRealUndispatched() *Real { return &Real{wake: newWakeEstimate()} }
 func (*Real) Now() int64 { return runtimeNano() }
 
 // NewTimer implements Clock. A precise timer falls back to a coarse one
-// where the operating system offers no precise wake-up (not Linux).
+// where the operating system offers no precise wake-up (not Linux), and
+// when the process is out of file descriptors (a run of many thousand
+// paced workers past its limit): such a run's late starts then show in
+// its pacing figures rather than failing it.
 func (r *Real) NewTimer(precise bool) (Timer, error) {
-	if precise {
-		return newPreciseTimer(r.wake, r.disp)
+	if !precise {
+		return newCoarseTimer(), nil
 	}
-	return newCoarseTimer(), nil
+	t, err := newPreciseTimer(r.wake, r.disp)
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		return newCoarseTimer(), nil
+	}
+	return t, err
 }

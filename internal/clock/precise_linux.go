@@ -108,8 +108,14 @@ func (t *preciseTimer) SleepUntil(at int64) bool {
 				return true
 			}
 			// The timerfd failed (it does not on Linux): sleep coarsely
-			// rather than spin.
-			time.Sleep(time.Duration(at - runtimeNano()))
+			// rather than spin, still stoppable.
+			tm := time.NewTimer(time.Duration(at - runtimeNano()))
+			select {
+			case <-t.stop:
+				tm.Stop()
+				return true
+			case <-tm.C:
+			}
 			continue
 		}
 		// A readiness left from an earlier expiry can end a wait early:

@@ -1,0 +1,50 @@
+package experiment
+
+import (
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/merge"
+	"github.com/dbarena/dbarena/results"
+)
+
+func packed(t *testing.T, n int) *hdrhistogram.PackedHistogram {
+	t.Helper()
+	h := hdrhistogram.NewPacked(1, int64(time.Hour), 3)
+	for i := range n {
+		require.NoError(t, h.RecordValue(int64(1000*(i+1))))
+	}
+	return h
+}
+
+// TestMergedWindowKeepsWarmupApart: a window where a loader's warm-up
+// ended holds both phases' tags; each gets rows of its own, the measured
+// part's failures leave out data-integrity checks, and are scaled to the
+// operations the loaders counted.
+func TestMergedWindowKeepsWarmupApart(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	m := &merge.Result{Start: start, Window: time.Second}
+	ws := []merge.Window{
+		{Start: start, Tag: "READ", Hist: packed(t, 10)},
+		{Start: start, Tag: "FAILED-READ", Hist: packed(t, 4)},
+		{Start: start, Tag: "FAILED-VERIFY", Hist: packed(t, 3)},
+		{Start: start, Tag: "PACING", Hist: packed(t, 10)},
+		{Start: start, Tag: "WARMUP-READ", Hist: packed(t, 5)},
+	}
+	parts := mergedWindow("t", m, start, ws, 0.5)
+	require.Len(t, parts, 2)
+	warm, meas := parts[0], parts[1]
+	require.True(t, warm.warm)
+	require.False(t, meas.warm)
+	all := func(p windowPart) results.Point { return p.points[len(p.points)-1] }
+	require.EqualValues(t, 5, all(warm).Ops)
+	require.True(t, all(warm).Warmup)
+	require.EqualValues(t, 12, all(meas).Ops, "10 successes and 4 failed parts counted as 2 operations")
+	require.EqualValues(t, 2, all(meas).Errors, "VERIFY mismatches are not operations' failures")
+	require.EqualValues(t, 10, meas.all.TotalCount())
+	require.Positive(t, all(meas).Pacing.P50)
+	require.False(t, all(meas).Warmup)
+}
