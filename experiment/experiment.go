@@ -511,21 +511,25 @@ func (s *runState) workRoot() string {
 func plannedSteps(plan *spec.Plan) []results.Step {
 	out := make([]results.Step, len(plan.Steps))
 	for i := range plan.Steps {
-		st := &plan.Steps[i]
-		rs := results.Step{ID: st.ID, Kind: results.KindRun, Target: st.Target.Name, Repetition: st.Repetition,
-			Threads: st.Threads, TargetRate: st.Rate}
-		if st.Kind == spec.Load {
-			rs.Kind = results.KindLoad
-		}
-		if st.Workload != nil {
-			rs.Workload = st.Workload.Name
-		}
-		for _, p := range st.Params {
-			rs.Params = append(rs.Params, results.Param{Key: p.Key, Value: p.Value})
-		}
-		out[i] = rs
+		out[i] = stepOf(&plan.Steps[i])
 	}
 	return out
+}
+
+// stepOf describes a plan's step as the results record it.
+func stepOf(st *spec.Step) results.Step {
+	rs := results.Step{ID: st.ID, Kind: results.KindRun, Target: st.Target.Name, Repetition: st.Repetition,
+		Threads: st.Threads, TargetRate: st.Rate}
+	if st.Kind == spec.Load {
+		rs.Kind = results.KindLoad
+	}
+	if st.Workload != nil {
+		rs.Workload = st.Workload.Name
+	}
+	for _, p := range st.Params {
+		rs.Params = append(rs.Params, results.Param{Key: p.Key, Value: p.Value})
+	}
+	return rs
 }
 
 // sloOf is the objective as the results record it.

@@ -286,18 +286,15 @@ func (tr *targetRun) counters(db driver.DB, row *results.Trial) {
 
 // emptyRow is the row of a trial that measured nothing.
 func (tr *targetRun) emptyRow(st *spec.Step) results.Trial {
-	row := results.Trial{ID: st.ID, Index: st.Index, Kind: results.KindRun, Target: tr.t.Name, Database: tr.t.Database,
-		Driver: tr.t.Driver, Repetition: st.Repetition, Threads: st.Threads, TargetRate: st.Rate, Start: time.Now(), End: time.Now()}
-	if st.Kind == spec.Load {
-		row.Kind = results.KindLoad
-	}
-	if st.Workload != nil {
-		row.Workload = st.Workload.Name
-	}
-	for _, p := range st.Params {
-		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
-	}
-	return row
+	return tr.rowOf(st, time.Now(), time.Now())
+}
+
+// rowOf is the part of a trial's row its step and target decide.
+func (tr *targetRun) rowOf(st *spec.Step, start, end time.Time) results.Trial {
+	p := stepOf(st)
+	return results.Trial{ID: st.ID, Index: st.Index, Kind: p.Kind, Target: tr.t.Name, Database: tr.t.Database,
+		Driver: tr.t.Driver, Workload: p.Workload, Params: p.Params, Repetition: st.Repetition, Threads: st.Threads,
+		TargetRate: st.Rate, Start: start, End: end}
 }
 
 // failed records row as failed for reason and returns the failure.
@@ -417,27 +414,16 @@ func (s *runState) eta(cur *spec.Step, elapsed time.Duration) time.Duration {
 
 // trialRow summarizes a finished trial and checks its validity.
 func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) results.Trial {
-	kind := results.KindRun
-	wname := ""
-	if st.Workload != nil {
-		wname = st.Workload.Name
-	}
-	if st.Kind == spec.Load {
-		kind = results.KindLoad
-	}
 	m := res.Measured
-	row := results.Trial{ID: st.ID, Index: st.Index, Kind: kind, Target: tr.t.Name, Database: tr.t.Database,
-		Driver: tr.t.Driver, Workload: wname, Repetition: st.Repetition, Threads: cfg.Threads, TargetRate: cfg.Target,
-		Start: m.Start, End: res.End, Duration: m.Duration, Operations: m.Operations, Errors: m.Errors, Aborted: m.Aborted,
-		Throughput: m.OKThroughput, ErrorRate: m.ErrorThroughput, Status: results.StatusCompleted}
+	row := tr.rowOf(st, m.Start, res.End)
+	row.Threads, row.TargetRate = cfg.Threads, cfg.Target
+	row.Duration, row.Operations, row.Errors, row.Aborted = m.Duration, m.Operations, m.Errors, m.Aborted
+	row.Throughput, row.ErrorRate, row.Status = m.OKThroughput, m.ErrorThroughput, results.StatusCompleted
 	if m.Pacing != nil {
 		row.Pacing = pacingOf(*m.Pacing)
 	}
 	for _, o := range m.Ops {
 		row.Late += o.Late
-	}
-	for _, p := range st.Params {
-		row.Params = append(row.Params, results.Param{Key: p.Key, Value: p.Value})
 	}
 	if res.Interrupted {
 		row.Status = results.StatusInterrupted

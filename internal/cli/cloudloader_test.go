@@ -103,11 +103,16 @@ func runOK(t *testing.T, args ...string) (*results.Data, map[string]results.Tria
 	require.Equal(t, ExitOK, code, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
+	return d, rowsByID(d)
+}
+
+// rowsByID indexes a results directory's trial rows by trial ID.
+func rowsByID(d *results.Data) map[string]results.Trial {
 	rows := map[string]results.Trial{}
 	for _, tr := range d.Trials {
 		rows[tr.ID] = tr
 	}
-	return d, rows
+	return rows
 }
 
 // waitListening waits until addr accepts TCP connections.

@@ -159,11 +159,12 @@ func buildDbarena(t *testing.T) string {
 // measured trial is under way.
 func startRun(t *testing.T, bin, dir string, env ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
-	return startRunOf(t, bin, dir, "{duration: 60s, threads: 2}", env...)
+	return startRunOf(t, bin, dir, "{duration: 60s, threads: 2}", 3*time.Second, env...)
 }
 
-// startRunOf is startRun with the given run section.
-func startRunOf(t *testing.T, bin, dir, runSection string, env ...string) (*exec.Cmd, *strings.Builder) {
+// startRunOf is startRun with the given run section, waiting wait after
+// the trial began.
+func startRunOf(t *testing.T, bin, dir, runSection string, wait time.Duration, env ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "long.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(`name: long
@@ -192,27 +193,31 @@ run: `+runSection+`
 		for sc.Scan() {
 		}
 	}()
-	time.Sleep(3 * time.Second) // a few intervals of the measured trial
+	time.Sleep(wait) // a few intervals of the measured trial
 	return cmd, &log
 }
 
 func TestInterruptedRunKeepsResultsAndTearsDown(t *testing.T) {
-	for _, tc := range []struct{ name, run string }{
-		{"in process", "{duration: 60s, threads: 2}"},
+	for _, tc := range []struct {
+		name, run string
+		wait      time.Duration
+	}{
+		{"in process", "{duration: 60s, threads: 2}", 3 * time.Second},
 		// The first Ctrl-C stops loaders as it stops a run here: they
-		// write what they measured and it is merged, not killed.
-		{"two loaders", "{duration: 60s, threads: 2, loaders: 2}"},
+		// write what they measured and it is merged, not killed. They
+		// start together some seconds after the trial's first line.
+		{"two loaders", "{duration: 60s, threads: 2, loaders: 2}", 10 * time.Second},
 	} {
-		t.Run(tc.name, func(t *testing.T) { interruptRun(t, tc.run) })
+		t.Run(tc.name, func(t *testing.T) { interruptRun(t, tc.run, tc.wait) })
 	}
 }
 
-func interruptRun(t *testing.T, runSection string) {
+func interruptRun(t *testing.T, runSection string, wait time.Duration) {
 	requireLocalServers(t, "redis-server")
 	bin := buildDbarena(t)
 	dir := filepath.Join(t.TempDir(), "r")
 	work := t.TempDir()
-	cmd, log := startRunOf(t, bin, dir, runSection, workdir.EnvVar+"="+work)
+	cmd, log := startRunOf(t, bin, dir, runSection, wait, workdir.EnvVar+"="+work)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	var ee *exec.ExitError

@@ -200,10 +200,7 @@ run: {duration: 4s, threads: 2, stop_on_error_rate: 0}
 
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	rows := map[string]results.Trial{}
-	for _, tr := range d.Trials {
-		rows[tr.ID] = tr
-	}
+	rows := rowsByID(d)
 	dead := rows["dies.c"]
 	require.Equal(t, results.StatusFailed, dead.Status)
 	require.Contains(t, dead.StatusReason, "above max-error-rate=0.01")
@@ -267,11 +264,7 @@ run: {duration: 2s, threads: 2, target: 400}
 	require.Contains(t, errs, "verify: 200 records read back", "load.verify read the load back")
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	rows := map[string]results.Trial{}
-	for _, tr := range d.Trials {
-		rows[tr.ID] = tr
-	}
-	c := rows["redis.c"]
+	c := rowsByID(d)["redis.c"]
 	require.Positive(t, c.Operations)
 	require.InEpsilon(t, c.Operations, c.Late, 0.05, "late.threshold=1ns: every paced operation is late")
 	var warm int64
