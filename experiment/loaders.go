@@ -608,9 +608,7 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, er
 		mk := func(op string, ok, errs int64, h *hdrhistogram.Histogram) results.Point {
 			pt := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Length: m.Window, Warmup: warm, Op: op,
 				Ops: ok + errs, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
-			if secs := m.Window.Seconds(); secs > 0 {
-				pt.Rate, pt.ErrorRate = float64(ok)/secs, float64(errs)/secs
-			}
+			pt.SetRates()
 			return pt
 		}
 		part := windowPart{warm: warm, all: measure.NewHistogram()}

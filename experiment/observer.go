@@ -112,12 +112,8 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 		st.Params = append(append([]results.Param(nil), row.Params...), results.Param{Key: "stage", Value: fmt.Sprint(i + 1)})
 		st.Threads, st.TargetRate = stages[i].Threads, stages[i].Target
 		st.Start, st.End, st.Duration = a.start, a.end, a.end.Sub(a.start)
-		st.Operations, st.Errors, st.Aborted = a.ops, a.errs, 0
-		st.Throughput, st.ErrorRate, st.Pacing = 0, 0, results.PacingLateness{}
-		if secs := st.Duration.Seconds(); secs > 0 {
-			st.Throughput = float64(a.ops-a.errs) / secs
-			st.ErrorRate = float64(a.errs) / secs
-		}
+		st.Operations, st.Errors, st.Aborted, st.Pacing = a.ops, a.errs, 0, results.PacingLateness{}
+		st.SetRates()
 		st.Latency = latencyOf(measure.StatsOf(a.hist))
 		st.Ops, st.Flags, st.Reference, st.Concurrency = nil, nil, results.Reference{}, 0
 		out = append(out, st)
@@ -131,10 +127,7 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 func point(trial string, iv *runner.Interval, op string, ops, errs, aborted int64, h *hdrhistogram.Histogram) results.Point {
 	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Length: iv.End.Sub(iv.Start), Warmup: iv.Warmup, Op: op,
 		Ops: ops, Errors: errs, Aborted: aborted, Latency: latencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
-	if secs := p.Length.Seconds(); secs > 0 {
-		p.Rate = float64(ops-errs) / secs
-		p.ErrorRate = float64(errs) / secs
-	}
+	p.SetRates()
 	return p
 }
 

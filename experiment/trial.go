@@ -431,12 +431,11 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	// waited holds every completed operation's latency, failures too:
 	// a worker waits on a failing database as on a working one, and
 	// Little's law counts both.
-	all, service, waited := measure.NewHistogram(), measure.NewHistogram(), measure.NewHistogram()
+	all, waited := measure.NewHistogram(), measure.NewHistogram()
 	for i := range res.MeasuredResults {
 		r := &res.MeasuredResults[i]
 		h := r.Latency()
 		all.Merge(h)
-		service.Merge(r.Service)
 		if r.Counted > 0 {
 			waited.Merge(h)
 			waited.Merge(r.ErrorLatency)
@@ -450,10 +449,8 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	row.Latency = latencyOf(measure.StatsOf(all))
 	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
-	if p := res.Measured.Pacing; p != nil {
-		if sv := measure.StatsOf(service); measure.PacingLate(*p, sv) {
-			row.Flags = append(row.Flags, fmt.Sprintf("pacing: the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", p.P99, sv.P99))
-		}
+	if late, pacing, service := res.PacingLate(); late {
+		row.Flags = append(row.Flags, fmt.Sprintf("pacing: the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
 	}
 	return row
 }

@@ -63,19 +63,13 @@ func Read(dir string) (*Data, error) {
 // into successful operations per second.
 func (d *Data) fromFormat1() {
 	for i := range d.Trials {
-		t := &d.Trials[i]
-		if secs := t.Duration.Seconds(); secs > 0 {
-			t.Throughput = float64(t.Operations-t.Errors) / secs
-			t.ErrorRate = float64(t.Errors) / secs
-		}
+		d.Trials[i].SetRates()
 	}
 	for i := range d.Points {
 		p := &d.Points[i]
 		if p.Ops > 0 && p.Rate > 0 {
-			secs := float64(p.Ops) / p.Rate
-			p.Length = time.Duration(secs * float64(time.Second))
-			p.Rate = float64(p.Ops-p.Errors) / secs
-			p.ErrorRate = float64(p.Errors) / secs
+			p.Length = time.Duration(float64(p.Ops) / p.Rate * float64(time.Second))
+			p.SetRates()
 		}
 	}
 }

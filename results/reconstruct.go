@@ -112,10 +112,7 @@ func (d *Data) rebuild(id string, points []Point) (Trial, bool) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("trial %s: %v; intervals before it are used", id, logErr))
 	}
 	row.Operations, row.Errors = counts.all.ops, counts.all.errs
-	if secs := row.Duration.Seconds(); secs > 0 {
-		row.Throughput = float64(row.Operations-row.Errors) / secs
-		row.ErrorRate = float64(row.Errors) / secs
-	}
+	row.SetRates()
 	row.Concurrency = row.Throughput * row.Latency.Mean / 1e6 // Little's law; latency in µs
 	d.loaderCPU(&row)
 	intervals := max(measured, n)

@@ -312,6 +312,28 @@ type Trial struct {
 	Reconstructed bool
 }
 
+// SetRates computes the trial's successful and failed operations per
+// second from its counts and measured duration.
+func (t *Trial) SetRates() {
+	t.Throughput, t.ErrorRate = rates(t.Operations, t.Errors, t.Duration)
+}
+
+// SetRates computes the interval's successful and failed operations per
+// second from its counts and its own length.
+func (p *Point) SetRates() {
+	p.Rate, p.ErrorRate = rates(p.Ops, p.Errors, p.Length)
+}
+
+// rates are ops completed operations, errs of them failed, per second of
+// d: the successes' and the failures' (0 and 0 for no time).
+func rates(ops, errs int64, d time.Duration) (ok, failed float64) {
+	secs := d.Seconds()
+	if secs <= 0 {
+		return 0, 0
+	}
+	return float64(ops-errs) / secs, float64(errs) / secs
+}
+
 // PacingLateness summarizes how late the harness started paced
 // operations, in microseconds.
 type PacingLateness struct {

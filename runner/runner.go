@@ -104,6 +104,28 @@ func Run(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB, o
 	return s.execute(ctx), nil
 }
 
+// ServiceStats summarizes the service time of every operation type of
+// the measured phase merged.
+func (r *Result) ServiceStats() measure.Stats {
+	all := measure.NewHistogram()
+	for i := range r.MeasuredResults {
+		all.Merge(r.MeasuredResults[i].Service)
+	}
+	return measure.StatsOf(all)
+}
+
+// PacingLate reports whether the harness started this paced run's
+// operations so late that it, not the database, shaped their response
+// times (measure.PacingLate), with the two figures that say so; false for
+// a closed loop.
+func (r *Result) PacingLate() (late bool, pacing, service measure.Stats) {
+	if r.Measured.Pacing == nil {
+		return false, measure.Stats{}, measure.Stats{}
+	}
+	pacing, service = *r.Measured.Pacing, r.ServiceStats()
+	return measure.PacingLate(pacing, service), pacing, service
+}
+
 // Failure says why the run failed under its error policy: it stopped
 // because one interval was mostly failures, more than MaxErrorRate of
 // its completed operations failed, or none completed. It is "" for a run

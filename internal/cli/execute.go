@@ -124,9 +124,9 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
-	if p := res.Measured.Pacing; p != nil && measure.PacingLate(*p, serviceStats(res)) {
+	if late, pacing, service := res.PacingLate(); late {
 		st.Logger.Warn("pacing: dbarena itself started operations late; response times hold its delay, not only the database's (use fewer threads, a quieter or bigger load machine)",
-			"pacing_p99_us", p.P99, "service_p99_us", serviceStats(res).P99)
+			"pacing_p99_us", pacing.P99, "service_p99_us", service.P99)
 	}
 	switch {
 	case res.Interrupted:
@@ -153,15 +153,6 @@ func shownProps(st *State, props *properties.Set, refs map[string]string) map[st
 		m[k] = st.Secrets.String(v)
 	}
 	return m
-}
-
-// serviceStats is the service time of every operation type merged.
-func serviceStats(res *runner.Result) measure.Stats {
-	all := measure.NewHistogram()
-	for i := range res.MeasuredResults {
-		all.Merge(res.MeasuredResults[i].Service)
-	}
-	return measure.StatsOf(all)
 }
 
 func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *runner.VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
