@@ -2,7 +2,7 @@
 // databases run: a Provider brings a target up (and waits until it
 // answers), says how a driver reaches it and which hosts to watch, and
 // tears it down. Providers live in subpackages (deploy/local,
-// deploy/existing); the one table of them is internal/providers.
+// deploy/existing); the one table of them is deploy/providers.
 package deploy
 
 import (

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // TLS reads the TLS properties shared by the drivers whose protocol has
@@ -33,7 +33,7 @@ func (p Props) TLS() (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: name, InsecureSkipVerify: insecure} //nolint:gosec // only when the user sets tls.insecure
 	if ca != "" {
-		pem, err := limits.ReadFile(ca, limits.MaxFileBytes)
+		pem, err := bounds.ReadFile(ca, bounds.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Key("tls.ca"), err)
 		}
@@ -48,11 +48,11 @@ func (p Props) TLS() (*tls.Config, error) {
 	if cert != "" {
 		// Read with a cap rather than with tls.LoadX509KeyPair, which
 		// reads /dev/zero until the memory runs out.
-		certPEM, err := limits.ReadFile(cert, limits.MaxFileBytes)
+		certPEM, err := bounds.ReadFile(cert, bounds.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Key("tls.cert"), err)
 		}
-		keyPEM, err := limits.ReadFile(key, limits.MaxFileBytes)
+		keyPEM, err := bounds.ReadFile(key, bounds.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Key("tls.key"), err)
 		}

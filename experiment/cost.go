@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
-	"github.com/dbarena/dbarena/internal/drivers"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/workload"
 )

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/providers"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/procid"
-	"github.com/dbarena/dbarena/internal/providers"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/workdir"

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // Source says where a value came from: a file and line, or a command-line
@@ -106,14 +106,14 @@ func Load(files []string, overrides []string) (*Set, error) {
 	return s, nil
 }
 
-// ParseFile reads a property file of at most limits.MaxFileBytes.
+// ParseFile reads a property file of at most bounds.MaxFileBytes.
 func ParseFile(path string) (*Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("property file: %w", err)
 	}
 	defer f.Close()
-	s, err := Parse(limits.NewReader(f, path, limits.MaxFileBytes), path)
+	s, err := Parse(bounds.NewReader(f, path, bounds.MaxFileBytes), path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func Parse(r io.Reader, name string) (*Set, error) {
 			joined.WriteString(line[:len(line)-1])
 			line = strings.TrimLeft(sc.Text(), " \t\f")
 			if joined.Len()+len(line) > maxLineBytes {
-				return nil, fmt.Errorf("%s:%d: line continued past the %s limit of a line", name, start, limits.FormatBytes(maxLineBytes))
+				return nil, fmt.Errorf("%s:%d: line continued past the %s limit of a line", name, start, bounds.FormatBytes(maxLineBytes))
 			}
 		}
 		if continued(line) {
@@ -166,12 +166,12 @@ func Parse(r io.Reader, name string) (*Set, error) {
 		s.Set(k, v, Source{File: name, Line: start})
 	}
 	if err := sc.Err(); err != nil {
-		var tl *limits.TooLargeError
+		var tl *bounds.TooLargeError
 		switch {
 		case errors.As(err, &tl):
 			return nil, err
 		case errors.Is(err, bufio.ErrTooLong):
-			return nil, fmt.Errorf("%s:%d: line longer than the %s limit", name, lineNo+1, limits.FormatBytes(maxLineBytes))
+			return nil, fmt.Errorf("%s:%d: line longer than the %s limit", name, lineNo+1, bounds.FormatBytes(maxLineBytes))
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/properties"
 )
 
@@ -175,7 +175,7 @@ func TestParseFileBounds(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.properties")
 	// Short lines, so that the file limit, not the line limit, trips.
-	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a=1\n"), limits.MaxFileBytes/4+1), 0o600))
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("a=1\n"), bounds.MaxFileBytes/4+1), 0o600))
 	_, err := properties.ParseFile(big)
 	require.ErrorContains(t, err, big+": larger than the 64 MiB limit")
 

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/procid"
 )
 
@@ -35,7 +35,7 @@ func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	// The manifest is a few KiB; a cap keeps a wrong file (a link to a
 	// device, a huge download) from filling the memory.
-	b, err := limits.ReadFile(filepath.Join(dir, ManifestFile), limits.MaxFileBytes)
+	b, err := bounds.ReadFile(filepath.Join(dir, ManifestFile), bounds.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read results %s: %w (is it a results directory?)", dir, err)
 	}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/clock"
-	"github.com/dbarena/dbarena/internal/limits"
 )
 
 // Phase is the YCSB phase a run performs.
@@ -142,8 +142,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Threads < 1:
 		return fmt.Errorf("threadcount=%d: want at least 1", c.Threads)
-	case c.Threads > limits.MaxThreads:
-		return fmt.Errorf("threadcount=%d: at most %d workers per process; split the load over several loaders", c.Threads, limits.MaxThreads)
+	case c.Threads > bounds.MaxThreads:
+		return fmt.Errorf("threadcount=%d: at most %d workers per process; split the load over several loaders", c.Threads, bounds.MaxThreads)
 	case !validRate(c.Target):
 		return fmt.Errorf("target=%g: want a rate >= 0 operations per second (0 = unthrottled)", c.Target)
 	case c.OperationCount < 0:
@@ -164,8 +164,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("stop grace %s: want >= 0", c.StopGrace)
 	case c.BatchSize < 0:
 		return fmt.Errorf("batchsize=%d: want >= 0", c.BatchSize)
-	case c.BatchSize > limits.MaxBatchSize:
-		return fmt.Errorf("batchsize=%d: at most %d records per batch", c.BatchSize, limits.MaxBatchSize)
+	case c.BatchSize > bounds.MaxBatchSize:
+		return fmt.Errorf("batchsize=%d: at most %d records per batch", c.BatchSize, bounds.MaxBatchSize)
 	case c.InsertRetryLimit < 0:
 		return fmt.Errorf("core_workload_insertion_retry_limit=%d: want >= 0", c.InsertRetryLimit)
 	case len(c.Stages) > 0:
@@ -184,8 +184,8 @@ func (c *Config) validateStages() error {
 			return fmt.Errorf("stage %d: duration %s: want a positive duration", i+1, st.Duration)
 		case st.Threads < 1:
 			return fmt.Errorf("stage %d: threads %d: want at least 1", i+1, st.Threads)
-		case st.Threads > limits.MaxThreads:
-			return fmt.Errorf("stage %d: threads %d: at most %d workers per process", i+1, st.Threads, limits.MaxThreads)
+		case st.Threads > bounds.MaxThreads:
+			return fmt.Errorf("stage %d: threads %d: at most %d workers per process", i+1, st.Threads, bounds.MaxThreads)
 		case !validRate(st.Target):
 			return fmt.Errorf("stage %d: target %g: want a rate >= 0 operations per second (0 = unthrottled)", i+1, st.Target)
 		}

@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // builtinYAML is the catalogue shipped with dbarena (prices.yaml). It is
@@ -127,9 +127,9 @@ func LoadCatalogue(r io.Reader) (*Catalogue, error) {
 }
 
 // LoadCatalogueFile is LoadCatalogue of the file at path, which may hold
-// up to limits.MaxFileBytes; errors name the file.
+// up to bounds.MaxFileBytes; errors name the file.
 func LoadCatalogueFile(path string) (*Catalogue, error) {
-	b, err := limits.ReadFile(path, limits.MaxFileBytes)
+	b, err := bounds.ReadFile(path, bounds.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // nNames are the header names ReadCSV takes for the N column, lower case.
@@ -33,11 +33,11 @@ func xNames() []string {
 // are repetitions and all are kept.
 //
 // Every value must be a positive, finite number; an error names the
-// file (name), the line and the column. At most limits.MaxFileBytes are
+// file (name), the line and the column. At most bounds.MaxFileBytes are
 // read: a sweep is a few lines, and a stream without line breaks
 // (/dev/zero) would otherwise be buffered until the memory ran out.
 func ReadCSV(r io.Reader, name string) ([]Point, error) {
-	cr := csv.NewReader(limits.NewReader(r, name, limits.MaxFileBytes))
+	cr := csv.NewReader(bounds.NewReader(r, name, bounds.MaxFileBytes))
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	first, err := cr.Read()
@@ -145,7 +145,7 @@ func (c columns) value(rec []string, i int, name string, line int) (float64, err
 // csvError puts the file name in front of a CSV syntax error and keeps
 // the line and column the parser found.
 func csvError(name string, err error) error {
-	var tl *limits.TooLargeError
+	var tl *bounds.TooLargeError
 	if errors.As(err, &tl) {
 		return err // it names the file
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/dbarena/dbarena/internal/cli"
+	"github.com/dbarena/dbarena/cmd/dbarena/cli"
 )
 
 func main() {

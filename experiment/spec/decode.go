@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/suggest"
 )
@@ -209,10 +209,10 @@ func (d *decoder) boundedInt(n *yaml.Node, path string, most int, what string) (
 	return v, ok
 }
 
-// threads decodes a worker count: 1 to limits.MaxThreads, the most one
+// threads decodes a worker count: 1 to bounds.MaxThreads, the most one
 // loader process runs (run.loaders splits more over several).
 func (d *decoder) threads(n *yaml.Node, path string) (int, bool) {
-	return d.boundedInt(n, path, limits.MaxThreads, "workers per loader process; use run.loaders for more")
+	return d.boundedInt(n, path, bounds.MaxThreads, "workers per loader process; use run.loaders for more")
 }
 
 // count decodes an integer >= 0.

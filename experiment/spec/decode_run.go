@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/workloads"
 )
@@ -119,8 +119,8 @@ func (d *decoder) propertyFile(n *yaml.Node, path, name string) (string, *proper
 	if !filepath.IsAbs(name) {
 		resolved = filepath.Join(filepath.Dir(d.file), name)
 	}
-	data, err := limits.ReadFile(resolved, limits.MaxFileBytes)
-	var tl *limits.TooLargeError
+	data, err := bounds.ReadFile(resolved, bounds.MaxFileBytes)
+	var tl *bounds.TooLargeError
 	if errors.As(err, &tl) {
 		d.errorf(n, path, "%v", err)
 		return resolved, nil
@@ -167,7 +167,7 @@ func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
 		l.Threads, _ = d.threads(v, "load.threads")
 	}
 	if v := f.get("batch_size"); v != nil {
-		l.BatchSize, _ = d.boundedInt(v, "load.batch_size", limits.MaxBatchSize, "records per batch")
+		l.BatchSize, _ = d.boundedInt(v, "load.batch_size", bounds.MaxBatchSize, "records per batch")
 	}
 	if v := f.get("target"); v != nil {
 		l.Target, _ = d.rate(v, "load.target")

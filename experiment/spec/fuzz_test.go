@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/experiment/spec"
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // FuzzParse checks the experiment decoder on any input: it never panics,
 // every error names the file, and a spec it accepts plans and prints with
-// every step's threads and rate within the limits.
+// every step's threads and rate within the bounds.
 func FuzzParse(f *testing.F) {
 	for _, pattern := range []string{"testdata/*.yaml", "../../examples/*.yaml", "quickstart.yaml"} {
 		files, err := filepath.Glob(pattern)
@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, err, "Parse accepted what NewPlan refuses")
 		require.NoError(t, plan.Write(io.Discard))
 		for _, st := range plan.Steps {
-			require.True(t, st.Threads >= 1 && st.Threads <= limits.MaxThreads, "step %s: %d threads", st.ID, st.Threads)
+			require.True(t, st.Threads >= 1 && st.Threads <= bounds.MaxThreads, "step %s: %d threads", st.ID, st.Threads)
 			require.True(t, st.Rate >= 0 && !math.IsInf(st.Rate, 0), "step %s: rate %v", st.ID, st.Rate)
 		}
 	})

@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/analysis/cost"
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/properties"
 )
 
@@ -258,9 +258,9 @@ func validName(s string) bool {
 }
 
 // ParseFile reads and parses an experiment file of at most
-// limits.MaxFileBytes.
+// bounds.MaxFileBytes.
 func ParseFile(path string, opts Options) (*Spec, error) {
-	data, err := limits.ReadFile(path, limits.MaxFileBytes)
+	data, err := bounds.ReadFile(path, bounds.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("experiment file: %w", err)
 	}

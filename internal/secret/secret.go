@@ -12,7 +12,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/redact"
 )
 
@@ -29,7 +29,7 @@ func Has(v string) bool {
 // Resolve returns v with every reference replaced by its value: the
 // environment variable, or the file's content without its final line
 // break. An unset variable, an empty name, an unreadable file or one
-// larger than limits.MaxSecretBytes is an error that names the
+// larger than bounds.MaxSecretBytes is an error that names the
 // reference.
 func Resolve(v string) (string, error) {
 	r, _, err := Expand(v)
@@ -94,9 +94,9 @@ func lookup(kind, name string) (string, error) {
 		return v, nil
 	default:
 		// A secret is a password, a token or a certificate: a file past
-		// limits.MaxSecretBytes (/dev/zero, a wrong path) is refused
+		// bounds.MaxSecretBytes (/dev/zero, a wrong path) is refused
 		// before it fills the memory.
-		data, err := limits.ReadFile(name, limits.MaxSecretBytes)
+		data, err := bounds.ReadFile(name, bounds.MaxSecretBytes)
 		if err != nil {
 			return "", fmt.Errorf("${file:%s}: %w", name, err)
 		}

@@ -46,7 +46,7 @@ func TestBadInputLimits(t *testing.T) {
 		"littles-law overflow":       {[]string{"analyze", "littles-law", "--throughput", "1e300", "--latency", "1h"}, []string{"needs 5.4e+303 threads: more than a thread count can hold"}},
 		"littles-law Inf headroom":   {[]string{"analyze", "littles-law", "--throughput", "100", "--latency", "1ms", "--headroom", "Inf"}, []string{"headroom +Inf"}},
 		"usl /dev/zero":              {[]string{"analyze", "usl", "/dev/zero"}, []string{"/dev/zero: larger than the 64 MiB limit"}},
-		"merge --window 0":           {[]string{"merge", "--window", "0s", "../../merge/testdata/none.hlog"}, []string{"--window 0s: want a positive duration"}},
+		"merge --window 0":           {[]string{"merge", "--window", "0s", "../../../merge/testdata/none.hlog"}, []string{"--window 0s: want a positive duration"}},
 		"merge --offset 100y":        {[]string{"merge", "--offset", "x.hlog=+876000h", "x.hlog"}, []string{"want a clock offset within ±24h0m0s"}},
 		"merge /dev/zero":            {[]string{"merge", "/dev/zero"}, []string{"/dev/zero: hlog: line 1: longer than the 64 MiB limit of a line"}},
 		"keys --draws 2^63-1":        {[]string{"keys", "--records", "100", "--draws", "9223372036854775807"}, []string{"--draws 9223372036854775807: at most 100000000"}},

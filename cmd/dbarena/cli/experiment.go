@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/providers"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
-	"github.com/dbarena/dbarena/internal/drivers"
-	"github.com/dbarena/dbarena/internal/limits"
-	"github.com/dbarena/dbarena/internal/providers"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
@@ -76,7 +76,7 @@ See examples/ for one file per kind of study, and --dry-run to see a plan.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := limits.ReadFile(args[0], limits.MaxFileBytes)
+			text, err := bounds.ReadFile(args[0], bounds.MaxFileBytes)
 			if err != nil {
 				return usageError(fmt.Errorf("experiment file: %w", err))
 			}

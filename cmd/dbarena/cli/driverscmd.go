@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/driver/drivers"
 )
 
 func newDriversCommand(st *State) *cobra.Command {

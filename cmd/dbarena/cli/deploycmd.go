@@ -12,7 +12,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 func newDeployCommand(st *State) *cobra.Command {
@@ -86,7 +86,7 @@ files only.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := limits.ReadFile(args[0], limits.MaxFileBytes)
+			text, err := bounds.ReadFile(args[0], bounds.MaxFileBytes)
 			if err != nil {
 				return usageError(fmt.Errorf("deploy render: %w", err))
 			}

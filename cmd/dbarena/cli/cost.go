@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/analysis/cost"
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 // costScenario is the file of dbarena analyze cost: targets with what
@@ -142,7 +142,7 @@ func writeCatalogue(w io.Writer, cat *cost.Catalogue) error {
 }
 
 func runCost(w io.Writer, file, prices string) error {
-	data, err := limits.ReadFile(file, limits.MaxFileBytes)
+	data, err := bounds.ReadFile(file, bounds.MaxFileBytes)
 	if err != nil {
 		return usageError(fmt.Errorf("analyze cost: %w", err))
 	}

@@ -1,9 +1,9 @@
-// Package limits holds the bounds dbarena puts on what users give it, and
+// Package bounds holds the bounds dbarena puts on what users give it, and
 // the capped file reading that enforces the size bounds. Each bound is far
 // above any real use and far below what would exhaust a loader's memory:
 // bad input then fails with an error that names the file, property or flag
 // and the limit, instead of crashing the process or hanging it.
-package limits
+package bounds
 
 import (
 	"errors"

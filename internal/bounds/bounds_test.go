@@ -1,4 +1,4 @@
-package limits_test
+package bounds_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/internal/limits"
+	"github.com/dbarena/dbarena/internal/bounds"
 )
 
 func TestReadFile(t *testing.T) {
@@ -36,14 +36,14 @@ func TestReadFile(t *testing.T) {
 		"directory":           {path: dir, limit: 16, errPart: "is a directory"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			b, err := limits.ReadFile(c.path, c.limit)
+			b, err := bounds.ReadFile(c.path, c.limit)
 			switch {
 			case c.tooBig:
-				var tl *limits.TooLargeError
+				var tl *bounds.TooLargeError
 				require.True(t, errors.As(err, &tl), "%v", err)
 				require.Equal(t, c.path, tl.Name)
 				require.ErrorContains(t, err, c.path)
-				require.ErrorContains(t, err, limits.FormatBytes(c.limit)+" limit")
+				require.ErrorContains(t, err, bounds.FormatBytes(c.limit)+" limit")
 			case c.errPart != "":
 				require.ErrorContains(t, err, c.errPart)
 			default:
@@ -55,20 +55,20 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestNewReaderStopsAtTheLimit(t *testing.T) {
-	r := limits.NewReader(io.MultiReader(strings.NewReader("abc"), strings.NewReader("defg")), "stream", 5)
+	r := bounds.NewReader(io.MultiReader(strings.NewReader("abc"), strings.NewReader("defg")), "stream", 5)
 	b, err := io.ReadAll(r)
 	require.ErrorContains(t, err, "stream: larger than the 5 B limit")
 	require.Equal(t, "abcde", string(b), "the bytes within the limit are delivered")
 
-	b, err = io.ReadAll(limits.NewReader(strings.NewReader("abcde"), "stream", 5))
+	b, err = io.ReadAll(bounds.NewReader(strings.NewReader("abcde"), "stream", 5))
 	require.NoError(t, err)
 	require.Equal(t, "abcde", string(b))
 }
 
 func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{
-		0: "0 B", 5: "5 B", 1024: "1 KiB", 1536: "1536 B", limits.MaxFileBytes: "64 MiB", 3 << 30: "3 GiB",
+		0: "0 B", 5: "5 B", 1024: "1 KiB", 1536: "1536 B", bounds.MaxFileBytes: "64 MiB", 3 << 30: "3 GiB",
 	} {
-		require.Equal(t, want, limits.FormatBytes(n))
+		require.Equal(t, want, bounds.FormatBytes(n))
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/keystats"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/workload"

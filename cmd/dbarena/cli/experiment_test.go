@@ -149,7 +149,7 @@ matrix:
 func buildDbarena(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "dbarena")
-	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/dbarena").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/dbarena").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
@@ -409,7 +409,7 @@ func TestAnalyzeLittlesLaw(t *testing.T) {
 }
 
 func TestAnalyzeUSL(t *testing.T) {
-	code, out, errs := run(t, context.Background(), "analyze", "usl", "../../analysis/usl/testdata/specsdm91.csv")
+	code, out, errs := run(t, context.Background(), "analyze", "usl", "../../../analysis/usl/testdata/specsdm91.csv")
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "model   usl, 7 points")
 	require.Contains(t, out, "sigma   0.0277")
@@ -887,7 +887,7 @@ run: {duration: 2s, threads: 2, target: 600, loaders: 3}
 
 func TestDeployRender(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, errs := run(t, context.Background(), "deploy", "render", "../../examples/compose-pg-vs-redis.yaml", "--out", out)
+	code, stdout, errs := run(t, context.Background(), "deploy", "render", "../../../examples/compose-pg-vs-redis.yaml", "--out", out)
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, stdout, "postgres: "+filepath.Join(out, "postgres", "compose.yml"))
 	b, err := os.ReadFile(filepath.Join(out, "redis", "compose.yml"))
@@ -895,7 +895,7 @@ func TestDeployRender(t *testing.T) {
 	require.Contains(t, string(b), "image: redis:7.4")
 	require.Contains(t, string(b), "cpus: \"2\"")
 
-	code, _, errs = run(t, context.Background(), "deploy", "render", "../../examples/quickstart.yaml", "--out", out)
+	code, _, errs = run(t, context.Background(), "deploy", "render", "../../../examples/quickstart.yaml", "--out", out)
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "has no target with deploy.provider compose, kubernetes or terraform")
 

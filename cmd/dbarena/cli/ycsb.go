@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/internal/drivers"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"

@@ -25,8 +25,8 @@ func run(t *testing.T, ctx context.Context, args ...string) (int, string, string
 }
 
 const (
-	workloadA = "../../workloads/workloada"
-	workloadC = "../../workloads/workloadc"
+	workloadA = "../../../workloads/workloada"
+	workloadC = "../../../workloads/workloadc"
 )
 
 func TestYCSBRunEndToEnd(t *testing.T) {
