@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -57,32 +56,6 @@ func killOnAbort(abort <-chan struct{}, cmds []*exec.Cmd) func() {
 // loaderClockSlack is the clock-offset uncertainty above which the
 // one-second merge windows may mix a loader's neighbouring seconds.
 const loaderClockSlack = 10 * time.Millisecond
-
-// loaderSummary is what a loader's JSON summary holds that the merged
-// trial needs: its interruption and why it stopped, and errors per
-// operation.
-type loaderSummary struct {
-	Interrupted bool   `json:"interrupted"`
-	StopReason  string `json:"stop_reason"`
-	// Host is the loader's machine's name: loaders on one machine share
-	// its cores, whatever prefix reached them.
-	Host   string `json:"host"`
-	Loader struct {
-		RunCPU  float64 `json:"run_cpu_s"`
-		RunWall float64 `json:"run_wall_s"`
-		Cores   int     `json:"cores"`
-	} `json:"loader"`
-	Measured struct {
-		Operations int64 `json:"operations"`
-		Errors     int64 `json:"errors"`
-		Aborted    int64 `json:"aborted"`
-		Ops        []struct {
-			Name    string           `json:"name"`
-			Errors  map[string]int64 `json:"errors"`
-			Aborted int64            `json:"aborted"`
-		} `json:"ops"`
-	} `json:"measured"`
-}
 
 // loaderPlan says where a step's load generators run.
 type loaderPlan struct {
@@ -180,35 +153,15 @@ type loaderOutcome struct {
 // timeseries.csv and the merged log to hdr/ID.hlog.
 func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *loaderOutcome, error) {
 	s := tr.s
-	n := lp.n
-	props, err := tr.stepPropsOn(st, lp.props)
+	props, verb, err := tr.loaderProps(st, lp, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
-	// Each loader runs the whole schedule with the stages' threads and
-	// its share of their rates (a property file's own stages never
-	// reach them: the experiment's settings win).
-	props.Set("stages", runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
-	// The experiment judges the merged trial by its error policy; each
-	// loader only stops, as the policy says, when a second of its own is
-	// mostly failures.
-	props.Set("max-error-rate", "1", properties.Source{File: "loaders"})
-	props.Set("stop-on-error-rate", strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
-	verb := "run"
-	if st.Kind == spec.Load {
-		// The table exists: this process made it before the loaders
-		// start, and none of them may drop it under the others.
-		verb = "load"
-		props.Set("schema.create", "false", properties.Source{File: "loaders"})
-		props.Set("drop", "false", properties.Source{File: "loaders"})
-	}
 	bin := s.opts.LoaderBinary
 	if bin == "" {
-		exe, err := os.Executable()
-		if err != nil {
+		if bin, err = os.Executable(); err != nil {
 			return nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
 		}
-		bin = exe
 	}
 	wd, err := workdir.Claim(s.workRoot(), workdir.Loaders, "trial", false)
 	if err != nil {
@@ -219,19 +172,10 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	// The properties hold resolved secrets: a file only its owner reads,
 	// rather than command lines anyone can list.
 	propsFile := filepath.Join(dir, "trial.properties")
-	f, err := os.OpenFile(propsFile, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-	if err != nil {
+	if err := writePrivate(propsFile, props); err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
-	werr := props.Write(f)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return nil, nil, fmt.Errorf("loaders: %w", err)
-	}
-	// A loader behind a command prefix (ssh host, ip netns exec ns) may
-	// not share this file system: the binary and the properties go to a
-	// directory of its own through the prefix, and its logs come back
-	// the same way, with nothing but sh and cat needed on the other side.
-	remotes := make([]*remoteLoader, n)
+	remotes, err := stageRemotes(ctx, lp, bin, propsFile)
 	defer func() {
 		for _, r := range remotes {
 			if r != nil {
@@ -239,19 +183,114 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 			}
 		}
 	}()
+	if err != nil {
+		return nil, nil, err
+	}
+	offsets, err := tr.loaderOffsets(ctx, st, remotes)
+	if err != nil {
+		return nil, nil, err
+	}
+	startAt := time.Now().Add(loaderStartDelay)
+	runs := make([]results.LoaderRun, lp.n)
+	for i := range runs {
+		pfile, out := propsFile, dir
+		if r := remotes[i]; r != nil {
+			pfile, out = r.path("trial.properties"), r.dir
+		}
+		runs[i] = results.LoaderRun{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Index: i, Count: lp.n, RunID: st.ID,
+			StartAt: startAt, HdrLog: filepath.Join(out, loaderFile(i, "hlog")), JSON: filepath.Join(out, loaderFile(i, "json"))}
+	}
+	exitErrs, err := tr.runLoaderProcesses(ctx, bin, remotes, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The loaders' files come back also after an interrupt: they hold
+	// what was measured.
+	if err := fetchLoaderFiles(ctx, remotes, dir, exitErrs); err != nil {
+		return nil, nil, err
+	}
+	inputs, sums, err := readLoaderFiles(dir, offsets, exitErrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := merge.Merge(inputs, merge.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, fl := range m.Flags {
+		s.log.Warn("loaders", "step", st.ID, "warning", fl)
+	}
+	res := mergedResult(m, sums, cfg)
+	return res, &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, sums), startAt: startAt}, nil
+}
+
+// loaderProps are the properties every loader of a step runs with, and
+// the ycsb verb ("run" or "load") it runs.
+func (tr *targetRun) loaderProps(st *spec.Step, lp loaderPlan, cfg runner.Config) (*properties.Set, string, error) {
+	props, err := tr.stepPropsOn(st, lp.props)
+	if err != nil {
+		return nil, "", err
+	}
+	// Each loader runs the whole schedule with the stages' threads and
+	// its share of their rates (a property file's own stages never
+	// reach them: the experiment's settings win).
+	props.Set("stages", runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
+	// The experiment judges the merged trial by its error policy; each
+	// loader only stops, as the policy says, when a second of its own is
+	// mostly failures.
+	props.Set("max-error-rate", "1", properties.Source{File: "loaders"})
+	props.Set("stop-on-error-rate", strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
+	if st.Kind != spec.Load {
+		return props, "run", nil
+	}
+	// The table exists: this process made it before the loaders start,
+	// and none of them may drop it under the others.
+	props.Set("schema.create", "false", properties.Source{File: "loaders"})
+	props.Set("drop", "false", properties.Source{File: "loaders"})
+	return props, "load", nil
+}
+
+// writePrivate writes props to a new file only its owner reads.
+func writePrivate(path string, props *properties.Set) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	werr := props.Write(f)
+	return errors.Join(werr, f.Close())
+}
+
+// loaderFile names loader i's file of the given extension, the same in
+// its directory and in this process's.
+func loaderFile(i int, ext string) string { return fmt.Sprintf("loader-%d.%s", i, ext) }
+
+// stageRemotes gives each loader behind a command prefix (ssh host, ip
+// netns exec ns) a directory of its own with the binary and the
+// properties: it may not share this file system, and nothing but sh
+// and cat is needed on the other side. The slice has a nil for each
+// loader that runs here; it holds the loaders staged so far also with
+// an error, for the caller to clean.
+func stageRemotes(ctx context.Context, lp loaderPlan, bin, propsFile string) ([]*remoteLoader, error) {
+	remotes := make([]*remoteLoader, lp.n)
 	for i, prefix := range lp.prefixes {
-		if i >= n || len(prefix) == 0 {
+		if i >= lp.n || len(prefix) == 0 {
 			continue
 		}
 		r := &remoteLoader{prefix: prefix, dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
 		if err := r.stage(ctx, bin, propsFile); err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+			return remotes, fmt.Errorf("loader %d of %d: %w", i, lp.n, err)
 		}
 		remotes[i] = r
 	}
-	// Each loader host's clock offset, measured through its command
-	// prefix before the run: the merge puts the loaders' intervals on
-	// this host's clock. A loader without a prefix shares this clock.
+	return remotes, nil
+}
+
+// loaderOffsets measures each remote loader host's clock offset through
+// its command prefix before the run: the merge puts the loaders'
+// intervals on this host's clock. A loader without a prefix shares this
+// clock (offset 0).
+func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes []*remoteLoader) ([]merge.Offset, error) {
+	n := len(remotes)
 	offsets := make([]merge.Offset, n)
 	for i, r := range remotes {
 		if r == nil {
@@ -259,29 +298,30 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		}
 		o, err := merge.MeasureCommand(ctx, r.command(r.path("dbarena"), "clock"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
+			return nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
 		}
 		offsets[i] = o
-		s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
+		tr.s.log.Info("loader clock offset", "step", st.ID, "loader", i, "offset", o.Offset, "uncertainty", o.Uncertainty)
 		if o.Uncertainty > loaderClockSlack {
-			s.log.Warn("loader clock offset uncertain: windows may mix neighbouring seconds", "loader", i, "uncertainty", o.Uncertainty)
+			tr.s.log.Warn("loader clock offset uncertain: windows may mix neighbouring seconds", "loader", i, "uncertainty", o.Uncertainty)
 		}
 	}
-	startAt := time.Now().Add(loaderStartDelay)
+	return offsets, nil
+}
+
+// runLoaderProcesses starts every loader and waits for all of them. The
+// error is one that kept a loader from starting (the others are then
+// killed); the exit errors are per loader, each with the end of its
+// output, and nil for a loader that exited cleanly or stopped because
+// ctx ended.
+func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun) ([]error, error) {
+	n := len(runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
-	for i := range n {
-		exe, pfile, out := bin, propsFile, dir
+	for i, lr := range runs {
+		argv := append([]string{bin}, lr.Args()...)
 		if r := remotes[i]; r != nil {
-			exe, pfile, out = r.path("dbarena"), r.path("trial.properties"), r.dir
-		}
-		args := []string{"ycsb", verb, tr.t.Driver, "-P", pfile, "-q",
-			"--loader", fmt.Sprintf("%d/%d", i, n), "--run-id", st.ID, "--start-at", startAt.UTC().Format(time.RFC3339Nano),
-			"--hdr-log", filepath.Join(out, fmt.Sprintf("loader-%d.hlog", i)), "--json", filepath.Join(out, fmt.Sprintf("loader-%d.json", i)),
-			"--stop-on-stdin-close"}
-		argv := append([]string{exe}, args...)
-		if r := remotes[i]; r != nil {
-			argv = r.command(argv...)
+			argv = r.command(append([]string{r.path("dbarena")}, lr.Args()...)...)
 		}
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
@@ -303,56 +343,57 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
-			return nil, nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
+			return nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
 		}
 		cmds[i] = cmd
 	}
-	stopAbort := killOnAbort(s.opts.Abort, cmds)
+	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
+	defer stopAbort()
 	exitErrs := make([]error, n)
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil && ctx.Err() == nil {
 			exitErrs[i] = fmt.Errorf("loader %d of %d: %w: %s", i, n, err, tail(logs[i].String(), 600))
 		}
 	}
-	stopAbort()
-	// The loaders' files come back also after an interrupt: they hold
-	// what was measured.
-	fetchCtx, cancelFetch := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
-	defer cancelFetch()
+	return exitErrs, nil
+}
+
+// fetchLoaderFiles copies each remote loader's log and summary into dir,
+// within loaderFetchWait and also after ctx ended. A loader whose files
+// do not come back fails the step with its exit error.
+func fetchLoaderFiles(ctx context.Context, remotes []*remoteLoader, dir string, exitErrs []error) error {
+	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
+	defer cancel()
 	for i, r := range remotes {
 		if r == nil {
 			continue
 		}
-		for _, f := range []string{fmt.Sprintf("loader-%d.hlog", i), fmt.Sprintf("loader-%d.json", i)} {
+		for _, f := range []string{loaderFile(i, "hlog"), loaderFile(i, "json")} {
 			if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
-				return nil, nil, errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: %w", i, n, err))
+				return errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: %w", i, len(remotes), err))
 			}
 		}
 	}
+	return nil
+}
+
+// readLoaderFiles reads every loader's summary and names its log as an
+// input of the merge, with its clock offset. A loader without a summary
+// fails the step with its exit error, which holds the end of its output.
+func readLoaderFiles(dir string, offsets []merge.Offset, exitErrs []error) ([]merge.Input, []results.Summary, error) {
+	n := len(offsets)
 	var inputs []merge.Input
-	var sums []loaderSummary
+	var sums []results.Summary
 	for i := range n {
-		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, fmt.Sprintf("loader-%d.hlog", i)),
+		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, loaderFile(i, "hlog")),
 			Offset: offsets[i].Offset})
-		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loader-%d.json", i)))
+		sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json")))
 		if err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
-		}
-		var sum loaderSummary
-		if err := json.Unmarshal(b, &sum); err != nil {
-			return nil, nil, fmt.Errorf("loader %d of %d: summary: %w", i, n, err)
+			return nil, nil, errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
 		}
 		sums = append(sums, sum)
 	}
-	m, err := merge.Merge(inputs, merge.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, fl := range m.Flags {
-		s.log.Warn("loaders", "step", st.ID, "warning", fl)
-	}
-	res := mergedResult(m, sums, cfg)
-	return res, &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, sums), startAt: startAt}, nil
+	return inputs, sums, nil
 }
 
 // machineCPU is the CPU the loaders on one machine used over a step.
@@ -368,13 +409,13 @@ type machineCPU struct {
 // report one host name, or else share a command prefix, share its
 // cores), from their summaries; machines whose loaders reported no
 // figures are left out.
-func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
+func loaderMachines(lp loaderPlan, sums []results.Summary) []machineCPU {
 	byHost := map[string]*machineCPU{}
 	var order []string
 	members := map[string][]string{}
 	for i, sum := range sums {
 		l := sum.Loader
-		if l.Cores == 0 || l.RunWall <= 0 {
+		if l == nil || l.Cores == 0 || l.RunWall <= 0 {
 			continue
 		}
 		host := "host " + sum.Host
@@ -407,7 +448,7 @@ func loaderMachines(lp loaderPlan, sums []loaderSummary) []machineCPU {
 // mergedResult turns a merge into the runner's result for the trial
 // row: one series per operation, histograms added, errors and counts
 // from the loaders' summaries.
-func mergedResult(m *merge.Result, sums []loaderSummary, cfg runner.Config) *runner.Result {
+func mergedResult(m *merge.Result, sums []results.Summary, cfg runner.Config) *runner.Result {
 	intended := cfg.Paced()
 	rs := measure.NewResults(runner.Series(), intended)
 	var start, end time.Time

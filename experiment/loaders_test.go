@@ -45,14 +45,12 @@ func TestRemoteCommandQuoting(t *testing.T) {
 // machine add up on its cores, and that a trial is flagged by its
 // busiest loader machine.
 func TestLoaderMachinesJudgeTheBusiest(t *testing.T) {
-	sum := func(cpu, wall float64, cores int) loaderSummary {
-		var s loaderSummary
-		s.Loader.RunCPU, s.Loader.RunWall, s.Loader.Cores = cpu, wall, cores
-		return s
+	sum := func(cpu, wall float64, cores int) results.Summary {
+		return results.Summary{Loader: &results.LoaderUsage{RunCPU: cpu, RunWall: wall, Cores: cores}}
 	}
 	lp := loaderPlan{n: 4, prefixes: [][]string{{"ssh", "vm1"}, {"ssh", "vm2"}, {"ssh", "vm1"}, {"ssh", "vm2"}}}
 	// vm1: 7 + 7.5 CPU-seconds over 10 s = 145% of 2 cores; vm2: 60% of 4.
-	ms := loaderMachines(lp, []loaderSummary{sum(7, 10, 2), sum(4, 10, 4), sum(7.5, 10, 2), sum(2, 10, 4)})
+	ms := loaderMachines(lp, []results.Summary{sum(7, 10, 2), sum(4, 10, 4), sum(7.5, 10, 2), sum(2, 10, 4)})
 	require.Len(t, ms, 2)
 	require.Equal(t, "loaders 0, 2 of 4", ms[0].name)
 	require.InDelta(t, 145, ms[0].percent, 1e-9)
@@ -77,13 +75,13 @@ func TestLoaderMachinesJudgeTheBusiest(t *testing.T) {
 	lp = loaderPlan{n: 2, prefixes: [][]string{{"ip", "netns", "exec", "a"}, {"ip", "netns", "exec", "b"}}}
 	a, b := sum(9, 10, 2), sum(9, 10, 2)
 	a.Host, b.Host = "box", "box"
-	ms = loaderMachines(lp, []loaderSummary{a, b})
+	ms = loaderMachines(lp, []results.Summary{a, b})
 	require.Len(t, ms, 1)
 	require.InDelta(t, 180, ms[0].percent, 1e-9)
 
 	// Loaders that reported nothing (an older dbarena) are not judged.
 	row = results.Trial{Kind: results.KindRun, Threads: 8}
-	s.validity(&row, runner.Config{Threads: 8}, &runner.Result{}, true, loaderMachines(lp, make([]loaderSummary, 4)))
+	s.validity(&row, runner.Config{Threads: 8}, &runner.Result{}, true, loaderMachines(lp, make([]results.Summary, 4)))
 	require.Zero(t, row.LoaderCPUs)
 	require.Empty(t, row.Flags)
 }

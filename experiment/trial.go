@@ -10,15 +10,13 @@ import (
 	"github.com/dbarena/dbarena/analysis/littles"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmetrics"
-	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/trial"
 )
 
 // targetRun runs the steps of one deployed target.
@@ -45,20 +43,9 @@ func (tr *targetRun) stepPropsOn(st *spec.Step, base map[string]string) (*proper
 		p.Set(k, v, properties.Source{File: "deployment of " + tr.t.Name})
 	}
 	p.Merge(st.Properties)
-	hide := tr.s.opts.Secrets
-	for _, k := range p.Keys() {
-		v, src, _ := p.Lookup(k)
-		if !secret.Has(v) {
-			continue
-		}
-		r, vals, err := secret.Expand(v)
-		if err != nil {
-			return nil, fmt.Errorf("property %s (%s): %w", k, src, err)
-		}
-		hide.Add(vals...)
-		p.Set(k, r, src)
+	if _, err := trial.ResolveSecrets(p, tr.s.opts.Secrets); err != nil {
+		return nil, err
 	}
-	hide.AddProps(p.Map())
 	return p, nil
 }
 
@@ -78,60 +65,38 @@ type trialFailure struct {
 
 func (e *trialFailure) Error() string { return e.id + " failed: " + e.reason }
 
-// prepared is what a trial runs with.
-type prepared struct {
-	props *properties.Set
-	wcfg  workload.Config
-	wl    *workload.Workload
-	cfg   runner.Config
-	db    driver.DB
-}
-
-// prepare resolves a step's properties, workload and settings, opens
-// the driver and creates or checks the table.
-func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*prepared, error) {
-	s := tr.s
-	p := &prepared{}
-	var err error
-	if p.props, err = tr.stepProps(st); err != nil {
-		return nil, err
-	}
-	var warnings []workload.Warning
-	if p.wcfg, warnings, err = workload.ParseConfig(p.props, drivers.Prefixes()); err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		s.log.Warn(w.String(), "step", st.ID)
-	}
-	if p.wl, err = workload.New(p.wcfg); err != nil {
-		return nil, err
-	}
-	info, err := drivers.Lookup(tr.t.Driver)
+// prepare resolves a step's properties, workload and settings (the
+// experiment file's over the properties'), opens the driver and creates
+// or checks the table.
+func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*trial.Trial, error) {
+	props, err := tr.stepProps(st)
 	if err != nil {
 		return nil, err
 	}
-	if p.cfg, err = tr.runnerConfig(st, p.props, p.wcfg); err != nil {
+	phase := runner.Transactions
+	if st.Kind == spec.Load {
+		phase = runner.Load
+	}
+	plan, err := trial.Parse(tr.t.Driver, props, phase)
+	if err != nil {
 		return nil, err
 	}
-	if p.db, err = info.Open(ctx, driver.Params{Props: p.props.Map(), Workers: p.cfg.Threads, Logger: s.log}); err != nil {
-		return nil, fmt.Errorf("open driver %s: %w", info.Name, err)
+	for _, w := range plan.Warnings {
+		tr.s.log.Warn(w.String(), "step", st.ID)
 	}
-	schema := driver.Schema{Table: p.wcfg.Table, Fields: p.wl.FieldNames(), FieldLength: int(p.wcfg.FieldLength)}
-	if sm, ok := p.db.(driver.SchemaManager); ok {
-		if err := tr.schema(ctx, sm, schema, st.Kind == spec.Load); err != nil {
-			closeDB(p.db)
-			return nil, err
-		}
+	if err := tr.settle(st, &plan.Settings); err != nil {
+		return nil, err
 	}
-	return p, nil
+	t, err := plan.Open(ctx, tr.s.log)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Ready(ctx, st.Kind == spec.Load, tr.s.log); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
 }
-
-// closeDB closes a driver within dbCloseWait: one that waits for
-// connections a frozen server holds must not hold the experiment.
-func closeDB(db driver.DB) { driver.CloseWithin(db, dbCloseWait) }
-
-// dbCloseWait bounds closeDB.
-const dbCloseWait = 500 * time.Millisecond
 
 // trial runs one step and returns its row. A trial that could not start
 // or failed its error policy gets a row with status failed and the
@@ -146,7 +111,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		}
 		return tr.failed(tr.emptyRow(st), label, err.Error())
 	}
-	defer closeDB(p.db)
+	defer p.Close()
 	m, err := tr.measure(ctx, st, p, label)
 	if err != nil {
 		return results.Trial{}, err
@@ -170,10 +135,10 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if st.Kind == spec.Load && failure == "" {
 		tr.afterLoad()
 	}
-	tr.native(ctx, p.db)
-	tr.counters(p.db, &row)
+	tr.native(ctx, p.DB)
+	tr.counters(p.DB, &row)
 	if failure == "" && !res.Interrupted {
-		tr.reference(ctx, st, p.props.Map(), p.wcfg, &row, label)
+		tr.reference(ctx, st, p.Props.Map(), p.WorkloadConfig, &row, label)
 	}
 	if failure != "" {
 		row.Status, row.StatusReason = results.StatusFailed, failure
@@ -212,9 +177,9 @@ type measured struct {
 // intervals as they come. The error is one that must stop the
 // experiment (a results file not written); a run that failed is in
 // runErr.
-func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *prepared, label string) (*measured, error) {
+func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial, label string) (*measured, error) {
 	s := tr.s
-	m := &measured{cfg: p.cfg}
+	m := &measured{cfg: p.Settings.Run}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, describeStep(st, m.cfg))
 	prog := &progress{w: s.opts.Stderr, terminal: s.opts.Terminal, label: label, eta: func(el time.Duration) time.Duration { return s.eta(st, el) }}
 	var err error
@@ -236,7 +201,7 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *prepared, la
 		}
 	} else {
 		m.cfg.Abort = s.opts.Abort
-		m.res, m.runErr = runner.Run(ctx, m.cfg, p.wl, p.db, m.obs)
+		m.res, m.runErr = runner.Run(ctx, m.cfg, p.Workload, p.DB, m.obs)
 	}
 	s.setTrial("")
 	prog.done()
@@ -252,14 +217,11 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *prepared, la
 // verify reads back what a load wrote when load.verify asks for it,
 // and returns why the load failed ("" when every record is there and
 // right). Loaders verify their own share themselves.
-func (tr *targetRun) verify(ctx context.Context, p *prepared, viaLoaders bool, label string) string {
-	if viaLoaders {
+func (tr *targetRun) verify(ctx context.Context, p *trial.Trial, viaLoaders bool, label string) string {
+	if viaLoaders || !p.Settings.Verify {
 		return ""
 	}
-	if on, err := p.props.Bool("verify", false); err != nil || !on {
-		return ""
-	}
-	rep, err := runner.VerifyLoad(ctx, p.cfg, p.wcfg, p.db)
+	rep, err := runner.VerifyLoad(ctx, p.Settings.Run, p.WorkloadConfig, p.DB)
 	if err != nil {
 		return err.Error()
 	}
@@ -318,33 +280,13 @@ func flagText(flags []string) string {
 	return out
 }
 
-// schema drops and creates the table before a load (as the load section
-// says) and checks it before a run.
-func (tr *targetRun) schema(ctx context.Context, sm driver.SchemaManager, schema driver.Schema, load bool) error {
-	if !load {
-		return sm.CheckSchema(ctx, schema)
-	}
-	if tr.s.plan.Spec.Load.Drop {
-		if err := sm.DropSchema(ctx, schema); err != nil {
-			return fmt.Errorf("drop table: %w", err)
-		}
-	}
-	return sm.CreateSchema(ctx, schema)
-}
-
-// runnerConfig translates a step into the runner's settings: the
-// properties' (late.threshold, warmup.operations, the error policy...)
-// read as `ycsb run` reads them, then the experiment file's own.
-func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg workload.Config) (runner.Config, error) {
+// settle lays the experiment file's settings for a step over the ones
+// its properties gave (late.threshold, warmup.operations, the error
+// policy...): its threads, rate, duration, warm-up and stages, its seed,
+// and the load section's.
+func (tr *targetRun) settle(st *spec.Step, set *trial.Settings) error {
 	sp := tr.s.plan.Spec
-	phase := runner.Transactions
-	if st.Kind == spec.Load {
-		phase = runner.Load
-	}
-	cfg, err := runner.ParseConfig(props, phase, wcfg)
-	if err != nil {
-		return cfg, err
-	}
+	cfg := &set.Run
 	cfg.Seed = tr.s.seed + uint64(st.Repetition-1)
 	if sp.Run.MaxErrorRate != nil {
 		cfg.MaxErrorRate = *sp.Run.MaxErrorRate
@@ -357,7 +299,8 @@ func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg wor
 		cfg.Target = sp.Load.Target
 		cfg.BatchSize = sp.Load.BatchSize
 		cfg.WarmupOperations = 0 // a load has no warm-up
-		return cfg, cfg.Validate()
+		set.Drop = sp.Load.Drop
+		return cfg.Validate()
 	}
 	cfg.Threads, cfg.Target = st.Threads, st.Rate
 	cfg.WarmupTime = st.Warmup
@@ -371,7 +314,7 @@ func (tr *targetRun) runnerConfig(st *spec.Step, props *properties.Set, wcfg wor
 	} else {
 		cfg.MaxExecutionTime = st.Warmup + st.Duration
 	}
-	return cfg, cfg.Validate()
+	return cfg.Validate()
 }
 
 func describeStep(st *spec.Step, cfg runner.Config) string {

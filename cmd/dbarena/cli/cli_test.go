@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // run executes the CLI in-process and returns the exit code and outputs.
@@ -42,7 +44,7 @@ func TestYCSBRunEndToEnd(t *testing.T) {
 	require.NotContains(t, out, "NOT_FOUND", "preload inserted every record")
 	require.Contains(t, errs, "preload: 1000 records")
 
-	var s Summary
+	var s results.Summary
 	b, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &s))
@@ -87,7 +89,7 @@ func TestInterruptedRunExits130AndKeepsResults(t *testing.T) {
 		"-p", "basic.delay=1ms", "-threads", "2", "--json", jsonPath)
 	require.Equal(t, ExitInterrupted, code)
 	require.Contains(t, out, "[OVERALL], Interrupted, true")
-	var s Summary
+	var s results.Summary
 	b, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &s))

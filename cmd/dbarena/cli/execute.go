@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -13,44 +11,14 @@ import (
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/trial"
 )
 
-// Summary is the JSON summary of a ycsb command. Its field names are a
-// stable interface for scripts.
-type Summary struct {
-	Tool        string            `json:"tool"`
-	Build       BuildInfo         `json:"build"`
-	Phase       string            `json:"phase"`
-	Driver      string            `json:"driver"`
-	Threads     int               `json:"threads"`
-	Target      float64           `json:"target_ops_sec,omitempty"`
-	Seed        uint64            `json:"seed"`
-	Start       time.Time         `json:"start"`
-	End         time.Time         `json:"end"`
-	Interrupted bool              `json:"interrupted"`
-	StopReason  string            `json:"stop_reason"`
-	LateUs      float64           `json:"late_threshold_us,omitempty"`
-	Properties  map[string]string `json:"properties"`
-	Warmup      *measure.Phase    `json:"warmup,omitempty"`
-	Measured    measure.Phase     `json:"measured"`
-	Loader      *LoaderUsage      `json:"loader,omitempty"`
-	// Verify is the read-back check of a load (load --verify, ycsb verify).
-	Verify *runner.VerifyReport `json:"verify,omitempty"`
-	// DriverCounters are events the driver counted itself: client library
-	// retries, consumed capacity units.
-	DriverCounters []driver.Counter `json:"driver_counters,omitempty"`
-	// RunID, Loader ("I/N") and Host identify one of several loaders
-	// sharing a run.
-	RunID       string `json:"run_id,omitempty"`
-	LoaderIndex string `json:"loader_index,omitempty"`
-	Host        string `json:"host,omitempty"`
-}
-
-func newSummary(driverName string, rs runSettings, shown map[string]string, res *runner.Result) Summary {
-	s := Summary{
-		Tool: "dbarena", Build: ReadBuildInfo(), Phase: res.Phase.String(), Driver: driverName,
+func newSummary(t *trial.Trial, shown map[string]string, res *runner.Result) results.Summary {
+	s := results.Summary{
+		Tool: "dbarena", Build: ReadBuildInfo(), Phase: res.Phase.String(), Driver: t.Driver.Name,
 		Threads: res.Config.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End, Interrupted: res.Interrupted, StopReason: res.StopReason,
 		Properties: shown, Warmup: res.Warmup, Measured: res.Measured,
@@ -69,10 +37,11 @@ func newSummary(driverName string, rs runSettings, shown map[string]string, res 
 //
 // after, when not nil, runs once the phase ended uninterrupted (the verify
 // pass of load --verify); its report goes into the outputs.
-func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs runSettings, props *properties.Set, wl *workload.Workload, db driver.DB, after func() (*runner.VerifyReport, error)) error {
+func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after func() (*results.VerifyReport, error)) error {
+	rs := t.Settings
 	var observers []runner.Observer
 	if f.status {
-		observers = append(observers, newStatusLine(st.Stderr, rs.statusInterval))
+		observers = append(observers, newStatusLine(st.Stderr, rs.StatusInterval))
 	}
 	var prog *progress
 	if st.StderrIsTerminal && !f.quiet && !f.status {
@@ -83,18 +52,18 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("waiting for --start-at: %w", err)}
 	}
 	var hl *runner.HlogObserver
-	if rs.hdrLog != "" {
+	if rs.HdrLog != "" {
 		var err error
-		if hl, err = runner.CreateHlog(rs.hdrLog, time.Now(), "dbarena "+Version+"; values in nanoseconds"+f.ls.comment()); err != nil {
+		if hl, err = runner.CreateHlog(rs.HdrLog, time.Now(), "dbarena "+Version+"; values in nanoseconds"+f.ls.comment()); err != nil {
 			return usageError(err)
 		}
 		observers = append(observers, hl)
 	}
-	if !rs.seedGiven {
-		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.run.Seed)
+	if !rs.SeedGiven {
+		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.Run.Seed)
 	}
 	span := startUsage()
-	res, runErr := runner.Run(ctx, rs.run, wl, db, observers...)
+	res, runErr := runner.Run(ctx, rs.Run, t.Workload, t.DB, observers...)
 	usage := span()
 	if prog != nil {
 		prog.Finish()
@@ -106,9 +75,9 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 	if runErr != nil {
 		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
 	}
-	var rep *runner.VerifyReport
+	var rep *results.VerifyReport
 	if res.Phase == runner.Verify {
-		rep = runner.NewVerifyReport(res, wl.Config().DataIntegrity)
+		rep = runner.NewVerifyReport(res, t.WorkloadConfig.DataIntegrity)
 		fmt.Fprintln(st.Stderr, rep)
 	} else if after != nil && !res.Interrupted && !res.ErrorStopped {
 		var err error
@@ -116,11 +85,13 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, driverName string, rs
 			errs = append(errs, err)
 		}
 	}
-	var counters []driver.Counter
-	if cs, ok := db.(driver.CounterSource); ok {
-		counters = cs.Counters()
+	var counters []results.Counter
+	if cs, ok := t.DB.(driver.CounterSource); ok {
+		for _, c := range cs.Counters() {
+			counters = append(counters, results.Counter{Name: c.Name, Value: c.Value, Help: c.Help})
+		}
 	}
-	errs = append(errs, writeOutputs(st, driverName, rs, props, f.refs, res, rep, counters, f.ls, usage))
+	errs = append(errs, writeOutputs(st, t, f.refs, res, rep, counters, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -155,8 +126,9 @@ func shownProps(st *State, props *properties.Set, refs map[string]string) map[st
 	return m
 }
 
-func writeOutputs(st *State, driverName string, rs runSettings, props *properties.Set, refs map[string]string, res *runner.Result, rep *runner.VerifyReport, counters []driver.Counter, ls loaderSpec, usage runUsage) error {
-	w, closeText, err := openOutput(rs.exportFile, st.Stdout)
+func writeOutputs(st *State, t *trial.Trial, refs map[string]string, res *runner.Result, rep *results.VerifyReport, counters []results.Counter, ls loaderSpec, usage runUsage) error {
+	rs := t.Settings
+	w, closeText, err := openOutput(rs.ExportFile, st.Stdout)
 	if err != nil {
 		return err
 	}
@@ -168,10 +140,10 @@ func writeOutputs(st *State, driverName string, rs runSettings, props *propertie
 		}
 	}
 	textErr = errors.Join(textErr, closeText())
-	if rs.jsonOut == "" {
+	if rs.JSONOut == "" {
 		return textErr
 	}
-	sum := newSummary(driverName, rs, shownProps(st, props, refs), res)
+	sum := newSummary(t, shownProps(st, t.Props, refs), res)
 	sum.Verify, sum.DriverCounters = rep, counters
 	if sum.Loader != nil {
 		sum.Loader.RunCPU, sum.Loader.RunWall = usage.cpu, usage.wall
@@ -179,15 +151,8 @@ func writeOutputs(st *State, driverName string, rs runSettings, props *propertie
 	if ls.count > 0 || ls.runID != "" {
 		sum.RunID, sum.Host = ls.runID, hostname()
 		if ls.count > 0 {
-			sum.LoaderIndex = fmt.Sprintf("%d/%d", ls.index, ls.count)
+			sum.LoaderIndex = results.LoaderIndex(ls.index, ls.count)
 		}
 	}
-	b, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return errors.Join(textErr, fmt.Errorf("encode JSON summary: %w", err))
-	}
-	if err := os.WriteFile(rs.jsonOut, append(b, '\n'), 0o644); err != nil {
-		return errors.Join(textErr, fmt.Errorf("write JSON summary: %w", err))
-	}
-	return textErr
+	return errors.Join(textErr, results.WriteSummary(rs.JSONOut, sum))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 )
 
@@ -28,12 +29,9 @@ const maxStartLag = 5 * time.Second
 func parseLoader(f *ycsbFlags, now time.Time) (loaderSpec, error) {
 	ls := loaderSpec{runID: f.runID}
 	if f.loader != "" {
-		i, n, ok := strings.Cut(f.loader, "/")
-		var err1, err2 error
-		ls.index, err1 = strconv.Atoi(i)
-		ls.count, err2 = strconv.Atoi(n)
-		if !ok || err1 != nil || err2 != nil || ls.count < 1 || ls.index < 0 || ls.index >= ls.count {
-			return ls, fmt.Errorf("--loader %q: want I/N with 0 <= I < N, such as 0/3", f.loader)
+		var err error
+		if ls.index, ls.count, err = results.ParseLoaderIndex(f.loader); err != nil {
+			return ls, fmt.Errorf("--%s %w", results.FlagLoader, err)
 		}
 	}
 	if f.startAt != "" {
@@ -66,7 +64,7 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 	if ls.count == 0 {
 		return nil
 	}
-	src := properties.Source{File: fmt.Sprintf("--loader %d/%d", ls.index, ls.count)}
+	src := properties.Source{File: "--" + results.FlagLoader + " " + results.LoaderIndex(ls.index, ls.count)}
 	if err := ls.rotateHosts(p, src); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/results"
 )
 
 // pgURL returns the test server's URL for a database of this package's.
@@ -33,7 +34,7 @@ func TestLoadVerifyRunAgainstPostgres(t *testing.T) {
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "[INSERT], Return=OK, 3000")
 	require.Contains(t, errs, "verify: 3000 records read back")
-	var s Summary
+	var s results.Summary
 	b, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &s))

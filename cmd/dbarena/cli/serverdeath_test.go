@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/measure/hlog"
+	"github.com/dbarena/dbarena/results"
 )
 
 // hlogSpan reads an interval log: where its measured intervals begin
@@ -90,7 +91,7 @@ func TestServerDiesMidRun(t *testing.T) {
 			require.Contains(t, out, "[READ], Return=OK", "operations before the cut are kept")
 			require.Contains(t, out, "[READ], Return=SERVICE_UNAVAILABLE", "failures are counted by class")
 
-			var s Summary
+			var s results.Summary
 			b, err := os.ReadFile(jsonPath)
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(b, &s))

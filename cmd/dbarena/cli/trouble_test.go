@@ -87,9 +87,9 @@ func waitExit(t *testing.T, cmd *exec.Cmd) (int, time.Duration) {
 	}
 }
 
-func readSummary(t *testing.T, path string) Summary {
+func readSummary(t *testing.T, path string) results.Summary {
 	t.Helper()
-	var s Summary
+	var s results.Summary
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &s))

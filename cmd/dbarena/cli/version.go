@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/dbarena/dbarena/results"
 	"runtime"
 	"runtime/debug"
 
@@ -11,18 +12,10 @@ import (
 // Version is the release version; builds from a checkout say "dev".
 const Version = "0.1.0-dev"
 
-// BuildInfo describes the running binary.
-type BuildInfo struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
-	Modified  bool   `json:"modified,omitempty"`
-	GoVersion string `json:"go"`
-}
-
 // ReadBuildInfo returns the version and the VCS commit the binary was built
 // from, when the build recorded it.
-func ReadBuildInfo() BuildInfo {
-	b := BuildInfo{Version: Version, GoVersion: runtime.Version()}
+func ReadBuildInfo() results.BuildInfo {
+	b := results.BuildInfo{Version: Version, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {

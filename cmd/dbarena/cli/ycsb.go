@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/trial"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -93,20 +93,20 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&f.files, "workload-file", "P", nil, "YCSB property file; repeatable, later files override earlier ones")
+	fl.StringArrayVarP(&f.files, results.FlagWorkloadFile, "P", nil, "YCSB property file; repeatable, later files override earlier ones")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value; repeatable, overrides every -P file")
 	fl.IntVar(&f.threads, "threads", 1, "number of workers, each with its own driver session (property threadcount)")
 	fl.Float64Var(&f.target, "target", 0, "total target rate in operations per second; 0 = as fast as possible (property target)")
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed; the same seed and threads draw the same operations (property seed; default: random, printed)")
 	fl.BoolVarP(&f.status, "status", "s", false, "print a YCSB status line to stderr every status.interval seconds (default 10)")
-	fl.StringVar(&f.jsonOut, "json", "", "write the JSON summary to this file (property json.output)")
-	fl.StringVar(&f.hdrLog, "hdr-log", "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
+	fl.StringVar(&f.jsonOut, results.FlagJSON, "", "write the JSON summary to this file (property json.output)")
+	fl.StringVar(&f.hdrLog, results.FlagHdrLog, "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
 	fl.StringVar(&f.exportFile, "export", "", "write the YCSB text summary to this file instead of stdout (property exportfile)")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on a terminal")
-	fl.StringVar(&f.loader, "loader", "", "I/N: this process is loader I of N sharing one run: it loads or verifies its share of the keys, or runs its share of operationcount and target")
-	fl.StringVar(&f.runID, "run-id", "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
-	fl.StringVar(&f.startAt, "start-at", "", "wait until this RFC 3339 time before starting, so that every loader starts together")
-	fl.BoolVar(&f.stdinStops, "stop-on-stdin-close", false, "stop as an interrupt does (results so far kept) when standard input closes: a loader started over ssh or kubectl exec then stops with the experiment that started it")
+	fl.BoolVarP(&f.quiet, results.FlagQuiet, "q", false, "no live progress line on a terminal")
+	fl.StringVar(&f.loader, results.FlagLoader, "", "I/N: this process is loader I of N sharing one run: it loads or verifies its share of the keys, or runs its share of operationcount and target")
+	fl.StringVar(&f.runID, results.FlagRunID, "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
+	fl.StringVar(&f.startAt, results.FlagStartAt, "", "wait until this RFC 3339 time before starting, so that every loader starts together")
+	fl.BoolVar(&f.stdinStops, results.FlagStopOnStdinClose, false, "stop as an interrupt does (results so far kept) when standard input closes: a loader started over ssh or kubectl exec then stops with the experiment that started it")
 	fl.Float64Var(&f.stopRate, "stop-on-error-rate", runner.DefaultStopOnErrorRate, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
 	if phase == runner.Load || phase == runner.Transactions {
 		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
@@ -136,8 +136,8 @@ func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties
 	set("threads", "threadcount", strconv.Itoa(f.threads))
 	set("target", "target", strconv.FormatFloat(f.target, 'f', -1, 64))
 	set("seed", "seed", strconv.FormatUint(f.seed, 10))
-	set("json", "json.output", f.jsonOut)
-	set("hdr-log", "hdr.log", f.hdrLog)
+	set(results.FlagJSON, "json.output", f.jsonOut)
+	set(results.FlagHdrLog, "hdr.log", f.hdrLog)
 	set("export", "exportfile", f.exportFile)
 	set("stop-on-error-rate", "stop-on-error-rate", strconv.FormatFloat(f.stopRate, 'f', -1, 64))
 	set("drop", "drop", strconv.FormatBool(f.drop))
@@ -145,25 +145,14 @@ func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties
 	set("verify", "verify", strconv.FormatBool(f.verify))
 	// Credentials may come from the environment or a file, so that they
 	// stay out of property files and shell history.
-	f.refs = map[string]string{}
-	for _, k := range p.Keys() {
-		if v, src, _ := p.Lookup(k); secret.Has(v) {
-			r, vals, err := secret.Expand(v)
-			if err != nil {
-				return nil, usageError(fmt.Errorf("property %s (%s): %w", k, src, err))
-			}
-			st.Secrets.Add(vals...)
-			f.refs[k] = v
-			p.Set(k, r, src)
-		}
+	if f.refs, err = trial.ResolveSecrets(p, st.Secrets); err != nil {
+		return nil, usageError(err)
 	}
-	st.Secrets.AddProps(p.Map())
 	return p, nil
 }
 
 func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName string, f *ycsbFlags) error {
-	info, err := drivers.Lookup(driverName)
-	if err != nil {
+	if _, err := drivers.Lookup(driverName); err != nil {
 		return usageError(err)
 	}
 	props, err := resolveProperties(cmd, st, f)
@@ -176,20 +165,12 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if err := f.ls.apply(props, phase); err != nil {
 		return usageError(err)
 	}
-	wcfg, warnings, err := workload.ParseConfig(props, drivers.Prefixes())
+	plan, err := trial.Parse(driverName, props, phase)
 	if err != nil {
 		return usageError(err)
 	}
-	for _, w := range warnings {
+	for _, w := range plan.Warnings {
 		st.Logger.Warn(w.String())
-	}
-	rs, err := parseRunSettings(props, phase, wcfg)
-	if err != nil {
-		return usageError(err)
-	}
-	wl, err := workload.New(wcfg)
-	if err != nil {
-		return usageError(err)
 	}
 	ctx := cmd.Context()
 	if f.stdinStops {
@@ -202,84 +183,45 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 			cancel()
 		}()
 	}
-	db, err := info.Open(ctx, driver.Params{Props: props.Map(), Workers: rs.run.Threads, Logger: st.Logger})
+	plan.Settings.Run.Abort = st.Abort
+	t, err := plan.Open(ctx, st.Logger)
 	if err != nil {
-		return &exitError{code: ExitFailure, err: fmt.Errorf("open driver %s: %w", driverName, err)}
+		return &exitError{code: ExitFailure, err: err}
 	}
-	// A frozen server must not hold the exit: everything measured is
-	// written before this.
-	defer driver.CloseWithin(db, closeWait)
-	rs.run.Abort = st.Abort
-	schema := driver.Schema{Table: wcfg.Table, Fields: wl.FieldNames(), FieldLength: int(wcfg.FieldLength)}
-	if phase == runner.Load || f.preload {
-		if err := prepareSchema(ctx, st, rs, db, schema, info.Name); err != nil {
-			return err
-		}
-	} else if sm, ok := db.(driver.SchemaManager); ok {
-		if err := sm.CheckSchema(ctx, schema); err != nil {
-			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: %w", info.Name, err)}
-		}
+	defer t.Close()
+	if err := t.Ready(ctx, phase == runner.Load || f.preload, st.Logger); err != nil {
+		return &exitError{code: ExitFailure, err: err}
 	}
 	if f.preload {
-		if err := preload(ctx, st, rs, wcfg, db); err != nil {
+		if err := preload(ctx, st, t); err != nil {
 			return err
 		}
 	}
-	var after func() (*runner.VerifyReport, error)
-	if phase == runner.Load && rs.verify {
-		after = func() (*runner.VerifyReport, error) { return verifyPass(ctx, st, rs, wcfg, db) }
-	}
-	return execute(ctx, st, f, info.Name, rs, props, wl, db, after)
-}
-
-// closeWait bounds the driver's Close at the end of a command.
-const closeWait = 500 * time.Millisecond
-
-// prepareSchema drops (when asked) and creates the table before a load,
-// and warns when batching was asked of a driver that cannot batch.
-func prepareSchema(ctx context.Context, st *State, rs runSettings, db driver.DB, schema driver.Schema, name string) error {
-	if rs.run.BatchSize > 1 {
-		if sess, err := db.Session(ctx, 0); err == nil {
-			if _, ok := sess.(driver.BatchInserter); !ok {
-				st.Logger.Warn("driver does not batch inserts; batchsize is ignored", "driver", name, "batchsize", rs.run.BatchSize)
+	var after func() (*results.VerifyReport, error)
+	if phase == runner.Load && plan.Settings.Verify {
+		after = func() (*results.VerifyReport, error) {
+			rep, err := runner.VerifyLoad(ctx, plan.Settings.Run, plan.WorkloadConfig, t.DB)
+			if err == nil {
+				fmt.Fprintln(st.Stderr, rep)
 			}
-			_ = sess.Close() // a probe session; nothing was done with it
+			return rep, err
 		}
 	}
-	sm, ok := db.(driver.SchemaManager)
-	if !ok {
-		return nil
-	}
-	if rs.drop {
-		if err := sm.DropSchema(ctx, schema); err != nil {
-			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: drop=true: %w", name, err)}
-		}
-		st.Logger.Info("dropped table if it existed", "driver", name, "table", schema.Table)
-	}
-	if !rs.createSchema {
-		if err := sm.CheckSchema(ctx, schema); err != nil {
-			return &exitError{code: ExitFailure, err: fmt.Errorf("%s: schema.create=false and %w", name, err)}
-		}
-		return nil
-	}
-	if err := sm.CreateSchema(ctx, schema); err != nil {
-		return &exitError{code: ExitFailure, err: fmt.Errorf("%s: %w", name, err)}
-	}
-	return nil
+	return execute(ctx, st, f, t, after)
 }
 
 // preload runs the load phase with its own workload state before the run
 // phase, printing a one-line summary to stderr.
-func preload(ctx context.Context, st *State, rs runSettings, wcfg workload.Config, db driver.DB) error {
-	lwl, err := workload.New(wcfg)
+func preload(ctx context.Context, st *State, t *trial.Trial) error {
+	lwl, err := workload.New(t.WorkloadConfig)
 	if err != nil {
 		return usageError(err)
 	}
-	cfg := rs.run
+	cfg := t.Settings.Run
 	cfg.Phase = runner.Load
 	cfg.Target, cfg.OperationCount, cfg.MaxExecutionTime = 0, 0, 0
 	cfg.WarmupTime, cfg.WarmupOperations, cfg.Interval, cfg.StopOnErrorRate = 0, 0, 0, 0
-	res, err := runner.Run(ctx, cfg, lwl, db)
+	res, err := runner.Run(ctx, cfg, lwl, t.DB)
 	if err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("preload: %w", err)}
 	}
