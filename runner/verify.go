@@ -5,26 +5,13 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// VerifyReport is the outcome of reading back every loaded record. Its
-// JSON field names are part of `ycsb load --verify`'s summary.
-type VerifyReport struct {
-	Records    int64   `json:"records"`
-	OK         int64   `json:"ok"`
-	Missing    int64   `json:"missing"`
-	Mismatched int64   `json:"mismatched"`
-	Errors     int64   `json:"errors"`
-	Seconds    float64 `json:"seconds"`
-	// Exact is true when values were compared byte for byte
-	// (dataintegrity=true); otherwise only presence and field lengths.
-	Exact bool `json:"exact"`
-}
-
 // NewVerifyReport counts a Verify phase's outcome from its series.
-func NewVerifyReport(res *Result, exact bool) *VerifyReport {
-	r := &VerifyReport{Seconds: res.Measured.Duration.Seconds(), Exact: exact}
+func NewVerifyReport(res *Result, exact bool) *results.VerifyReport {
+	r := &results.VerifyReport{Seconds: res.Measured.Duration.Seconds(), Exact: exact}
 	for i := range res.MeasuredResults {
 		s := &res.MeasuredResults[i]
 		switch s.Name {
@@ -40,24 +27,11 @@ func NewVerifyReport(res *Result, exact bool) *VerifyReport {
 	return r
 }
 
-// Failed reports whether any record was missing, wrong or unreadable.
-func (r *VerifyReport) Failed() bool { return r.Missing+r.Mismatched+r.Errors > 0 }
-
-// String is the one-line summary of a verify pass.
-func (r *VerifyReport) String() string {
-	how := "values compared byte for byte"
-	if !r.Exact {
-		how = "presence and lengths only: set dataintegrity=true to compare values"
-	}
-	return fmt.Sprintf("verify: %d records read back in %.2fs: %d ok, %d missing, %d mismatched, %d errors (%s)",
-		r.Records, r.Seconds, r.OK, r.Missing, r.Mismatched, r.Errors, how)
-}
-
 // VerifyLoad reads back every record a load with cfg's workload
 // settings wrote, with cfg's workers and none of its pacing, limits or
 // warm-up: the pass after `ycsb load --verify` and an experiment's
 // load.verify.
-func VerifyLoad(ctx context.Context, cfg Config, wcfg workload.Config, db driver.DB) (*VerifyReport, error) {
+func VerifyLoad(ctx context.Context, cfg Config, wcfg workload.Config, db driver.DB) (*results.VerifyReport, error) {
 	wl, err := workload.New(wcfg)
 	if err != nil {
 		return nil, err

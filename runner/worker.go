@@ -57,35 +57,16 @@ func quota(total int64, threads, id int) int64 {
 }
 
 func (s *run) worker(id int) {
-	w := &workerState{
-		s: s, id: id, sess: s.sessions[id], wk: s.workers[id], timer: s.timers[id],
-		main:      s.mainRec.Handle(id),
-		integ:     s.wl.Config().DataIntegrity,
-		retryRand: rand.New(rand.NewPCG(s.cfg.Seed, uint64(id)+1<<32)),
-	}
-	if s.warmRec != nil {
-		w.warm = s.warmRec.Handle(id)
-	}
-	if bi, ok := w.sess.(driver.BatchInserter); ok && s.cfg.Phase == Load && s.cfg.BatchSize > 1 {
-		w.batch = newBatch(bi, s.cfg.BatchSize)
+	w := s.newWorker(id)
+	if w.batch != nil {
 		defer w.flushBatch(w.main)
 	}
+	limit := s.quotaOf(id)
+	if limit == 0 {
+		return
+	}
+	sc := s.scheduleOf(id)
 	clk := s.cfg.Clock
-	// limit < 0: no operation bound. A worker whose share of a small
-	// operationcount is zero does nothing.
-	limit := int64(-1)
-	if s.cfg.Phase == Transactions && s.cfg.OperationCount > 0 {
-		if limit = quota(s.cfg.OperationCount, s.cfg.Threads, id); limit == 0 {
-			return
-		}
-	}
-	sc := schedule{stage: -1}
-	if s.cfg.Target > 0 {
-		// Each worker takes an equal share of the rate; their schedules are
-		// staggered so that the aggregate arrivals are evenly spaced.
-		sc.interval = float64(s.cfg.Threads) * 1e9 / s.cfg.Target
-		sc.next = float64(s.startMono) + float64(id)*sc.interval/float64(s.cfg.Threads)
-	}
 	var measured int64
 	// free is when this worker finished its last operation: a paced
 	// operation due before then waited for the worker, not for the
@@ -95,27 +76,8 @@ func (s *run) worker(id int) {
 		if len(s.stageStarts) > 0 && !w.followStages(&sc) {
 			return
 		}
-		var op *workload.Operation
-		if s.cfg.Phase != Transactions {
-			if op = w.wk.NextInsert(); op == nil {
-				return
-			}
-		} else {
-			op = w.wk.NextTransaction()
-		}
-		var intended int64
-		if sc.interval > 0 {
-			intended = int64(sc.next)
-			sc.next += sc.interval
-			if clk.Now() < intended && w.timer.SleepUntil(intended) {
-				w.wk.Done(op)
-				return
-			}
-		}
-		// No operation starts after the stop, also when it came during
-		// the wait.
-		if s.stop.Load() {
-			w.wk.Done(op)
+		op, intended, ok := w.next(&sc)
+		if !ok {
 			return
 		}
 		start := clk.Now()
@@ -147,6 +109,75 @@ func (s *run) worker(id int) {
 			return
 		}
 	}
+}
+
+// newWorker is worker id's state: its session, workload state, timer,
+// histogram handles and, for a batched load, its batch.
+func (s *run) newWorker(id int) *workerState {
+	w := &workerState{
+		s: s, id: id, sess: s.sessions[id], wk: s.workers[id], timer: s.timers[id],
+		main:      s.mainRec.Handle(id),
+		integ:     s.wl.Config().DataIntegrity,
+		retryRand: rand.New(rand.NewPCG(s.cfg.Seed, uint64(id)+1<<32)),
+	}
+	if s.warmRec != nil {
+		w.warm = s.warmRec.Handle(id)
+	}
+	if bi, ok := w.sess.(driver.BatchInserter); ok && s.cfg.Phase == Load && s.cfg.BatchSize > 1 {
+		w.batch = newBatch(bi, s.cfg.BatchSize)
+	}
+	return w
+}
+
+// quotaOf is how many measured operations worker id runs: -1 for no
+// bound. A worker whose share of a small operationcount is zero does
+// nothing.
+func (s *run) quotaOf(id int) int64 {
+	if s.cfg.Phase == Transactions && s.cfg.OperationCount > 0 {
+		return quota(s.cfg.OperationCount, s.cfg.Threads, id)
+	}
+	return -1
+}
+
+// scheduleOf is worker id's pacing at the run's target rate, if any: an
+// equal share of the rate, the workers' schedules staggered so that the
+// aggregate arrivals are evenly spaced.
+func (s *run) scheduleOf(id int) schedule {
+	sc := schedule{stage: -1}
+	if s.cfg.Target > 0 {
+		sc.interval = float64(s.cfg.Threads) * 1e9 / s.cfg.Target
+		sc.next = float64(s.startMono) + float64(id)*sc.interval/float64(s.cfg.Threads)
+	}
+	return sc
+}
+
+// next draws the worker's next operation and, when paced, waits until
+// it is due. intended is when it was due (0 when not paced). ok is
+// false when the worker is done: its inserts ran out, or the run
+// stopped (no operation starts after the stop, also when it came
+// during the wait).
+func (w *workerState) next(sc *schedule) (op *workload.Operation, intended int64, ok bool) {
+	s := w.s
+	if s.cfg.Phase != Transactions {
+		if op = w.wk.NextInsert(); op == nil {
+			return nil, 0, false
+		}
+	} else {
+		op = w.wk.NextTransaction()
+	}
+	if sc.interval > 0 {
+		intended = int64(sc.next)
+		sc.next += sc.interval
+		if s.cfg.Clock.Now() < intended && w.timer.SleepUntil(intended) {
+			w.wk.Done(op)
+			return nil, 0, false
+		}
+	}
+	if s.stop.Load() {
+		w.wk.Done(op)
+		return nil, 0, false
+	}
+	return op, intended, true
 }
 
 // followStages brings the worker's schedule to the stage running now,
