@@ -166,7 +166,7 @@ func TestReconstructFromIntervals(t *testing.T) {
 	require.Equal(t, 40.0, row.LoaderCPUMax)
 	require.Equal(t, 2, row.LoaderCPUs)
 	require.Len(t, row.Flags, 1)
-	require.True(t, strings.HasPrefix(row.Flags[0], ReconstructedFlag+": "), row.Flags[0])
+	require.Equal(t, FlagReconstructed, row.Flags[0].Kind(), row.Flags[0])
 	require.Contains(t, row.Flags[0], "3 measured intervals")
 	require.Contains(t, row.Flags[0], "latency merged from hdr/"+killedTrial+".hlog")
 }
