@@ -311,7 +311,7 @@ func (l *logHists) all() *hdrhistogram.Histogram {
 
 // counts are the operation counts the histograms hold, for a trial with
 // no timeseries row: successful operations, and failed ones from the
-// FAILED- tags (a log written before those tags has none).
+// [hlog.Failed] tags (a log written before those tags has none).
 func (l *logHists) counts() opCounts {
 	var out opCounts
 	for tag, h := range l.byTag {

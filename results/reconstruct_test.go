@@ -72,12 +72,9 @@ func writeKilledRun(t *testing.T, withPlan bool) *killedRun {
 				require.NoError(t, update.RecordValue(v*int64(i+1)*7000))
 			}
 		}
-		prefix := ""
-		if i == 0 {
-			prefix = hlog.WarmupPrefix
-		}
-		require.NoError(t, hl.WriteInterval(prefix+"READ", start, end, read))
-		require.NoError(t, hl.WriteInterval(prefix+"UPDATE", start, end, update))
+		warm := i == 0
+		require.NoError(t, hl.WriteInterval(hlog.Tag{Warmup: warm, Op: "READ"}.String(), start, end, read))
+		require.NoError(t, hl.WriteInterval(hlog.Tag{Warmup: warm, Op: "UPDATE"}.String(), start, end, update))
 		if i == 4 {
 			break
 		}
