@@ -106,12 +106,9 @@ func HasFlag(flags []Flag, kind FlagKind) bool {
 // joinFlags writes flags one per line, as trials.csv's flags column holds
 // them: flags are sentences that may hold "; " and ", " themselves.
 func joinFlags(flags []Flag) string {
-	var b strings.Builder
+	texts := make([]string, len(flags))
 	for i, f := range flags {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(string(f))
+		texts[i] = string(f)
 	}
-	return b.String()
+	return strings.Join(texts, "\n")
 }
