@@ -7,8 +7,10 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
 )
 
 func packed(t *testing.T, n int) *hdrhistogram.PackedHistogram {
@@ -28,11 +30,11 @@ func TestMergedWindowKeepsWarmupApart(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	m := &merge.Result{Start: start, Window: time.Second}
 	ws := []merge.Window{
-		{Start: start, Tag: "READ", Hist: packed(t, 10)},
-		{Start: start, Tag: "FAILED-READ", Hist: packed(t, 4)},
-		{Start: start, Tag: "FAILED-VERIFY", Hist: packed(t, 3)},
-		{Start: start, Tag: "PACING", Hist: packed(t, 10)},
-		{Start: start, Tag: "WARMUP-READ", Hist: packed(t, 5)},
+		{Start: start, Tag: hlog.Tag{Op: "READ"}.String(), Hist: packed(t, 10)},
+		{Start: start, Tag: hlog.Tag{Kind: hlog.Failed, Op: "READ"}.String(), Hist: packed(t, 4)},
+		{Start: start, Tag: hlog.Tag{Kind: hlog.Failed, Op: runner.VerifySeries}.String(), Hist: packed(t, 3)},
+		{Start: start, Tag: hlog.Tag{Kind: hlog.Pacing}.String(), Hist: packed(t, 10)},
+		{Start: start, Tag: hlog.Tag{Warmup: true, Op: "READ"}.String(), Hist: packed(t, 5)},
 	}
 	parts := mergedWindow("t", m, start, ws, 0.5)
 	require.Len(t, parts, 2)

@@ -269,13 +269,13 @@ func (tr *targetRun) failed(row results.Trial, label, reason string) (results.Tr
 	return row, &trialFailure{id: row.ID, reason: reason}
 }
 
-func flagText(flags []string) string {
+func flagText(flags []results.Flag) string {
 	if len(flags) == 0 {
 		return ""
 	}
 	out := ""
 	for _, f := range flags {
-		out += "\n  warning: " + f
+		out += "\n  warning: " + string(f)
 	}
 	return out
 }
@@ -393,7 +393,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
 	if late, pacing, service := res.PacingLate(); late {
-		row.Flags = append(row.Flags, fmt.Sprintf("pacing: the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
+		row.Flags = append(row.Flags, results.Flagf(results.FlagPacing, "the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
 	}
 	return row
 }
@@ -431,31 +431,31 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 	}
 	capacity := float64(row.LoaderCPUs) * 100
 	if row.LoaderCPUs > 0 && row.LoaderCPU >= 0.9*capacity {
-		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: %s used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, capacity))
+		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, capacity))
 	}
 	threads := float64(row.Threads)
 	if cfg.Target == 0 && row.Kind == results.KindRun && threads > 0 && row.Concurrency > 0 && row.Concurrency < 0.7*threads {
-		row.Flags = append(row.Flags, fmt.Sprintf("client-bound: by Little's law only %.1f of %d workers were waiting on the database on average (throughput x mean latency); the rest of the time went to the client", row.Concurrency, row.Threads))
+		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "by Little's law only %.1f of %d workers were waiting on the database on average (throughput x mean latency); the rest of the time went to the client", row.Concurrency, row.Threads))
 	}
 	if cfg.Target > 0 && row.Throughput < 0.95*cfg.Target {
 		need := math.Ceil(littles.Concurrency(cfg.Target, time.Duration(row.Latency.Mean*float64(time.Microsecond))))
-		msg := fmt.Sprintf("target missed: %.0f of %.0f ops/s", row.Throughput, cfg.Target)
+		msg := fmt.Sprintf("%.0f of %.0f ops/s", row.Throughput, cfg.Target)
 		if need > threads {
 			msg += fmt.Sprintf("; Little's law needs at least %.0f threads at this latency, the trial had %d", need, row.Threads)
 		}
-		row.Flags = append(row.Flags, msg)
+		row.Flags = append(row.Flags, results.NewFlag(results.FlagTargetMissed, msg))
 	}
 	if row.Errors > 0 {
-		row.Flags = append(row.Flags, fmt.Sprintf("errors: %d of %d operations failed", row.Errors, row.Operations))
+		row.Flags = append(row.Flags, results.ErrorsFlag(row.Errors, row.Operations))
 	}
 	if res.Interrupted {
-		row.Flags = append(row.Flags, "interrupted: partial trial")
+		row.Flags = append(row.Flags, results.InterruptedFlag())
 	}
 	if res.ErrorStopped {
-		row.Flags = append(row.Flags, "stopped early: "+res.StopReason)
+		row.Flags = append(row.Flags, results.NewFlag(results.FlagStoppedEarly, res.StopReason))
 	}
 	if row.Aborted > 0 {
-		row.Flags = append(row.Flags, fmt.Sprintf("aborted: %d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
+		row.Flags = append(row.Flags, results.Flagf(results.FlagAborted, "%d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
 	}
 }
 

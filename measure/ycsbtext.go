@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/dbarena/dbarena/measure/hlog"
 )
 
 // WriteYCSBText writes a phase in YCSB's text exporter format
@@ -32,7 +34,7 @@ func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 		line("OVERALL", "AbortedOperations", strconv.FormatInt(p.Aborted, 10))
 	}
 	if p.Pacing != nil {
-		writeStats(line, "PACING", *p.Pacing)
+		writeStats(line, hlog.Tag{Kind: hlog.Pacing}.String(), *p.Pacing)
 	}
 	for _, o := range p.Ops {
 		writeStats(line, o.Name, o.Service)
@@ -41,8 +43,11 @@ func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 			line(o.Name, "Return="+c, strconv.FormatInt(o.Errors[c], 10))
 		}
 		if o.Response != nil {
-			writeStats(line, "Intended-"+o.Name, *o.Response)
-			line("Intended-"+o.Name, "LateOperations", strconv.FormatInt(o.Late, 10))
+			// YCSB names response times in its text as in its interval
+			// logs, and so does dbarena.
+			intended := hlog.Tag{Kind: hlog.Intended, Op: o.Name}.String()
+			writeStats(line, intended, *o.Response)
+			line(intended, "LateOperations", strconv.FormatInt(o.Late, 10))
 		}
 		if o.ErrorLatency != nil {
 			writeStats(line, o.Name+"-FAILED", *o.ErrorLatency)

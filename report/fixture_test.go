@@ -27,7 +27,7 @@ type fixture struct {
 	// from it.
 	base map[string]float64
 	// flags[trial ID] are validity flags; errors[trial ID] error counts.
-	flags  map[string][]string
+	flags  map[string][]results.Flag
 	errors map[string]int64
 	// noPoints lists trials written without a time series.
 	noPoints map[string]bool
@@ -54,7 +54,7 @@ func fullFixture() fixture {
 			"cassandra": {"a": {6800, 6900}, "b": {10100, 9900}, "c": {10000, 10100}},
 		},
 		base: map[string]float64{"postgres": 420, "cassandra": 950},
-		flags: map[string][]string{
+		flags: map[string][]results.Flag{
 			"cassandra.b.2": {"client-bound: the load generator used 190% CPU of 200% available; the database may be faster than measured (use more or bigger load machines)"},
 			"postgres.c.1":  {"errors: 12 of 200000 operations failed"},
 		},

@@ -83,7 +83,7 @@ type trialView struct {
 	Duration, Ops, Errors, Rate                      string
 	Lat                                              latView
 	LoaderCPU, Concurrency, Status                   string
-	Flags                                            []string
+	Flags                                            []results.Flag
 	PerOp                                            []opView
 }
 

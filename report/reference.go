@@ -48,12 +48,12 @@ func referenceSection(d *results.Data) (rows []referenceView, notes []string) {
 
 // referenceFlag is the validity flag of a trial that reached under
 // clientCeiling of its reference, or "".
-func referenceFlag(t *results.Trial) string {
+func referenceFlag(t *results.Trial) results.Flag {
 	r := t.Ratio()
 	if r == 0 || r >= clientCeiling {
 		return ""
 	}
-	return fmt.Sprintf("client ceiling: dbarena reached %.0f%% of %s's throughput on the same reads (%s vs %s ops/s): this comparison may measure the client more than the database",
+	return results.Flagf(results.FlagClientCeiling, "dbarena reached %.0f%% of %s's throughput on the same reads (%s vs %s ops/s): this comparison may measure the client more than the database",
 		100*r, t.Reference.Tool, fmtRate(t.Throughput), fmtRate(t.Reference.Throughput))
 }
 

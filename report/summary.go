@@ -158,7 +158,7 @@ func rowLabel(t *results.Trial) string {
 func (c *cell) compute() {
 	c.mean, c.min, c.max, c.std, c.share = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	var xs []float64
-	seen := map[string]bool{}
+	seen := map[results.Flag]bool{}
 	for _, t := range c.trials {
 		if finite(t.Throughput) {
 			xs = append(xs, t.Throughput)
@@ -166,7 +166,7 @@ func (c *cell) compute() {
 		for _, f := range trialFlags(t) {
 			if !seen[f] {
 				seen[f] = true
-				c.flags = append(c.flags, f)
+				c.flags = append(c.flags, string(f))
 			}
 		}
 	}

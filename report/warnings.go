@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dbarena/dbarena/results"
 )
@@ -18,34 +17,26 @@ type warning struct {
 // trialFlags returns the trial's validity flags plus those its figures
 // imply but an older or killed writer may not have flagged: errors and a
 // status other than completed.
-func trialFlags(t *results.Trial) []string {
-	flags := append([]string(nil), t.Flags...)
-	has := func(prefix string) bool {
-		for _, f := range flags {
-			if strings.HasPrefix(f, prefix) {
-				return true
-			}
-		}
-		return false
+func trialFlags(t *results.Trial) []results.Flag {
+	flags := append([]results.Flag(nil), t.Flags...)
+	if t.Errors > 0 && !results.HasFlag(flags, results.FlagErrors) {
+		flags = append(flags, results.ErrorsFlag(t.Errors, t.Operations))
 	}
-	if t.Errors > 0 && !has("errors") {
-		flags = append(flags, fmt.Sprintf("errors: %d of %d operations failed", t.Errors, t.Operations))
-	}
-	if f := referenceFlag(t); f != "" && !has("client ceiling") {
+	if f := referenceFlag(t); f != "" && !results.HasFlag(flags, results.FlagClientCeiling) {
 		flags = append(flags, f)
 	}
 	switch t.Status {
 	case results.StatusInterrupted, results.StatusRunning:
-		if !has("interrupted") {
-			flags = append(flags, "interrupted: partial trial")
+		if !results.HasFlag(flags, results.FlagInterrupted) {
+			flags = append(flags, results.InterruptedFlag())
 		}
 	case results.StatusFailed:
-		if !has("failed") {
+		if !results.HasFlag(flags, results.FlagFailed) {
 			reason := t.StatusReason
 			if reason == "" {
 				reason = "the trial did not finish"
 			}
-			flags = append(flags, "failed: "+reason+"; left out of every comparison")
+			flags = append(flags, results.NewFlag(results.FlagFailed, reason+"; left out of every comparison"))
 		}
 	}
 	return flags
@@ -92,7 +83,7 @@ func warnings(d *results.Data) []warning {
 	for i := range d.Trials {
 		t := &d.Trials[i]
 		for _, f := range trialFlags(t) {
-			out = append(out, warning{Subject: t.ID, Text: f})
+			out = append(out, warning{Subject: t.ID, Text: string(f)})
 		}
 	}
 	for _, w := range d.Manifest.Warnings {

@@ -271,10 +271,12 @@ func trialColumns() []column[Trial] {
 		floatCol("concurrency", func(t *Trial) *float64 { return &t.Concurrency }),
 		// Flags are sentences that may hold "; " and ", " themselves:
 		// one per line keeps them apart (CSV quotes the cell).
-		column[Trial]{"flags", func(t *Trial) string { return strings.Join(t.Flags, "\n") },
+		column[Trial]{"flags", func(t *Trial) string { return joinFlags(t.Flags) },
 			func(t *Trial, s string) error {
 				if s != "" {
-					t.Flags = strings.Split(s, "\n")
+					for _, f := range strings.Split(s, "\n") {
+						t.Flags = append(t.Flags, Flag(f))
+					}
 				}
 				return nil
 			}},

@@ -30,7 +30,7 @@ type Data struct {
 // old or partial directory); a missing manifest is an error, since
 // without it the directory is not a results directory. A trial whose
 // intervals reached disk but whose row did not (its run was killed
-// mid-trial) gets a row rebuilt from them, flagged ReconstructedFlag.
+// mid-trial) gets a row rebuilt from them, flagged FlagReconstructed.
 func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	// The manifest is a few KiB; a cap keeps a wrong file (a link to a

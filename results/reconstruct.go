@@ -17,10 +17,6 @@ import (
 	"github.com/dbarena/dbarena/measure/hlog"
 )
 
-// ReconstructedFlag starts the flag of a trial row that Read rebuilt from
-// the trial's intervals because the writer died before writing the row.
-const ReconstructedFlag = "reconstructed"
-
 // intervalSlack absorbs the millisecond rounding of hlog timestamps when
 // the log's intervals are matched with timeseries.csv's.
 const intervalSlack = 50 * time.Millisecond
@@ -116,8 +112,8 @@ func (d *Data) rebuild(id string, points []Point) (Trial, bool) {
 	row.Concurrency = row.Throughput * row.Latency.Mean / 1e6 // Little's law; latency in µs
 	d.loaderCPU(&row)
 	intervals := max(measured, n)
-	row.Flags = append(row.Flags, fmt.Sprintf("%s: the run ended before this trial's row was written; figures rebuilt from its %d measured intervals on disk, %s",
-		ReconstructedFlag, intervals, latencySource))
+	row.Flags = append(row.Flags, Flagf(FlagReconstructed, "the run ended before this trial's row was written; figures rebuilt from its %d measured intervals on disk, %s",
+		intervals, latencySource))
 	row.Reconstructed = true
 	return row, true
 }
@@ -315,7 +311,7 @@ func (l *logHists) all() *hdrhistogram.Histogram {
 
 // counts are the operation counts the histograms hold, for a trial with
 // no timeseries row: successful operations, and failed ones from the
-// FAILED- tags (a log written before those tags has none).
+// [hlog.Failed] tags (a log written before those tags has none).
 func (l *logHists) counts() opCounts {
 	var out opCounts
 	for tag, h := range l.byTag {

@@ -72,12 +72,9 @@ func writeKilledRun(t *testing.T, withPlan bool) *killedRun {
 				require.NoError(t, update.RecordValue(v*int64(i+1)*7000))
 			}
 		}
-		prefix := ""
-		if i == 0 {
-			prefix = hlog.WarmupPrefix
-		}
-		require.NoError(t, hl.WriteInterval(prefix+"READ", start, end, read))
-		require.NoError(t, hl.WriteInterval(prefix+"UPDATE", start, end, update))
+		warm := i == 0
+		require.NoError(t, hl.WriteInterval(hlog.Tag{Warmup: warm, Op: "READ"}.String(), start, end, read))
+		require.NoError(t, hl.WriteInterval(hlog.Tag{Warmup: warm, Op: "UPDATE"}.String(), start, end, update))
 		if i == 4 {
 			break
 		}
@@ -166,7 +163,7 @@ func TestReconstructFromIntervals(t *testing.T) {
 	require.Equal(t, 40.0, row.LoaderCPUMax)
 	require.Equal(t, 2, row.LoaderCPUs)
 	require.Len(t, row.Flags, 1)
-	require.True(t, strings.HasPrefix(row.Flags[0], ReconstructedFlag+": "), row.Flags[0])
+	require.Equal(t, FlagReconstructed, row.Flags[0].Kind(), row.Flags[0])
 	require.Contains(t, row.Flags[0], "3 measured intervals")
 	require.Contains(t, row.Flags[0], "latency merged from hdr/"+killedTrial+".hlog")
 }

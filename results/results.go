@@ -294,7 +294,7 @@ type Trial struct {
 	// of operations in flight on average.
 	Concurrency float64
 	// Flags are validity warnings ("client-bound: ...").
-	Flags  []string
+	Flags  []Flag
 	Status string
 	// StatusReason says why a trial failed or stopped: the error policy
 	// it broke, the error that ended it.

@@ -24,7 +24,7 @@ func sampleTrial() Trial {
 			{Name: "UPDATE", Operations: 500, Errors: 1, Latency: Latency{Mean: 2, P50: 2, P90: 2, P95: 2, P99: 3, P999: 4, Max: 6}},
 		},
 		LoaderCPU: 95.5, LoaderCPUMax: 100, LoaderCPUs: 2, Concurrency: 7.9,
-		Flags: []string{"client-bound: loader CPU 96% of 200%; use more loaders", "errors: 2"}, Status: StatusCompleted,
+		Flags: []Flag{"client-bound: loader CPU 96% of 200%; use more loaders", "errors: 2"}, Status: StatusCompleted,
 		Counters: map[string]float64{"dynamodb.consumed_rcu": 1234.5, "dynamodb.retries": 3},
 		Reference: Reference{Tool: "pgbench", Command: "pgbench -n -M prepared -c 8 -T 25 -f read.sql postgres://x",
 			Throughput: 42.5, MeanLatency: 188, Note: "keys uniform, where the workload chose them zipfian"},
@@ -70,7 +70,7 @@ func TestRedact(t *testing.T) {
 	require.NoError(t, err)
 	w.Redact(func(s string) string { return strings.ReplaceAll(s, "hunter22", "REDACTED") })
 	tr := sampleTrial()
-	tr.Flags = []string{"errors: AUTH hunter22 refused"}
+	tr.Flags = []Flag{"errors: AUTH hunter22 refused"}
 	tr.Reference.Command = "redis-benchmark -a hunter22"
 	tr.Reference.Note = "reference failed: WRONGPASS hunter22"
 	require.NoError(t, w.AddTrial(tr))
@@ -90,7 +90,7 @@ func TestRedact(t *testing.T) {
 	require.Equal(t, "open: password REDACTED refused", d.Manifest.Error)
 	require.Equal(t, []string{"w REDACTED"}, d.Manifest.Warnings)
 	require.Equal(t, map[string]string{"redis.addr": "h:1", "x.url": "redis://:REDACTED@h"}, d.Manifest.Targets[0].Properties)
-	require.Equal(t, []string{"errors: AUTH REDACTED refused"}, d.Trials[0].Flags)
+	require.Equal(t, []Flag{"errors: AUTH REDACTED refused"}, d.Trials[0].Flags)
 	require.Equal(t, "redis-benchmark -a REDACTED", d.Trials[0].Reference.Command)
 	require.Equal(t, "reference failed: WRONGPASS REDACTED", d.Trials[0].Reference.Note)
 	require.Equal(t, tr.ID, d.Trials[0].ID)

@@ -124,14 +124,14 @@ func (w *Writer) AddTrial(t Trial) error {
 	return w.trials.append([]Trial{t})
 }
 
-// redactAll returns a redacted copy of ss.
-func redactAll(f func(string) string, ss []string) []string {
+// redactAll returns a redacted copy of ss (warnings, flags).
+func redactAll[S ~string](f func(string) string, ss []S) []S {
 	if ss == nil {
 		return nil
 	}
-	out := make([]string, len(ss))
+	out := make([]S, len(ss))
 	for i, s := range ss {
-		out[i] = f(s)
+		out[i] = S(f(string(s)))
 	}
 	return out
 }

@@ -13,10 +13,11 @@ import (
 )
 
 // HlogObserver writes every interval of a run to an HdrHistogram
-// interval log, tagged as measure/hlog.Tag describes: each operation
-// type's service times, its response times under a target rate
-// (Intended-), its failures' latencies (FAILED-) and the harness's own
-// pacing lateness (PACING), warm-up intervals with a WARMUP- prefix.
+// interval log, tagged as [hlog.Tag] describes: each operation type's
+// service times, its response times under a target rate
+// ([hlog.Intended]), its failures' latencies ([hlog.Failed]) and the
+// harness's own pacing lateness ([hlog.Pacing]), each marked as warm-up
+// in the warm-up's intervals.
 // Every interval of the measured run has a line for each operation type
 // the run issues, empty when none completed, so that a stalled or dead
 // database's seconds stay in the log where they happened. Each interval

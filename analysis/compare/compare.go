@@ -316,8 +316,7 @@ func usable(side string, trials []results.Trial) ([]results.Trial, []string) {
 }
 
 // flagNotes counts the kept trials with errors and with each validity
-// flag. Flags are sentences "kind: details"; the kind is what is counted,
-// since the details (a CPU figure, a count) differ per repetition.
+// flag's kind: the details (a CPU figure, a count) differ per repetition.
 func flagNotes(side string, kept []results.Trial) []string {
 	var notes []string
 	n := len(kept)
@@ -328,24 +327,23 @@ func flagNotes(side string, kept []results.Trial) []string {
 			withErrors++
 			failed += t.Errors
 		}
-		seen := map[string]bool{}
+		seen := map[results.FlagKind]bool{}
 		for _, f := range t.Flags {
-			kind, _, _ := strings.Cut(f, ":")
-			kind = strings.TrimSpace(kind)
+			kind := f.Kind()
 			// Errors are counted from the figures above; an interrupted
 			// trial is not kept.
-			if kind == "errors" || kind == "interrupted" || seen[kind] {
+			if kind == results.FlagErrors || kind == results.FlagInterrupted || seen[kind] {
 				continue
 			}
 			seen[kind] = true
-			flags.add(kind, 1)
+			flags.add(string(kind), 1)
 		}
 	}
 	if withErrors > 0 {
 		notes = append(notes, fmt.Sprintf("%s has errors in %d of %d repetitions (%d failed operations)", side, withErrors, n, failed))
 	}
 	for _, kind := range flags.order {
-		if kind == "client-bound" {
+		if results.FlagKind(kind) == results.FlagClientBound {
 			notes = append(notes, fmt.Sprintf("%s was client-bound in %d of %d repetitions", side, flags.n[kind], n))
 			continue
 		}

@@ -262,14 +262,14 @@ func TestNoNoise(t *testing.T) {
 func TestNotesAndLeftOut(t *testing.T) {
 	ta := reps("pg", "a", []float64{1000, 1010, 990}, []float64{5000, 5100, 4900})
 	ta[0].Errors = 12
-	ta[0].Flags = []string{"errors: 12 of 10000 operations failed"}
-	ta[1].Flags = []string{"client-bound: the load generator used 95% CPU", "client-bound: by Little's law only 3.1 of 8 workers"}
-	ta[2].Flags = []string{"client-bound: the load generator used 97% CPU"}
+	ta[0].Flags = []results.Flag{"errors: 12 of 10000 operations failed"}
+	ta[1].Flags = []results.Flag{"client-bound: the load generator used 95% CPU", "client-bound: by Little's law only 3.1 of 8 workers"}
+	ta[2].Flags = []results.Flag{"client-bound: the load generator used 97% CPU"}
 	tb := reps("pg", "a", []float64{1100, 1110, 700, 300}, []float64{5000, 5100, 4900, 9000})
 	tb[1].Latency.P999 = math.NaN() // an empty cell
-	tb[1].Flags = []string{"target missed: 1110 of 2000 ops/s"}
+	tb[1].Flags = []results.Flag{"target missed: 1110 of 2000 ops/s"}
 	tb[2].Status = results.StatusInterrupted
-	tb[2].Flags = []string{"interrupted: partial trial"}
+	tb[2].Flags = []results.Flag{"interrupted: partial trial"}
 	tb[3].Status = results.StatusFailed
 
 	r, err := Compare(write(t, manifest(), ta), write(t, manifest(), tb), 0)

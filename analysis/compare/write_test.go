@@ -50,7 +50,7 @@ func goldenRuns(t *testing.T) (a, b *results.Data) {
 	tb = append(tb, reps("pg", "a", []float64{11920, 12110, 12040}, []float64{2230, 2180, 2270})...)
 
 	pa := threads("8", reps("pg", "b", []float64{8400, 8650, 8200}, []float64{4100, 4180, 4020}))
-	pa[1].Flags = []string{"client-bound: the load generator used 96% CPU of 800% available"}
+	pa[1].Flags = []results.Flag{"client-bound: the load generator used 96% CPU of 800% available"}
 	pb := threads("8", reps("pg", "b", []float64{8550, 8300, 8480}, []float64{3120, 3050, 3190}))
 	for i, p50 := range []float64{806, 835, 812} { // only the tail improved
 		pb[i].Latency.P50 = p50
