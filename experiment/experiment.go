@@ -282,23 +282,52 @@ func plural(n int, noun string) string {
 // down. failed are the trials that failed and a deployment that did not
 // come up; err is what must stop the whole run.
 func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (failed []error, err error) {
+	dep, ti, err := s.deployTarget(ctx, t, steps)
+	if dep == nil {
+		var df *deployFailure
+		if errors.As(err, &df) {
+			return []error{df.err}, nil
+		}
+		return nil, err
+	}
+	defer func() {
+		for _, h := range dep.Hosts() {
+			s.coll.Remove(h.Name)
+		}
+		if downErr := s.teardown(t.Name, dep, ti); downErr != nil {
+			err = errors.Join(err, downErr)
+		}
+	}()
+	return s.runSteps(ctx, &targetRun{s: s, t: t, dep: dep, index: ti}, steps)
+}
+
+// deployFailure is a deployment that did not come up: its steps are
+// skipped and the experiment goes on with the next target.
+type deployFailure struct{ err error }
+
+func (e *deployFailure) Error() string { return e.err.Error() }
+
+// deployTarget brings t up, enters it in the manifest and starts
+// collecting its hosts' metrics. A deployment that failed returns a nil
+// Deployment and a *deployFailure (its steps marked skipped), or the
+// error that must stop the run.
+func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (deploy.Deployment, int, error) {
 	prov, err := providers.Lookup(t.Deploy.Provider)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: deploying %s (%s, %s provider)\n", t.Name, t.Database, prov.Name())
 	req, err := request(t, s.opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	dep, err := prov.Up(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("deploy %s: %w", t.Name, err)
+			return nil, 0, fmt.Errorf("deploy %s: %w", t.Name, err)
 		}
-		err = fmt.Errorf("deploy %s: %w", t.Name, err)
 		s.skipAll(steps, fmt.Sprintf("target %s did not deploy", t.Name))
-		return []error{err}, nil
+		return nil, 0, &deployFailure{err: fmt.Errorf("deploy %s: %w", t.Name, err)}
 	}
 	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
@@ -320,16 +349,13 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 	if lim := dep.Limits(); lim != "" {
 		s.log.Info("resource limits", "target", t.Name, "limits", lim)
 	}
-	ti := s.addTarget(info)
-	defer func() {
-		for _, h := range dep.Hosts() {
-			s.coll.Remove(h.Name)
-		}
-		if downErr := s.teardown(t.Name, dep, ti); downErr != nil {
-			err = errors.Join(err, downErr)
-		}
-	}()
-	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
+	return dep, s.addTarget(info), nil
+}
+
+// runSteps runs one deployed target's steps in order: a failed trial is
+// recorded and the next one runs (the runs after a failed load are
+// skipped until the next load), a client sweep stops at saturation.
+func (s *runState) runSteps(ctx context.Context, tr *targetRun, steps []*spec.Step) (failed []error, err error) {
 	sw := newSweepTracker(s.plan.Spec.Run)
 	skip := 0 // steps left out after a failed load
 	for i, st := range steps {

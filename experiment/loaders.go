@@ -587,22 +587,27 @@ type windowPart struct {
 	errs   int64
 }
 
-// mergedWindow is one merged window's rows: the warm-up's part, when a
-// loader's warm-up ended in the window, then the measured part. The
-// latency is the one a user saw: response time where the loaders were
-// paced, service time where not. Failure counts are scaled by errScale;
-// data-integrity mismatches (VERIFY) are not operations' failures.
-func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, errScale float64) []windowPart {
-	type opAcc struct {
-		ok, latency *hdrhistogram.Histogram
-		errs        int64
-	}
-	type partAcc struct {
-		byOp   map[string]*opAcc
-		names  []string
-		pacing *hdrhistogram.Histogram
-	}
-	var parts [2]*partAcc // warm-up, measured
+// windowOp is one operation's histograms in a part of a merged window:
+// its successes, the latency a user saw, and its failures.
+type windowOp struct {
+	ok, latency *hdrhistogram.Histogram
+	errs        int64
+}
+
+// windowAcc is a part (warm-up or measured) of a merged window by
+// operation, in the order the operations came, and its pacing.
+type windowAcc struct {
+	byOp   map[string]*windowOp
+	names  []string
+	pacing *hdrhistogram.Histogram
+}
+
+// splitWindow sorts a merged window's histograms by part (warm-up
+// first, then measured; nil where a part has none) and operation.
+// Failure counts are scaled by errScale; data-integrity mismatches
+// (VERIFY) are not operations' failures.
+func splitWindow(ws []merge.Window, errScale float64) [2]*windowAcc {
+	var parts [2]*windowAcc
 	for _, w := range ws {
 		tag := hlog.ParseTag(w.Tag)
 		pi := 1
@@ -610,7 +615,7 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, er
 			pi = 0
 		}
 		if parts[pi] == nil {
-			parts[pi] = &partAcc{byOp: map[string]*opAcc{}}
+			parts[pi] = &windowAcc{byOp: map[string]*windowOp{}}
 		}
 		p := parts[pi]
 		h := measure.NewHistogram()
@@ -621,7 +626,7 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, er
 		}
 		a := p.byOp[tag.Op]
 		if a == nil {
-			a = &opAcc{}
+			a = &windowOp{}
 			p.byOp[tag.Op] = a
 			p.names = append(p.names, tag.Op)
 		}
@@ -639,6 +644,16 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, er
 			}
 		}
 	}
+	return parts
+}
+
+// mergedWindow is one merged window's rows: the warm-up's part, when a
+// loader's warm-up ended in the window, then the measured part. The
+// latency is the one a user saw: response time where the loaders were
+// paced, service time where not. Failure counts are scaled by errScale;
+// data-integrity mismatches (VERIFY) are not operations' failures.
+func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, errScale float64) []windowPart {
+	parts := splitWindow(ws, errScale)
 	end := t.Add(m.Window)
 	var out []windowPart
 	for pi, p := range parts {
