@@ -100,6 +100,29 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		opts.Late = 2 * opts.Window
 	}
 	r := &Result{Totals: map[string]*hdrhistogram.Histogram{}, Window: opts.Window}
+	all, err := r.read(inputs)
+	if err != nil {
+		return nil, err
+	}
+	base := r.Start
+	if !opts.Start.IsZero() {
+		base = opts.Start
+	}
+	r.window(all, base)
+	for _, l := range r.Loaders {
+		if d := l.First.Sub(r.Start); d > opts.Late {
+			r.Flags = append(r.Flags, fmt.Sprintf("%s started %s after the first loader", l.Name, d.Round(time.Millisecond)))
+		}
+		if d := r.End.Sub(l.Last); d > opts.Late {
+			r.Flags = append(r.Flags, fmt.Sprintf("%s stopped %s before the last loader", l.Name, d.Round(time.Millisecond)))
+		}
+	}
+	return r, nil
+}
+
+// read reads every input's intervals, moved onto the common clock by
+// its offset, and sets the loaders' spans and the merge's.
+func (r *Result) read(inputs []Input) ([]interval, error) {
 	var all []interval
 	for i, in := range inputs {
 		name := in.Name
@@ -138,10 +161,13 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 			r.End = l.Last
 		}
 	}
-	base := r.Start
-	if !opts.Start.IsZero() {
-		base = opts.Start
-	}
+	return all, nil
+}
+
+// window adds every interval into the window (of r.Window from base)
+// holding its midpoint and into its tag's total, and lists the windows
+// in time order, tags sorted within each.
+func (r *Result) window(all []interval, base time.Time) {
 	windows := map[int64]map[string]*hdrhistogram.PackedHistogram{}
 	proto := measure.NewHistogram()
 	var dropped int64
@@ -150,7 +176,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		// loader's one-second intervals are offset from another's by a
 		// fraction of a second, and each lands in exactly one window.
 		mid := x.iv.Start.Add(x.iv.Length / 2)
-		k := int64(mid.Sub(base) / opts.Window)
+		k := int64(mid.Sub(base) / r.Window)
 		if mid.Before(base) {
 			k--
 		}
@@ -187,18 +213,9 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		}
 		sort.Strings(tags)
 		for _, t := range tags {
-			r.Windows = append(r.Windows, Window{Start: base.Add(time.Duration(k) * opts.Window), Tag: t, Hist: windows[k][t]})
+			r.Windows = append(r.Windows, Window{Start: base.Add(time.Duration(k) * r.Window), Tag: t, Hist: windows[k][t]})
 		}
 	}
-	for _, l := range r.Loaders {
-		if d := l.First.Sub(r.Start); d > opts.Late {
-			r.Flags = append(r.Flags, fmt.Sprintf("%s started %s after the first loader", l.Name, d.Round(time.Millisecond)))
-		}
-		if d := r.End.Sub(l.Last); d > opts.Late {
-			r.Flags = append(r.Flags, fmt.Sprintf("%s stopped %s before the last loader", l.Name, d.Round(time.Millisecond)))
-		}
-	}
-	return r, nil
 }
 
 // saturatingAdd adds counts without wrapping: a decoded histogram may

@@ -168,6 +168,21 @@ func runCost(w io.Writer, file, prices string) error {
 	if len(sc.Targets) == 0 {
 		return usageError(fmt.Errorf("analyze cost: %s: targets: want at least one target", file))
 	}
+	entries, bills, err := costEntries(cat, sc, file)
+	if err != nil {
+		return usageError(fmt.Errorf("analyze cost: %w", err))
+	}
+	res, err := cost.Score(entries)
+	if err != nil {
+		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
+	}
+	return writeCost(w, cat, sc, res, bills)
+}
+
+// costEntries prices each target of the scenario: its instances and its
+// DynamoDB bill (whose breakdown is returned as text). Every target's
+// error is reported at once.
+func costEntries(cat *cost.Catalogue, sc costScenario, file string) ([]cost.Entry, []string, error) {
 	var entries []cost.Entry
 	var errs []error
 	var bills []string
@@ -205,13 +220,12 @@ func runCost(w io.Writer, file, prices string) error {
 		}
 		entries = append(entries, cost.Entry{Name: t.Name, Throughput: t.Throughput, MonthlyCost: monthly, LatencyMs: t.P99Ms})
 	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError(fmt.Errorf("analyze cost: %w", err))
-	}
-	res, err := cost.Score(entries)
-	if err != nil {
-		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
-	}
+	return entries, bills, errors.Join(errs...)
+}
+
+// writeCost writes the scored targets as a table, and the DynamoDB
+// bills after it.
+func writeCost(w io.Writer, cat *cost.Catalogue, sc costScenario, res []cost.Result, bills []string) error {
 	demand := sc.Serve
 	if demand == 0 {
 		for _, r := range res {
