@@ -46,31 +46,9 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 			if window <= 0 {
 				return usageError(fmt.Errorf("merge: --window %s: want a positive duration such as 1s", window))
 			}
-			byPath := map[string]time.Duration{}
-			for _, o := range offsets {
-				path, d, ok := strings.Cut(o, "=")
-				dur, err := time.ParseDuration(strings.TrimPrefix(d, "+"))
-				if !ok || err != nil {
-					return usageError(fmt.Errorf("merge: --offset %q: want FILE=DURATION such as loader-1.hlog=+30ms", o))
-				}
-				if dur < -maxClockOffset || dur > maxClockOffset {
-					return usageError(fmt.Errorf("merge: --offset %q: want a clock offset within ±%s", o, maxClockOffset))
-				}
-				byPath[filepath.Clean(path)] = dur
-			}
-			var inputs []merge.Input
-			for _, a := range args {
-				files, err := hlogFiles(a)
-				if err != nil {
-					return usageError(fmt.Errorf("merge: %w", err))
-				}
-				for _, f := range files {
-					inputs = append(inputs, merge.Input{Path: f, Offset: byPath[filepath.Clean(f)]})
-					delete(byPath, filepath.Clean(f))
-				}
-			}
-			for p := range byPath {
-				return usageError(fmt.Errorf("merge: --offset names %s, which is not among the logs merged", p))
+			inputs, err := mergeInputs(args, offsets)
+			if err != nil {
+				return usageError(err)
 			}
 			r, err := merge.Merge(inputs, merge.Options{Window: window})
 			if err != nil {
@@ -102,6 +80,38 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 	fl.DurationVar(&window, "window", time.Second, "length of the merged intervals")
 	fl.StringArrayVar(&offsets, "offset", nil, "FILE=DURATION: that loader's clock minus the reference clock; repeatable")
 	return cmd
+}
+
+// mergeInputs lists the logs the arguments name (a directory stands for
+// its .hlog files), each with the clock offset --offset gives it.
+func mergeInputs(args, offsets []string) ([]merge.Input, error) {
+	byPath := map[string]time.Duration{}
+	for _, o := range offsets {
+		path, d, ok := strings.Cut(o, "=")
+		dur, err := time.ParseDuration(strings.TrimPrefix(d, "+"))
+		if !ok || err != nil {
+			return nil, fmt.Errorf("merge: --offset %q: want FILE=DURATION such as loader-1.hlog=+30ms", o)
+		}
+		if dur < -maxClockOffset || dur > maxClockOffset {
+			return nil, fmt.Errorf("merge: --offset %q: want a clock offset within ±%s", o, maxClockOffset)
+		}
+		byPath[filepath.Clean(path)] = dur
+	}
+	var inputs []merge.Input
+	for _, a := range args {
+		files, err := hlogFiles(a)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		for _, f := range files {
+			inputs = append(inputs, merge.Input{Path: f, Offset: byPath[filepath.Clean(f)]})
+			delete(byPath, filepath.Clean(f))
+		}
+	}
+	for p := range byPath {
+		return nil, fmt.Errorf("merge: --offset names %s, which is not among the logs merged", p)
+	}
+	return inputs, nil
 }
 
 // maxClockOffset bounds --offset: clocks a day apart are a wrong date,
