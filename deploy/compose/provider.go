@@ -29,7 +29,7 @@ var (
 )
 
 // Name implements deploy.Provider.
-func (Provider) Name() string { return "compose" }
+func (Provider) Name() string { return deploy.Compose }
 
 // command returns the program and the arguments before a compose
 // subcommand.

@@ -31,7 +31,7 @@ var (
 )
 
 // Name implements deploy.Provider.
-func (Provider) Name() string { return "kubernetes" }
+func (Provider) Name() string { return deploy.Kubernetes }
 
 func (p Provider) kubectl() (string, error) {
 	name := p.Kubectl
