@@ -126,6 +126,15 @@ type Provider interface {
 // load average 8.
 const DefaultReadyTimeout = 5 * time.Minute
 
+// Renderer is implemented by providers that can write what they would
+// run for a target without running anything (dbarena deploy render), to
+// be checked or run where their program is.
+type Renderer interface {
+	// Render writes req's files into dir and returns the file to check
+	// them by.
+	Render(req Request, dir string) (file string, err error)
+}
+
 // Checker is implemented by providers that can tell before anything
 // starts whether a request can be deployed: a missing program or an
 // impossible limit then fails the experiment at once, not after an hour

@@ -60,6 +60,7 @@ func sqlReady(ctx context.Context, url string) error {
 var (
 	_ deploy.Provider     = Provider{}
 	_ deploy.Checker      = Provider{}
+	_ deploy.Renderer     = Provider{}
 	_ deploy.LoadMachines = (*deployment)(nil)
 )
 
@@ -272,6 +273,19 @@ func WriteState(dir, cloud string, vars map[string]any) error {
 		return fmt.Errorf("terraform: %w", err)
 	}
 	return os.WriteFile(filepath.Join(dir, "terraform.tfvars.json"), b, 0o600)
+}
+
+// Render implements deploy.Renderer: the state directory Up would
+// apply, and its variables' file.
+func (Provider) Render(req deploy.Request, dir string) (string, error) {
+	cloud, vars, err := Vars(req)
+	if err != nil {
+		return "", err
+	}
+	if err := WriteState(dir, cloud, vars); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "terraform.tfvars.json"), nil
 }
 
 // Up implements deploy.Provider.
