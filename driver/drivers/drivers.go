@@ -1,5 +1,6 @@
 // Package drivers is the one table of built-in database drivers. Adding a
-// database means adding a package under driver/ and one line here.
+// driver means a package under driver/ and one line here; adding a
+// database means more, which the documentation of package deploy lists.
 package drivers
 
 import (
