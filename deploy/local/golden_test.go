@@ -3,14 +3,13 @@ package local
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/deploytest"
 )
 
 // TestDatabasesGolden keeps which databases this provider starts, and
@@ -32,11 +31,5 @@ func TestDatabasesGolden(t *testing.T) {
 		require.Error(t, err, db)
 		fmt.Fprintf(&b, "%s nodes=3: %v\n", db, err)
 	}
-	path := filepath.Join("testdata", "databases.golden")
-	if os.Getenv("DBARENA_UPDATE_GOLDEN") != "" {
-		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), b.String(), "DBARENA_UPDATE_GOLDEN=1 rewrites %s", path)
+	deploytest.Golden(t, "databases.golden", b.String())
 }

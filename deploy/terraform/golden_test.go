@@ -3,15 +3,13 @@ package terraform
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/deploytest"
 )
 
 // TestVarsGolden keeps the module variables every database gets, on each
@@ -42,24 +40,9 @@ func TestVarsGolden(t *testing.T) {
 		}
 		for _, addrs := range [][]string{{"34.1.2.3:9042"}, {"34.1.2.3:9042", "34.1.2.4:9042", "34.1.2.5:9042"}} {
 			for _, outside := range []bool{true, false} {
-				fmt.Fprintf(&b, "--- endpoint %s nodes=%d outside=%v\n%s", db, len(addrs), outside, sortedProps(endpoint(db, addrs, outside)))
+				fmt.Fprintf(&b, "--- endpoint %s nodes=%d outside=%v\n%s", db, len(addrs), outside, deploytest.Props(endpoint(db, addrs, outside)))
 			}
 		}
 	}
-	path := filepath.Join("testdata", "vars.golden")
-	if os.Getenv("DBARENA_UPDATE_GOLDEN") != "" {
-		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), b.String(), "the rendered output changed; DBARENA_UPDATE_GOLDEN=1 rewrites %s", path)
-}
-
-func sortedProps(p map[string]string) string {
-	var lines []string
-	for k, v := range p {
-		lines = append(lines, k+"="+v+"\n")
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "")
+	deploytest.Golden(t, "vars.golden", b.String())
 }
