@@ -19,7 +19,8 @@
 //     select;
 //   - for a new driver, its line in driver/drivers/drivers.go (with
 //     Reference and Endpoint when the database ships a load tool, and
-//     that tool in reference/TOOL.go);
+//     that tool in reference/TOOL.go, listed in For in
+//     reference/reference.go);
 //   - one catalogue entry in deploy/catalog.go;
 //   - one local launcher, deploy/local/NAME.go, named in launchers() in
 //     deploy/local/local.go with the programs it needs in requirements()
