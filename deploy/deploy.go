@@ -1,8 +1,40 @@
 // Package deploy is the contract between an experiment and the places its
 // databases run: a Provider brings a target up (and waits until it
 // answers), says how a driver reaches it and which hosts to watch, and
-// tears it down. Providers live in subpackages (deploy/local,
-// deploy/existing); the one table of them is deploy/providers.
+// tears it down. Providers live in subpackages (deploy/compose,
+// deploy/kubernetes, deploy/terraform, deploy/local, deploy/existing),
+// none importing another; the one table of them is deploy/providers.
+//
+// The catalogue (Databases, in catalog.go) is the one list of databases
+// an experiment may name, with every fact a provider needs to run one:
+// its driver, container image and tag, port, health check, data
+// directory, environment, password handling, how its nodes form a
+// cluster, the local launcher that starts it, and, for each provider
+// that cannot run it, why (Unsupported). Providers keep only the code of
+// their own format.
+//
+// Adding a database means:
+//   - a driver: a package driver/NAME, with docs/drivers/NAME.md, or a
+//     dialect of an existing driver that the entry's DriverProperties
+//     select;
+//   - for a new driver, its line in driver/drivers/drivers.go (with
+//     Reference and Endpoint when the database ships a load tool, and
+//     that tool in reference/TOOL.go, listed in For in
+//     reference/reference.go);
+//   - one catalogue entry in deploy/catalog.go;
+//   - one local launcher, deploy/local/NAME.go, named in launchers() in
+//     deploy/local/local.go with the programs it needs in requirements()
+//     in deploy/local/check.go, or the reason it has none in the entry's
+//     Unsupported;
+//   - the driver properties made of the deployment's addresses, in the
+//     providers' per-driver switches: props in deploy/compose/render.go,
+//     endpoint in deploy/kubernetes/render.go and in
+//     deploy/terraform/terraform.go;
+//   - its row and section in docs/guide/choosing-databases.md.
+//
+// The test in deploy/providers fails while a provider cannot run a
+// database the catalogue does not excuse, or its driver is not
+// registered.
 package deploy
 
 import (
@@ -125,6 +157,15 @@ type Provider interface {
 // answer. Four Cassandra JVMs booting at once on two cores took 120 s at
 // load average 8.
 const DefaultReadyTimeout = 5 * time.Minute
+
+// Renderer is implemented by providers that can write what they would
+// run for a target without running anything (dbarena deploy render), to
+// be checked or run where their program is.
+type Renderer interface {
+	// Render writes req's files into dir and returns the file to check
+	// them by.
+	Render(req Request, dir string) (file string, err error)
+}
 
 // Checker is implemented by providers that can tell before anything
 // starts whether a request can be deployed: a missing program or an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/reference"
@@ -44,9 +45,11 @@ func (tr *targetRun) reference(ctx context.Context, st *spec.Step, props map[str
 	}
 	defer wd.Remove()
 	dir := wd.Path
-	req := reference.Request{Database: tr.t.Database, Driver: tr.t.Driver, Props: props, Workload: wcfg,
-		Threads: row.Threads, Duration: row.Duration, Rate: row.Throughput, WorkDir: dir}
-	if t := reference.For(tr.t.Driver); t != nil {
+	// The trial opened the driver: its name is in the table.
+	info, _ := drivers.Lookup(tr.t.Driver)
+	req := reference.Request{Database: tr.t.Database, Driver: tr.t.Driver, Tool: info.Reference, Endpoint: info.Endpoint,
+		Props: props, Workload: wcfg, Threads: row.Threads, Duration: row.Duration, Rate: row.Throughput, WorkDir: dir}
+	if t := reference.For(info.Reference); t != nil {
 		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: reference: %s, %d connections, %s\n", label, t.Name(), row.Threads, row.Duration.Round(1e9))
 	}
 	res, err := reference.Run(ctx, req)

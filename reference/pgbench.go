@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -25,11 +24,11 @@ type pgbench struct{}
 func (pgbench) Name() string { return "pgbench" }
 
 func (p pgbench) Run(ctx context.Context, req Request) (*Result, error) {
-	cfg, err := postgres.ParseConfig(req.Props, req.Threads)
+	cfg, err := req.Endpoint(req.Props, req.Threads)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Dialect != postgres.DialectPostgres {
+	if cfg.Dialect != "postgres" || cfg.ReadAllSQL == nil {
 		return nil, notApplicable("pgbench is matched to PostgreSQL only, not the %s dialect", cfg.Dialect)
 	}
 	bin, err := find("DBARENA_PGBENCH", "pgbench", "/usr/lib/postgresql/*/bin/pgbench", "/usr/pgsql-*/bin/pgbench")

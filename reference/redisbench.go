@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -37,14 +36,14 @@ func (r redisBenchmark) Run(ctx context.Context, req Request) (*Result, error) {
 	if !c.ReadAllFields {
 		return nil, notApplicable("readallfields=false: redis-benchmark is matched on HGETALL of whole records")
 	}
-	cfg, err := redis.ParseConfig(req.Props, req.Threads)
+	cfg, err := req.Endpoint(req.Props, req.Threads)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Cluster {
 		return nil, notApplicable("redis-benchmark is matched against a single Redis server, not a cluster")
 	}
-	if cfg.TLS != nil {
+	if cfg.TLS {
 		return nil, notApplicable("redis-benchmark is not matched over TLS here")
 	}
 	bin, err := find("DBARENA_REDIS_BENCHMARK", "redis-benchmark")

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -28,6 +29,11 @@ import (
 type Request struct {
 	// Database and Driver name the target's database and dbarena driver.
 	Database, Driver string
+	// Tool names the driver's reference tool ("" none) and Endpoint
+	// reads the properties for it: the driver table's Reference and
+	// Endpoint (driver/drivers.Info).
+	Tool     string
+	Endpoint driver.EndpointFunc
 	// Props are the driver properties the trial ran with, endpoint
 	// included.
 	Props map[string]string
@@ -76,23 +82,22 @@ func notApplicable(format string, args ...any) error {
 	return &NotApplicableError{Why: fmt.Sprintf(format, args...)}
 }
 
-// For returns the tool for a driver, or nil when its database ships none
-// dbarena can drive.
-func For(driver string) Tool {
-	switch driver {
-	case "postgres":
-		return pgbench{}
-	case "redis":
-		return redisBenchmark{}
+// For returns the tool of that name, or nil when dbarena drives no such
+// tool.
+func For(tool string) Tool {
+	for _, t := range []Tool{pgbench{}, redisBenchmark{}} {
+		if t.Name() == tool {
+			return t
+		}
 	}
 	return nil
 }
 
-// Run runs the reference for req: the tool For its driver, after
-// checking that the workload is one the tool can match.
+// Run runs the reference for req: the tool it names, after checking
+// that the workload is one the tool can match.
 func Run(ctx context.Context, req Request) (*Result, error) {
-	t := For(req.Driver)
-	if t == nil {
+	t := For(req.Tool)
+	if t == nil || req.Endpoint == nil {
 		return nil, notApplicable("no native load tool is known for the %s driver", req.Driver)
 	}
 	if !ReadOnly(req.Workload) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/driver/redis"
@@ -21,6 +22,16 @@ import (
 )
 
 const records = 500
+
+// withDriver fills req's tool and endpoint from the driver table, as an
+// experiment does.
+func withDriver(t *testing.T, req reference.Request) reference.Request {
+	t.Helper()
+	info, err := drivers.Lookup(req.Driver)
+	require.NoError(t, err)
+	req.Tool, req.Endpoint = info.Reference, info.Endpoint
+	return req
+}
 
 // config is a read-only workload over the records, with extra properties.
 func config(t *testing.T, prefix string, extra ...string) workload.Config {
@@ -77,8 +88,8 @@ func TestPgbench(t *testing.T) {
 		t.Run(keys[1], func(t *testing.T) {
 			cfg := config(t, postgres.Prefix, keys...)
 			load(t, postgres.Open, props, cfg)
-			res, err := reference.Run(context.Background(), reference.Request{Database: "postgres", Driver: "postgres",
-				Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()})
+			res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
+				Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
 			require.NoError(t, err)
 			require.Equal(t, "pgbench", res.Tool)
 			require.Greater(t, res.Throughput, 100.0, "a 500-row table read for 2 s")
@@ -88,8 +99,8 @@ func TestPgbench(t *testing.T) {
 			// Keys that were never loaded fail the check rather than
 			// measuring reads of nothing.
 			cfg.InsertStart = 1_000_000
-			_, err = reference.Run(context.Background(), reference.Request{Database: "postgres", Driver: "postgres",
-				Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()})
+			_, err = reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
+				Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
 			require.ErrorContains(t, err, "do not match the loaded rows")
 		})
 	}
@@ -99,8 +110,8 @@ func TestRedisBenchmark(t *testing.T) {
 	props := map[string]string{"redis.addr": drivertest.Address(t, "DBARENA_TEST_REDIS")}
 	cfg := config(t, redis.Prefix, "insertorder", "ordered", "zeropadding", "12")
 	load(t, redis.Open, props, cfg)
-	res, err := reference.Run(context.Background(), reference.Request{Database: "redis", Driver: "redis",
-		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000})
+	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",
+		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))
 	require.NoError(t, err)
 	require.Equal(t, "redis-benchmark", res.Tool)
 	require.Greater(t, res.Throughput, 100.0)
@@ -108,7 +119,7 @@ func TestRedisBenchmark(t *testing.T) {
 	require.Contains(t, res.Command, "-r "+strconv.Itoa(records))
 
 	cfg = config(t, redis.Prefix) // hashed keys: the tool cannot build them
-	_, err = reference.Run(context.Background(), reference.Request{Driver: "redis", Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second})
+	_, err = reference.Run(context.Background(), withDriver(t, reference.Request{Driver: "redis", Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second}))
 	var na *reference.NotApplicableError
 	require.True(t, errors.As(err, &na), "%v", err)
 	require.Contains(t, err.Error(), "insertorder=ordered")
@@ -123,7 +134,7 @@ func TestNotApplicable(t *testing.T) {
 		"cockroach":  {Driver: "postgres", Props: map[string]string{"postgres.dialect": "cockroachdb"}, Workload: config(t, "postgres"), Threads: 1, Duration: time.Second},
 		"some field": {Driver: "postgres", Workload: config(t, "postgres", "readallfields", "false"), Threads: 1, Duration: time.Second},
 	} {
-		_, err := reference.Run(context.Background(), req)
+		_, err := reference.Run(context.Background(), withDriver(t, req))
 		require.True(t, errors.As(err, &na), "%s: %v", name, err)
 	}
 }

@@ -26,10 +26,11 @@ type Provider struct {
 var (
 	_ deploy.Provider = Provider{}
 	_ deploy.Checker  = Provider{}
+	_ deploy.Renderer = Provider{}
 )
 
 // Name implements deploy.Provider.
-func (Provider) Name() string { return "compose" }
+func (Provider) Name() string { return deploy.Compose }
 
 // command returns the program and the arguments before a compose
 // subcommand.
@@ -88,6 +89,14 @@ func checkVersion(cmd []string) error {
 		return fmt.Errorf("compose: %s is version %d.%d: dbarena needs Compose 2.1 or later (up --wait); install Docker's compose plugin (https://docs.docker.com/compose/install/)", name, major, minor)
 	}
 	return nil
+}
+
+// Render implements deploy.Renderer: Write, and the compose file.
+func (Provider) Render(req deploy.Request, dir string) (string, error) {
+	if _, err := Write(req, dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "compose.yml"), nil
 }
 
 // Write renders req into dir: compose.yml, and secrets.env (mode 0600)

@@ -106,86 +106,52 @@ type Project struct {
 // envFile is the env file next to compose.yml holding the secrets.
 const envFile = "secrets.env"
 
-// image is a database's container image, pinned to a current version.
-type image struct {
-	name, tag string
-	port      int
-	health    []string
-	start     string // health check start period
-}
-
-func images() map[string]image {
-	return map[string]image{
-		"postgres":      {"postgres", "17", 5432, []string{"CMD-SHELL", "pg_isready -U postgres -d ycsb"}, "10s"},
-		"redis":         {"redis", "7.4", 6379, []string{"CMD", "redis-cli", "ping"}, "5s"},
-		"mariadb":       {"mariadb", "11.4", 3306, []string{"CMD", "healthcheck.sh", "--connect", "--innodb_initialized"}, "20s"},
-		"mysql":         {"mysql", "8.4", 3306, []string{"CMD", "mysqladmin", "ping", "-h", "127.0.0.1"}, "30s"},
-		"mongodb":       {"mongo", "7.0", 27017, []string{"CMD", "mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"}, "10s"},
-		"cassandra":     {"cassandra", "5.0", 9042, []string{"CMD-SHELL", "cqlsh -e 'SELECT release_version FROM system.local' || exit 1"}, "90s"},
-		"scylladb":      {"scylladb/scylla", "6.2", 9042, []string{"CMD-SHELL", "cqlsh -e 'SELECT release_version FROM system.local' || exit 1"}, "60s"},
-		"alternator":    {"scylladb/scylla", "6.2", 8000, []string{"CMD-SHELL", "curl -s http://localhost:8000/ >/dev/null"}, "60s"},
-		"cockroachdb":   {"cockroachdb/cockroach", "v24.3.5", 26257, []string{"CMD", "curl", "-sf", "http://localhost:8080/health?ready=1"}, "30s"},
-		"yugabyte-ysql": {"yugabytedb/yugabyte", "2024.2.2.1-b6", 5433, []string{"CMD-SHELL", "bin/ysqlsh -h $$(hostname) -c 'select 1'"}, "60s"},
-		"yugabyte-ycql": {"yugabytedb/yugabyte", "2024.2.2.1-b6", 9042, []string{"CMD-SHELL", "bin/ycqlsh $$(hostname) -e 'select now() from system.local'"}, "60s"},
-		"dynamodb":      {"amazon/dynamodb-local", "2.5.4", 8000, []string{"CMD-SHELL", "curl -s http://localhost:8000 >/dev/null || exit 1"}, "10s"},
-		"aerospike":     {"aerospike/aerospike-server", "7.2.0.6", 3000, []string{"CMD", "asinfo", "-v", "status"}, "20s"},
-	}
-}
-
-// clustered are the databases this provider runs with nodes > 1.
-var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
-
 // Render builds the compose project of one target.
 func Render(req deploy.Request) (*Project, error) {
-	im, ok := images()[req.Database]
-	if !ok {
+	db, err := deploy.LookupDatabase(req.Database)
+	if err != nil || db.Image == nil {
 		return nil, fmt.Errorf("compose: %s: no image for database %q", req.Name, req.Database)
 	}
+	im := db.Image
 	nodes := max(req.Nodes, 1)
-	if nodes > 1 && !clustered[req.Database] {
-		return nil, fmt.Errorf("compose: %s: nodes: %d: the compose provider runs %s as one node; clusters: cassandra, cockroachdb, scylladb", req.Name, nodes, req.Database)
+	if nodes > 1 && db.Cluster == nil {
+		return nil, fmt.Errorf("compose: %s: nodes: %d: the compose provider runs %s as one node; clusters: %s", req.Name, nodes, req.Database, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
 	for k := range req.Options {
 		if k != "image" && k != "password" {
-			return nil, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s), password (from ${env:...})", req.Name, k, im.name, im.tag)
+			return nil, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s), password (from ${env:...})", req.Name, k, im.Name, im.Tag)
 		}
 	}
-	ref := im.name + ":" + im.tag
-	if req.Version != "" {
-		ref = im.name + ":" + req.Version
-	}
+	ref := im.Ref(req.Version)
 	if v := req.Options["image"]; v != "" {
 		ref = v
 	}
 	p := &Project{File: File{Name: "dbarena-" + req.Name, Services: map[string]*Service{}, Volumes: map[string]struct{}{}}, Secrets: map[string]string{}}
 	for i := 1; i <= nodes; i++ {
-		name := req.Database
-		if nodes > 1 {
-			name = fmt.Sprintf("%s-%d", req.Database, i)
-		}
+		name := serviceName(req.Database, i, nodes)
 		vol := name + "-data"
 		p.File.Volumes[vol] = struct{}{}
-		svc := &Service{Image: ref, Ports: []string{fmt.Sprintf("127.0.0.1::%d", im.port)},
-			Healthcheck: &Healthcheck{Test: im.health, Interval: "5s", Timeout: "5s", Retries: 60, StartPeriod: im.start},
+		svc := &Service{Image: ref, Ports: []string{fmt.Sprintf("127.0.0.1::%d", im.Port)},
+			Healthcheck: &Healthcheck{Test: im.Health, Interval: "5s", Timeout: "5s", Retries: 60, StartPeriod: im.StartPeriod},
 			Environment: map[string]string{}}
 		if req.CPUs > 0 || req.MemoryBytes > 0 {
 			svc.Deploy = &Deploy{Resources: Resources{Limits: limits(req.CPUs, req.MemoryBytes)}}
 		}
-		configure(req, p, svc, name, vol, i, nodes)
+		configure(req, db, svc, vol, i, nodes)
 		if len(svc.Environment) == 0 {
 			svc.Environment = nil
 		}
 		p.File.Services[name] = svc
-		p.Exposed = append(p.Exposed, Exposed{Service: name, Port: im.port})
+		p.Exposed = append(p.Exposed, Exposed{Service: name, Port: im.Port})
 	}
 	if pw := req.Options["password"]; pw != "" {
-		p.Secrets[passwordVar(req.Database)] = pw
+		p.Secrets[passwordVar(im)] = pw
 		for _, svc := range p.File.Services {
 			svc.EnvFile = []string{envFile}
 		}
 	}
 	p.Props = props(req, p)
-	p.File.Services["loader"] = loader(req, p)
+	p.File.Services["loader"] = loader(req, db, p)
 	return p, nil
 }
 
@@ -197,12 +163,11 @@ const LoaderImage = "dbarena:local"
 // network, reaching the database by service name. It has a profile, so
 // `up` does not start it: `docker compose --profile loader run loader
 // ycsb run ...` does.
-func loader(req deploy.Request, p *Project) *Service {
+func loader(req deploy.Request, db deploy.Database, p *Project) *Service {
 	var internal []string
 	for _, e := range p.Exposed {
 		internal = append(internal, fmt.Sprintf("%s:%d", e.Service, e.Port))
 	}
-	db, _ := deploy.LookupDatabase(req.Database)
 	cmd := []string{"ycsb", "run", db.Driver}
 	keys := make([]string, 0)
 	pr := p.Props(internal)
@@ -217,7 +182,7 @@ func loader(req deploy.Request, p *Project) *Service {
 			// The secret reaches the loader through its env file, and
 			// dbarena resolves the reference; $$ keeps compose from
 			// interpolating it first.
-			v = strings.ReplaceAll(v, pw, "$${env:"+passwordVar(req.Database)+"}")
+			v = strings.ReplaceAll(v, pw, "$${env:"+passwordVar(db.Image)+"}")
 		}
 		cmd = append(cmd, "-p", k+"="+v)
 	}
@@ -247,127 +212,96 @@ func limits(cpus float64, mem int64) Limits {
 	return l
 }
 
-// passwordVar is the image's environment variable for its password.
-func passwordVar(db string) string {
-	switch db {
-	case "postgres":
-		return "POSTGRES_PASSWORD"
-	case "mariadb":
-		return "MARIADB_ROOT_PASSWORD"
-	case "mysql":
-		return "MYSQL_ROOT_PASSWORD"
-	case "redis":
-		return "REDIS_PASSWORD"
+// passwordVar is the container's environment variable for its
+// password.
+func passwordVar(im *deploy.Image) string {
+	if im.PasswordEnv != "" {
+		return im.PasswordEnv
 	}
 	return "DB_PASSWORD"
 }
 
-// configure sets what each database needs beyond the image.
-func configure(req deploy.Request, p *Project, svc *Service, name, vol string, i, nodes int) {
-	env := svc.Environment
+// configure sets what node i of nodes needs beyond the image: its
+// environment, volume, command and place in the cluster.
+func configure(req deploy.Request, db deploy.Database, svc *Service, vol string, i, nodes int) {
+	im, c := db.Image, db.Cluster
 	_, hasPassword := req.Options["password"]
-	switch req.Database {
-	case "postgres":
-		env["POSTGRES_DB"] = "ycsb"
-		if !hasPassword {
-			// Published on the loopback address only.
-			env["POSTGRES_HOST_AUTH_METHOD"] = "trust"
-		}
-		svc.Volumes = []string{vol + ":/var/lib/postgresql/data"}
-	case "mariadb", "mysql":
-		prefix := strings.ToUpper(req.Database)
-		env[prefix+"_DATABASE"] = "ycsb"
-		if !hasPassword {
-			env[prefix+"_ALLOW_EMPTY_ROOT_PASSWORD"] = "1"
-			if req.Database == "mysql" {
-				env["MYSQL_ALLOW_EMPTY_PASSWORD"] = "1"
-				delete(env, "MYSQL_ALLOW_EMPTY_ROOT_PASSWORD")
-			}
-		}
-		svc.Volumes = []string{vol + ":/var/lib/mysql"}
-	case "redis":
-		svc.Command = []string{"redis-server", "--save", "", "--appendonly", "no"}
-		if hasPassword {
-			svc.Command = []string{"sh", "-c", `exec redis-server --save '' --appendonly no --requirepass "$$REDIS_PASSWORD"`}
-			svc.Healthcheck.Test = []string{"CMD-SHELL", `redis-cli -a "$$REDIS_PASSWORD" ping`}
-		}
-		svc.Volumes = []string{vol + ":/data"}
-	case "mongodb":
-		svc.Volumes = []string{vol + ":/data/db"}
-	case "cassandra":
-		env["CASSANDRA_CLUSTER_NAME"] = "dbarena"
-		env["CASSANDRA_SEEDS"] = seed(req.Database, nodes)
-		env["MAX_HEAP_SIZE"], env["HEAP_NEWSIZE"] = "1G", "200M"
-		svc.Volumes = []string{vol + ":/var/lib/cassandra"}
-		svc.Ulimits = map[string]Ulimit{"nofile": {Soft: 100000, Hard: 100000}}
-		after(svc, req.Database, i)
-	case "scylladb", "alternator":
-		svc.Command = ScyllaArgs(req.CPUs, req.MemoryBytes)
-		if nodes > 1 {
-			svc.Command = append(svc.Command, "--seeds", seed(req.Database, nodes))
-		}
-		if req.Database == "alternator" {
-			svc.Command = append(svc.Command, "--alternator-port", "8000", "--alternator-write-isolation", "only_rmw_uses_lwt")
-		}
-		svc.Volumes = []string{vol + ":/var/lib/scylla"}
-		after(svc, req.Database, i)
-	case "cockroachdb":
-		if nodes == 1 {
-			svc.Command = []string{"start-single-node", "--insecure"}
-		} else {
-			var join []string
-			for j := 1; j <= nodes; j++ {
-				join = append(join, fmt.Sprintf("%s-%d:26257", req.Database, j))
-			}
-			svc.Command = []string{"start", "--insecure", "--join=" + strings.Join(join, ",")}
-			if i == 1 {
-				// A multi-node cluster answers only once initialised:
-				// node 1's health check initialises it, idempotently.
-				svc.Healthcheck.Test = []string{"CMD-SHELL", "cockroach init --insecure --host=localhost:26257 2>/dev/null; curl -sf 'http://localhost:8080/health?ready=1'"}
-			}
-		}
-		svc.Volumes = []string{vol + ":/cockroach/cockroach-data"}
-	case "yugabyte-ysql", "yugabyte-ycql":
-		svc.Command = []string{"bin/yugabyted", "start", "--background=false"}
-		svc.Volumes = []string{vol + ":/home/yugabyte/yb_data"}
-	case "dynamodb":
-		svc.Command = []string{"-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory"}
-	case "aerospike":
-		env["NAMESPACE"] = "ycsb"
+	vars := append(append([]deploy.EnvVar(nil), im.Env...), im.SharedEnv...)
+	if !hasPassword {
+		// Published on the loopback address only.
+		vars = append(vars, im.OpenEnv...)
+	}
+	for _, v := range vars {
+		svc.Environment[v.Name] = v.Value
+	}
+	if im.DataDir != "" {
+		svc.Volumes = []string{vol + ":" + im.DataDir}
+	}
+	if im.NoFile > 0 {
+		svc.Ulimits = map[string]Ulimit{"nofile": {Soft: im.NoFile, Hard: im.NoFile}}
+	}
+	svc.Command = command(req, db, nodes)
+	if hasPassword && im.PasswordFlag != "" {
+		// The secret reaches the server from its env file; $$ keeps
+		// compose from interpolating it.
+		svc.Command = []string{"sh", "-c", "exec " + deploy.ShellJoin(svc.Command) + " " + im.PasswordFlag + ` "$$` + passwordVar(im) + `"`}
+		svc.Healthcheck.Test = im.PasswordHealth
+	}
+	if c == nil {
+		return
+	}
+	if c.SeedEnv != "" {
+		svc.Environment[c.SeedEnv] = serviceName(db.Name, 1, nodes)
+	}
+	if c.Serial && i > 1 {
+		svc.DependsOn = map[string]Dep{serviceName(db.Name, i-1, nodes): {Condition: "service_healthy"}}
+	}
+	if nodes > 1 && i == 1 && c.InitCheck != "" {
+		// Node 1's health check initialises the cluster, idempotently.
+		svc.Healthcheck.Test = []string{"CMD-SHELL", c.InitCheck}
 	}
 }
 
-// ScyllaArgs are ScyllaDB's resource arguments for a container capped at
-// cpus and memory (0: uncapped, where one shard and 1 GiB suit a shared
-// machine). ScyllaDB sizes itself from the host, not the container's
-// cgroup, so without them a capped container would be sized for the
-// whole host, or, with fixed small values, starved on a large one. It
-// keeps a tenth of the memory, at least 256 MiB, for everything else.
-func ScyllaArgs(cpus float64, memory int64) []string {
-	smp, mem := 1, "1G"
-	if cpus >= 1 {
-		smp = int(cpus)
+// command is a node's command: sized to its limits, told the seed or
+// every node of a cluster (nil: the image's own).
+func command(req deploy.Request, db deploy.Database, nodes int) []string {
+	im, c := db.Image, db.Cluster
+	var args []string
+	if im.Sized != nil {
+		args = append(args, im.Sized(req.CPUs, req.MemoryBytes)...)
 	}
-	if memory > 0 {
-		mem = fmt.Sprintf("%dM", max(memory-max(memory/10, 256<<20), 256<<20)>>20)
+	base := im.Args
+	if c != nil && nodes > 1 {
+		if c.SeedFlag != "" {
+			args = append(args, c.SeedFlag, serviceName(db.Name, 1, nodes))
+		}
+		if c.Args != nil {
+			base = c.Args
+		}
 	}
-	return []string{"--smp", strconv.Itoa(smp), "--memory", mem, "--overprovisioned", "1", "--developer-mode", "1"}
+	args = append(args, base...)
+	if c != nil && nodes > 1 && c.JoinFlag != "" {
+		var join []string
+		for j := 1; j <= nodes; j++ {
+			join = append(join, fmt.Sprintf("%s:%d", serviceName(db.Name, j, nodes), im.Port))
+		}
+		args = append(args, c.JoinFlag+strings.Join(join, ","))
+	}
+	return args
 }
 
-// seed is the first node's service name: the cluster's seed.
-func seed(db string, nodes int) string {
+// ScyllaArgs are ScyllaDB's resource arguments for a container capped
+// at cpus and memory: deploy.ScyllaArgs, which the catalogue sizes it
+// with.
+func ScyllaArgs(cpus float64, memory int64) []string { return deploy.ScyllaArgs(cpus, memory) }
+
+// serviceName names node i of nodes: the database's name alone, or
+// numbered from 1 in a cluster. The first is the cluster's seed.
+func serviceName(db string, i, nodes int) string {
 	if nodes == 1 {
 		return db
 	}
-	return db + "-1"
-}
-
-// after makes node i wait for node i-1 to be healthy: Cassandra and
-// ScyllaDB nodes must join one at a time.
-func after(svc *Service, db string, i int) {
-	if i > 1 {
-		svc.DependsOn = map[string]Dep{fmt.Sprintf("%s-%d", db, i-1): {Condition: "service_healthy"}}
-	}
+	return fmt.Sprintf("%s-%d", db, i)
 }
 
 // props makes the driver properties from the published addresses.
@@ -442,28 +376,4 @@ func (p *Project) EnvFile() []byte {
 		fmt.Fprintf(&b, "%s=%s\n", k, p.Secrets[k])
 	}
 	return []byte(b.String())
-}
-
-// ImageInfo is a database's container image as this package runs it,
-// for other container platforms (Kubernetes).
-type ImageInfo struct {
-	Ref  string
-	Port int
-	// Probe is the readiness command as an argument vector.
-	Probe []string
-}
-
-// ImageFor returns a database's image, client port and readiness
-// command; false for a database without an image here.
-func ImageFor(database string) (ImageInfo, bool) {
-	im, ok := images()[database]
-	if !ok {
-		return ImageInfo{}, false
-	}
-	probe := im.health[1:]
-	if im.health[0] == "CMD-SHELL" {
-		// Compose needs $$ for a literal $; a plain shell does not.
-		probe = []string{"sh", "-c", strings.ReplaceAll(im.health[1], "$$", "$")}
-	}
-	return ImageInfo{Ref: im.name + ":" + im.tag, Port: im.port, Probe: probe}, true
 }

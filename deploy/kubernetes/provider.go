@@ -27,11 +27,12 @@ type Provider struct {
 var (
 	_ deploy.Provider     = Provider{}
 	_ deploy.Checker      = Provider{}
+	_ deploy.Renderer     = Provider{}
 	_ deploy.LoadMachines = (*deployment)(nil)
 )
 
 // Name implements deploy.Provider.
-func (Provider) Name() string { return "kubernetes" }
+func (Provider) Name() string { return deploy.Kubernetes }
 
 func (p Provider) kubectl() (string, error) {
 	name := p.Kubectl
@@ -53,6 +54,14 @@ func (p Provider) Check(req deploy.Request) error {
 	}
 	_, err := Render(req)
 	return err
+}
+
+// Render implements deploy.Renderer: Write, and the manifests' file.
+func (Provider) Render(req deploy.Request, dir string) (string, error) {
+	if _, err := Write(req, dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "manifests.yaml"), nil
 }
 
 // Write renders req's manifests into dir/manifests.yaml (the Secret is

@@ -23,7 +23,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/compose"
 )
 
 // obj is one manifest; maps keep this package free of the Kubernetes
@@ -53,10 +52,6 @@ var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "
 
 // LoaderPodLabel is the app.kubernetes.io/name of the loader pods.
 const LoaderPodLabel = "dbarena-loader-pod"
-
-// clustered are the databases this provider runs as a cluster of
-// several pods; the others run as one.
-var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
 
 // options reads deploy.options.
 func options(req deploy.Request) (Options, error) {
@@ -111,54 +106,52 @@ type Manifests struct {
 
 // Render builds the manifests of one target.
 func Render(req deploy.Request) (*Manifests, error) {
-	im, ok := compose.ImageFor(req.Database)
-	if !ok {
+	db, err := deploy.LookupDatabase(req.Database)
+	if err != nil || db.Image == nil {
 		return nil, fmt.Errorf("kubernetes: %s: no image for database %q", req.Name, req.Database)
 	}
+	im := db.Image
 	o, err := options(req)
 	if err != nil {
 		return nil, err
 	}
-	if req.Version != "" {
-		im.Ref = strings.SplitN(im.Ref, ":", 2)[0] + ":" + req.Version
-	}
 	nodes := max(req.Nodes, 1)
-	if nodes > 1 && !clustered[req.Database] {
-		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: this provider runs %s as one pod; clusters: cassandra, cockroachdb, scylladb (or use the database's operator)", req.Name, nodes, req.Database)
+	if nodes > 1 && db.Cluster == nil {
+		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: this provider runs %s as one pod; clusters: %s (or use the database's operator)", req.Name, nodes, req.Database, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
 	labels := map[string]any{"app.kubernetes.io/name": req.Database, "app.kubernetes.io/instance": req.Name, "app.kubernetes.io/managed-by": "dbarena"}
 	m := &Manifests{Options: o, Port: im.Port, Service: "db"}
+	advertise := nodes > 1 && db.Cluster.AdvertiseFlag != ""
 	meta := func(name string) obj { return obj{"name": name, "namespace": o.Namespace, "labels": labels} }
 
 	env := []any{}
-	for k, v := range dbEnv(req.Database, req.Name, nodes, o.Namespace) {
-		env = append(env, obj{"name": k, "value": v})
+	for _, v := range dbEnv(db, o.Namespace, m.Service) {
+		env = append(env, obj{"name": v.Name, "value": v.Value})
 	}
-	if req.Database == "cockroachdb" && nodes > 1 {
+	if advertise {
 		env = append(env, obj{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}})
 	}
 	if pw := req.Options["password"]; pw != "" {
 		m.Secret = obj{"apiVersion": "v1", "kind": "Secret", "metadata": meta("db-password"), "type": "Opaque",
 			"stringData": obj{"password": pw}}
-		env = append(env, obj{"name": passwordVar(req.Database), "valueFrom": obj{"secretKeyRef": obj{"name": "db-password", "key": "password"}}})
+		env = append(env, obj{"name": passwordVar(im), "valueFrom": obj{"secretKeyRef": obj{"name": "db-password", "key": "password"}}})
 	}
 	sort.Slice(env, func(i, j int) bool { return env[i].(obj)["name"].(string) < env[j].(obj)["name"].(string) })
 
-	container := obj{"name": "db", "image": im.Ref, "env": env,
+	container := obj{"name": "db", "image": im.Ref(req.Version), "env": env,
 		"ports":          []any{obj{"name": "client", "containerPort": im.Port}},
-		"readinessProbe": obj{"exec": obj{"command": toAny(im.Probe)}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 60},
-		"volumeMounts":   []any{obj{"name": "data", "mountPath": dataDir(req.Database)}}}
+		"readinessProbe": obj{"exec": obj{"command": toAny(probe(im.Health))}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 60},
+		"volumeMounts":   []any{obj{"name": "data", "mountPath": dataDir(im)}}}
 	if res := resources(req); res != nil {
 		container["resources"] = res
 	}
-	if args := dbArgs(req, nodes, o.Namespace, m.Service); args != nil {
+	if args := dbArgs(req, db, nodes, o.Namespace, m.Service); args != nil {
 		container["args"] = toAny(args)
 	}
-	if req.Database == "cockroachdb" && nodes > 1 {
+	if nodes > 1 && db.Cluster.InitCheck != "" {
 		// A new cluster answers only once initialised: the probe
 		// initialises it (idempotently) from whichever pod runs it first.
-		container["readinessProbe"].(obj)["exec"] = obj{"command": []any{"sh", "-c",
-			"cockroach init --insecure --host=localhost:26257 2>/dev/null; curl -sf 'http://localhost:8080/health?ready=1'"}}
+		container["readinessProbe"].(obj)["exec"] = obj{"command": toAny(probe([]string{"CMD-SHELL", db.Cluster.InitCheck}))}
 	}
 	pvc := obj{"metadata": obj{"name": "data"}, "spec": obj{"accessModes": []any{"ReadWriteOnce"},
 		"resources": obj{"requests": obj{"storage": o.Storage}}}}
@@ -184,7 +177,7 @@ func Render(req deploy.Request) (*Manifests, error) {
 			}},
 			"volumeClaimTemplates": []any{pvc},
 		}},
-		loaderJob(req, o, meta, im.Port, m.Service),
+		loaderJob(req, db, o, meta, im.Port, m.Service),
 		loaderPods(req, o, meta, labels),
 	}
 	return m, nil
@@ -213,46 +206,55 @@ func loaderPods(req deploy.Request, o Options, meta func(string) obj, dbLabels m
 }
 
 // dbArgs are the database container's arguments (nil: the image's
-// default command). Pod i of the StatefulSet is db-i.SERVICE.NS.
-func dbArgs(req deploy.Request, nodes int, ns, svc string) []string {
-	db, password := req.Database, req.Options["password"] != ""
+// default command). Pod i of the StatefulSet is db-i.SERVICE.NS; the
+// first is a cluster's seed.
+func dbArgs(req deploy.Request, db deploy.Database, nodes int, ns, svc string) []string {
+	im, c := db.Image, db.Cluster
 	pod := func(i int) string { return fmt.Sprintf("db-%d.%s.%s.svc.cluster.local", i, svc, ns) }
-	switch db {
-	case "redis":
-		args := []string{"redis-server", "--save", "", "--appendonly", "no"}
-		if password {
-			// Kubernetes expands $(VAR) from the container's environment.
-			args = append(args, "--requirepass", "$(DB_PASSWORD)")
+	var args []string
+	if im.Sized != nil {
+		args = append(args, im.Sized(req.CPUs, req.MemoryBytes)...)
+	}
+	base := im.Args
+	if nodes > 1 {
+		if c.SeedFlag != "" {
+			args = append(args, c.SeedFlag, pod(0))
 		}
-		return args
-	case "scylladb", "alternator":
-		args := compose.ScyllaArgs(req.CPUs, req.MemoryBytes)
-		if nodes > 1 {
-			args = append(args, "--seeds", pod(0))
+		if c.Args != nil {
+			base = c.Args
 		}
-		if db == "alternator" {
-			args = append(args, "--alternator-port", "8000", "--alternator-write-isolation", "only_rmw_uses_lwt")
-		}
-		return args
-	case "cockroachdb":
-		if nodes == 1 {
-			return []string{"start-single-node", "--insecure"}
-		}
+	}
+	args = append(args, base...)
+	if nodes > 1 && c.JoinFlag != "" {
 		var join []string
 		for i := range nodes {
-			join = append(join, pod(i)+":26257")
+			join = append(join, fmt.Sprintf("%s:%d", pod(i), im.Port))
 		}
+		args = append(args, c.JoinFlag+strings.Join(join, ","))
+	}
+	if nodes > 1 && c.AdvertiseFlag != "" {
 		// Each node advertises its pod's name under the headless
 		// Service, which the others resolve (its bare hostname they do
 		// not); Kubernetes expands $(POD_NAME) from the environment.
-		return []string{"start", "--insecure", "--join=" + strings.Join(join, ","),
-			fmt.Sprintf("--advertise-addr=$(POD_NAME).%s.%s.svc.cluster.local", svc, ns)}
-	case "yugabyte-ysql", "yugabyte-ycql":
-		return []string{"bin/yugabyted", "start", "--background=false"}
-	case "dynamodb":
-		return []string{"-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory"}
+		args = append(args, fmt.Sprintf("%s$(POD_NAME).%s.%s.svc.cluster.local", c.AdvertiseFlag, svc, ns))
 	}
-	return nil
+	if req.Options["password"] != "" && im.PasswordFlag != "" {
+		// Kubernetes expands $(VAR) from the container's environment.
+		args = append(args, im.PasswordFlag, "$("+passwordVar(im)+")")
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	return args
+}
+
+// probe is a Compose health check as an argument vector: Compose needs
+// $$ for a literal $, a plain shell does not.
+func probe(health []string) []string {
+	if health[0] == "CMD-SHELL" {
+		return []string{"sh", "-c", strings.ReplaceAll(health[1], "$$", "$")}
+	}
+	return health[1:]
 }
 
 func toAny(ss []string) []any {
@@ -279,64 +281,43 @@ func resources(req deploy.Request) obj {
 	return obj{"requests": q, "limits": q}
 }
 
-func dataDir(db string) string {
-	switch db {
-	case "postgres":
-		return "/var/lib/postgresql/data"
-	case "redis":
+// dataDir is where the volume claim is mounted: the image's data
+// directory, or /data for an image that keeps none.
+func dataDir(im *deploy.Image) string {
+	if im.DataDir == "" {
 		return "/data"
-	case "mariadb", "mysql":
-		return "/var/lib/mysql"
-	case "mongodb":
-		return "/data/db"
-	case "cassandra":
-		return "/var/lib/cassandra"
-	case "scylladb", "alternator":
-		return "/var/lib/scylla"
-	case "cockroachdb":
-		return "/cockroach/cockroach-data"
-	case "yugabyte-ysql", "yugabyte-ycql":
-		return "/home/yugabyte/yb_data"
 	}
-	return "/data"
+	return im.DataDir
 }
 
-func passwordVar(db string) string {
-	switch db {
-	case "postgres":
-		return "POSTGRES_PASSWORD"
-	case "mariadb":
-		return "MARIADB_ROOT_PASSWORD"
-	case "mysql":
-		return "MYSQL_ROOT_PASSWORD"
+// passwordVar is the container's variable for its password. A password
+// given by flag comes from DB_PASSWORD, which the flag names.
+func passwordVar(im *deploy.Image) string {
+	if im.PasswordEnv == "" || im.PasswordFlag != "" {
+		return "DB_PASSWORD"
 	}
-	return "DB_PASSWORD"
+	return im.PasswordEnv
 }
 
-// dbEnv is the database container's environment.
-func dbEnv(db, name string, nodes int, ns string) map[string]string {
-	switch db {
-	case "postgres":
-		return map[string]string{"POSTGRES_DB": "ycsb", "POSTGRES_HOST_AUTH_METHOD": "trust", "PGDATA": "/var/lib/postgresql/data/pgdata"}
-	case "mariadb":
-		return map[string]string{"MARIADB_DATABASE": "ycsb", "MARIADB_ALLOW_EMPTY_ROOT_PASSWORD": "1"}
-	case "mysql":
-		return map[string]string{"MYSQL_DATABASE": "ycsb", "MYSQL_ALLOW_EMPTY_PASSWORD": "1"}
-	case "cassandra":
-		// The first pod of the StatefulSet is the seed.
-		return map[string]string{"CASSANDRA_CLUSTER_NAME": "dbarena", "CASSANDRA_SEEDS": "db-0.db." + ns + ".svc.cluster.local",
-			"MAX_HEAP_SIZE": "1G", "HEAP_NEWSIZE": "200M"}
-	case "aerospike":
-		return map[string]string{"NAMESPACE": "ycsb"}
+// dbEnv is the database container's environment: the catalogue's, with
+// the first pod as a cluster's seed, and the data in a subdirectory of
+// the claim where the image needs one.
+func dbEnv(db deploy.Database, ns, svc string) []deploy.EnvVar {
+	im := db.Image
+	env := append(append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...), im.SharedEnv...)
+	if c := db.Cluster; c != nil && c.SeedEnv != "" {
+		env = append(env, deploy.EnvVar{Name: c.SeedEnv, Value: fmt.Sprintf("db-0.%s.%s.svc.cluster.local", svc, ns)})
 	}
-	return map[string]string{}
+	if im.Subdir.Name != "" {
+		env = append(env, im.Subdir)
+	}
+	return env
 }
 
 // loaderJob is the Indexed Job of loaders: pod i runs dbarena ycsb run
 // --loader i/N against the headless Service and writes its interval log
 // to standard output, where `kubectl logs` gathers it for dbarena merge.
-func loaderJob(req deploy.Request, o Options, meta func(string) obj, port int, svc string) obj {
-	db, _ := deploy.LookupDatabase(req.Database)
+func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(string) obj, port int, svc string) obj {
 	host := fmt.Sprintf("%s.%s.svc.cluster.local", svc, o.Namespace)
 	args := []any{"ycsb", "run", db.Driver, "-P", "/workloads/" + o.Workload, "-q",
 		"--loader", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", o.Loaders), "--run-id", req.Name,

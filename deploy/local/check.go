@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/limits"
@@ -17,15 +16,15 @@ var _ deploy.Checker = (*Provider)(nil)
 // requirement is a program a database needs, with how to install it.
 type requirement struct{ program, install string }
 
-// requirements lists what each database needs installed.
-func requirements(db string) []requirement {
+// requirements lists what each launcher needs installed.
+func requirements(launcher string) []requirement {
 	java := requirement{"java", "apt-get install openjdk-17-jre-headless"}
-	switch db {
+	switch launcher {
 	case "postgres":
 		return nil // pgBin looks in /usr/lib/postgresql as well as PATH
 	case "redis":
 		return []requirement{{"redis-server", "apt-get install redis-server"}}
-	case "mariadb", "mysql":
+	case "mariadb":
 		return []requirement{{"mariadb-install-db", "apt-get install mariadb-server"}}
 	case "cassandra", "dynamodb":
 		return []requirement{java}
@@ -35,10 +34,10 @@ func requirements(db string) []requirement {
 	return nil
 }
 
-// mavenNeeded names the Maven download a database needs when it is not
+// mavenNeeded names the Maven download a launcher needs when it is not
 // cached yet.
-func mavenNeeded(db string) (name, version string, ok bool) {
-	switch db {
+func mavenNeeded(launcher string) (name, version string, ok bool) {
+	switch launcher {
 	case "cassandra":
 		return "cassandra", CassandraVersion, true
 	case "dynamodb":
@@ -51,25 +50,25 @@ func mavenNeeded(db string) (name, version string, ok bool) {
 // starts, its programs are installed (or, for Maven downloads, Maven is),
 // and the resource limits fit this machine.
 func (p *Provider) Check(req deploy.Request) error {
-	if _, ok := launchers()[req.Database]; !ok {
-		return fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
-			req.Database, strings.Join(Databases(), ", "))
+	db, _, err := launcherOf(req)
+	if err != nil {
+		return err
 	}
 	var errs []error
-	if req.Nodes > 1 && req.Database != "cassandra" && req.Database != "scylladb" {
-		errs = append(errs, fmt.Errorf("nodes=%d, but only cassandra and scylladb run as local clusters", req.Nodes))
+	if err := checkNodes(db, req.Nodes); err != nil {
+		errs = append(errs, err)
 	}
-	if req.Database == "postgres" {
+	if db.Local == "postgres" {
 		if _, err := pgBin(); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, r := range requirements(req.Database) {
+	for _, r := range requirements(db.Local) {
 		if _, err := need(r.program, r.install); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if name, version, ok := mavenNeeded(req.Database); ok && !cached(name, version) {
+	if name, version, ok := mavenNeeded(db.Local); ok && !cached(name, version) {
 		if _, err := need("mvn", "apt-get install maven (it downloads "+name+" "+version+" from Maven Central once)"); err != nil {
 			errs = append(errs, err)
 		}

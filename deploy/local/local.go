@@ -25,7 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
+
 	"strings"
 	"sync"
 	"syscall"
@@ -60,47 +60,65 @@ var _ deploy.Provider = (*Provider)(nil)
 func New() *Provider { return &Provider{ReadyTimeout: deploy.DefaultReadyTimeout} }
 
 // Name implements deploy.Provider.
-func (p *Provider) Name() string { return "local" }
+func (p *Provider) Name() string { return deploy.Local }
 
 // launcher starts one database's servers into d and waits until they
 // answer.
 type launcher func(ctx context.Context, d *deployment) error
 
-// launchers is the table of databases this provider can start.
+// launchers is the table of launchers, by the name the catalogue's
+// entries give (deploy.Database.Local).
 func launchers() map[string]launcher {
 	return map[string]launcher{
 		"postgres":  launchPostgres,
 		"redis":     launchRedis,
 		"mariadb":   launchMariaDB,
-		"mysql":     launchMariaDB,
 		"cassandra": launchCassandra,
 		"scylladb":  launchScylla,
 		"dynamodb":  launchDynamoDB,
 	}
 }
 
+// starts reports whether this provider starts d.
+func starts(d deploy.Database) bool {
+	_, ok := launchers()[d.Local]
+	return ok && d.Unsupported[deploy.Local] == ""
+}
+
 // Databases returns the databases the local provider can start.
-func Databases() []string {
-	var out []string
-	for name := range launchers() {
-		out = append(out, name)
+func Databases() []string { return deploy.Names(starts) }
+
+// launcherOf returns the launcher of req's database, or why there is
+// none.
+func launcherOf(req deploy.Request) (deploy.Database, launcher, error) {
+	d, err := deploy.LookupDatabase(req.Database)
+	if err != nil || !starts(d) {
+		return d, nil, fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
+			req.Database, strings.Join(Databases(), ", "))
 	}
-	sort.Strings(out)
-	return out
+	return d, launchers()[d.Local], nil
+}
+
+// checkNodes refuses a cluster of a database that runs as one node.
+func checkNodes(d deploy.Database, nodes int) error {
+	if nodes > 1 && d.Cluster == nil {
+		clusters := deploy.Names(func(d deploy.Database) bool { return starts(d) && d.Cluster != nil })
+		return fmt.Errorf("nodes=%d, but only %s run as local clusters", nodes, strings.Join(clusters, " and "))
+	}
+	return nil
 }
 
 // Up implements deploy.Provider.
 func (p *Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
-	launch, ok := launchers()[req.Database]
-	if !ok {
-		return nil, fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
-			req.Database, strings.Join(Databases(), ", "))
+	db, launch, err := launcherOf(req)
+	if err != nil {
+		return nil, err
 	}
 	if req.Nodes <= 0 {
 		req.Nodes = 1
 	}
-	if req.Nodes > 1 && req.Database != "cassandra" && req.Database != "scylladb" {
-		return nil, fmt.Errorf("local: %s: nodes=%d, but only cassandra and scylladb run as local clusters", req.Name, req.Nodes)
+	if err := checkNodes(db, req.Nodes); err != nil {
+		return nil, fmt.Errorf("local: %s: %w", req.Name, err)
 	}
 	if req.Logger == nil {
 		req.Logger = slog.New(slog.DiscardHandler)

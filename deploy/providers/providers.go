@@ -47,3 +47,16 @@ func Lookup(name string) (deploy.Provider, error) {
 	}
 	return nil, fmt.Errorf("unknown deployment provider %q; valid: %s", name, strings.Join(Names(), ", "))
 }
+
+// Renderers returns the sorted names of the providers that write what
+// they would run (deploy.Renderer).
+func Renderers() []string {
+	var out []string
+	for _, p := range table() {
+		if _, ok := p.(deploy.Renderer); ok {
+			out = append(out, p.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}

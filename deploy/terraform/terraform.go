@@ -27,7 +27,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/compose"
 )
 
 //go:embed modules
@@ -61,11 +60,12 @@ func sqlReady(ctx context.Context, url string) error {
 var (
 	_ deploy.Provider     = Provider{}
 	_ deploy.Checker      = Provider{}
+	_ deploy.Renderer     = Provider{}
 	_ deploy.LoadMachines = (*deployment)(nil)
 )
 
 // Name implements deploy.Provider.
-func (Provider) Name() string { return "terraform" }
+func (Provider) Name() string { return deploy.Terraform }
 
 // dbSpec is how a database runs in Docker on a VM. flags and args may
 // use the boot script's $SELF, $SEED, $SEEDS and $NODE_INDEX (see the
@@ -75,58 +75,67 @@ type dbSpec struct {
 	port                              int
 }
 
-// clustered are the databases that run on several VMs as one cluster.
-var clustered = map[string]bool{"cassandra": true, "scylladb": true, "cockroachdb": true}
-
-// databaseNames are the databases this provider runs, for messages.
-const databaseNames = "cassandra, cockroachdb, mariadb, mongodb, postgres, redis, scylladb"
+// runsOnVMs reports whether the modules run d.
+func runsOnVMs(d deploy.Database) bool {
+	return d.Image != nil && d.Unsupported[deploy.Terraform] == ""
+}
 
 // database is how db runs on nodes VMs. PostgreSQL and MariaDB trust
 // connections: the firewall admits only the loaders and the operator's
-// address. The images are the Compose provider's, except PostgreSQL,
-// Redis, Cassandra, ScyllaDB and MongoDB, kept at the tags published.
+// address.
 func database(name string, db string, nodes int) (dbSpec, error) {
-	spec, ok := specOf(db, nodes)
+	d, err := deploy.LookupDatabase(db)
 	switch {
-	case !ok:
-		return dbSpec{}, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: %s", name, db, databaseNames)
-	case nodes > 1 && !clustered[db]:
-		return dbSpec{}, fmt.Errorf("terraform: %s: nodes: %d: %s runs on one VM here; clusters: cassandra, cockroachdb, scylladb", name, nodes, db)
+	case err != nil || !runsOnVMs(d):
+		return dbSpec{}, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: %s", name, db, strings.Join(deploy.Names(runsOnVMs), ", "))
+	case nodes > 1 && d.Cluster == nil:
+		return dbSpec{}, fmt.Errorf("terraform: %s: nodes: %d: %s runs on one VM here; clusters: %s", name, nodes, db, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
-	return spec, nil
+	return specOf(d, nodes), nil
 }
 
-func specOf(db string, nodes int) (dbSpec, bool) {
-	switch db {
-	case "postgres":
-		return dbSpec{image: "postgres:17", dataDir: "/var/lib/postgresql/data", flags: "-e POSTGRES_DB=ycsb -e POSTGRES_HOST_AUTH_METHOD=trust", port: 5432}, true
-	case "redis":
-		return dbSpec{image: "redis:7.4", dataDir: "/data", args: "redis-server --save '' --appendonly no --protected-mode no", port: 6379}, true
-	case "mongodb":
-		return dbSpec{image: "mongo:7.0", dataDir: "/data/db", args: "--bind_ip_all", port: 27017}, true
-	case "mariadb":
-		return dbSpec{image: imageOf(db), dataDir: "/var/lib/mysql", flags: "-e MARIADB_DATABASE=ycsb -e MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1", port: 3306}, true
-	case "cassandra":
-		// Every node gossips with the first; the nodes of a new cluster
-		// may bootstrap together.
-		return dbSpec{image: "cassandra:5.0", dataDir: "/var/lib/cassandra", port: 9042,
-			flags: "-e CASSANDRA_CLUSTER_NAME=dbarena -e CASSANDRA_SEEDS=$SEED -e CASSANDRA_BROADCAST_ADDRESS=$SELF -e JVM_EXTRA_OPTS=-Dcassandra.consistent.rangemovement=false"}, true
-	case "scylladb":
-		return dbSpec{image: "scylladb/scylla:6.2", dataDir: "/var/lib/scylla", args: "--seeds $SEED --developer-mode 0", port: 9042}, true
-	case "cockroachdb":
-		if nodes == 1 {
-			return dbSpec{image: imageOf(db), dataDir: "/cockroach/cockroach-data", args: "start-single-node --insecure --advertise-addr=$SELF", port: 26257}, true
+// specOf writes d's catalogue entry in the boot script's terms. Every
+// node of a cluster boots at once, told the first VM's address ($SEED),
+// its own ($SELF) and every node's ($SEEDS).
+func specOf(d deploy.Database, nodes int) dbSpec {
+	im, c := d.Image, d.Cluster
+	env := append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...)
+	var args []string
+	base := im.Args
+	spec := dbSpec{image: im.Ref(""), dataDir: im.DataDir, port: im.Port}
+	if c != nil {
+		if c.SeedEnv != "" {
+			env = append(env, deploy.EnvVar{Name: c.SeedEnv, Value: "$SEED"})
 		}
-		return dbSpec{image: imageOf(db), dataDir: "/cockroach/cockroach-data", args: "start --insecure --advertise-addr=$SELF --join=$SEEDS",
-			init: "/cockroach/cockroach init --insecure --host=localhost:26257", port: 26257}, true
+		if c.AdvertiseEnv != "" {
+			env = append(env, deploy.EnvVar{Name: c.AdvertiseEnv, Value: "$SELF"})
+		}
+		if c.SeedFlag != "" {
+			args = append(args, c.SeedFlag, "$SEED")
+		}
+		if nodes > 1 && c.Args != nil {
+			base = c.Args
+		}
 	}
-	return dbSpec{}, false
-}
-
-// imageOf is the Compose provider's image of a database.
-func imageOf(db string) string {
-	im, _ := compose.ImageFor(db)
-	return im.Ref
+	args = append(args, base...)
+	if c != nil {
+		if c.AdvertiseFlag != "" {
+			args = append(args, c.AdvertiseFlag+"$SELF")
+		}
+		if nodes > 1 && c.JoinFlag != "" {
+			args = append(args, c.JoinFlag+"$SEEDS")
+		}
+		if nodes > 1 {
+			spec.init = strings.Join(c.Init, " ")
+		}
+	}
+	var flags []string
+	for _, v := range append(env, im.VM.Env...) {
+		flags = append(flags, "-e "+v.Name+"="+v.Value)
+	}
+	spec.flags = strings.Join(flags, " ")
+	spec.args = deploy.ShellJoin(append(args, im.VM.Args...))
+	return spec
 }
 
 // options are the provider's settings in deploy.options.
@@ -264,6 +273,19 @@ func WriteState(dir, cloud string, vars map[string]any) error {
 		return fmt.Errorf("terraform: %w", err)
 	}
 	return os.WriteFile(filepath.Join(dir, "terraform.tfvars.json"), b, 0o600)
+}
+
+// Render implements deploy.Renderer: the state directory Up would
+// apply, and its variables' file.
+func (Provider) Render(req deploy.Request, dir string) (string, error) {
+	cloud, vars, err := Vars(req)
+	if err != nil {
+		return "", err
+	}
+	if err := WriteState(dir, cloud, vars); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "terraform.tfvars.json"), nil
 }
 
 // Up implements deploy.Provider.

@@ -1,5 +1,6 @@
 // Package drivers is the one table of built-in database drivers. Adding a
-// database means adding a package under driver/ and one line here.
+// driver means a package under driver/ and one line here; adding a
+// database means more, which the documentation of package deploy lists.
 package drivers
 
 import (
@@ -29,6 +30,11 @@ type Info struct {
 	// Summary is one line for --help and errors.
 	Summary string
 	Open    driver.Opener
+	// Reference names the database's own load tool that package
+	// reference runs beside a trial ("pgbench"; "" none), and Endpoint
+	// reads the properties for it.
+	Reference string
+	Endpoint  driver.EndpointFunc
 }
 
 // table lists every built-in driver, each opened through redacted.
@@ -41,8 +47,10 @@ func table() []Info {
 		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open},
 		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open},
 		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open},
-		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open},
-		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open},
+		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open,
+			Reference: "pgbench", Endpoint: postgres.Endpoint},
+		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open,
+			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
 	}
 	for i := range t {
 		t[i].Open = redacted(t[i].Open)

@@ -339,3 +339,15 @@ func (db *DB) Counters() []driver.Counter {
 		{Name: "postgres.reconnects", Value: float64(db.reconnects.Load()), Help: "connections replaced after a connection-level error"},
 	}
 }
+
+var _ driver.EndpointFunc = Endpoint
+
+// Endpoint implements driver.EndpointFunc: the URL, the dialect and the
+// driver's own point read, for pgbench.
+func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props, workers)
+	if err != nil {
+		return driver.Endpoint{}, err
+	}
+	return driver.Endpoint{Dialect: string(c.Dialect), URL: c.URL, ReadAllSQL: c.ReadAllSQL}, nil
+}

@@ -208,3 +208,16 @@ func parseAddrs(p driver.Props) ([]string, error) {
 	}
 	return out, nil
 }
+
+var _ driver.EndpointFunc = Endpoint
+
+// Endpoint implements driver.EndpointFunc: the servers and how to log
+// in, for redis-benchmark.
+func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props, workers)
+	if err != nil {
+		return driver.Endpoint{}, err
+	}
+	return driver.Endpoint{Addrs: c.Addrs, Username: c.Username, Password: c.Password, DB: c.DB,
+		Cluster: c.Cluster, TLS: c.TLS != nil}, nil
+}

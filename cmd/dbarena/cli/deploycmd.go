@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbarena/dbarena/deploy/compose"
-	"github.com/dbarena/dbarena/deploy/kubernetes"
+	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/providers"
 	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
@@ -97,29 +98,19 @@ files only.`,
 			n := 0
 			for i := range s.Targets {
 				t := &s.Targets[i]
-				if t.Deploy.Provider != "compose" && t.Deploy.Provider != "kubernetes" && t.Deploy.Provider != "terraform" {
+				p, err := providers.Lookup(t.Deploy.Provider)
+				if err != nil {
+					return usageError(fmt.Errorf("deploy render: %w", err))
+				}
+				r, ok := p.(deploy.Renderer)
+				if !ok {
 					continue
 				}
 				req, err := experiment.Request(t, experiment.Options{Secrets: st.Secrets})
 				if err != nil {
 					return usageError(fmt.Errorf("deploy render: %w", err))
 				}
-				dir := filepath.Join(out, t.Name)
-				file := filepath.Join(dir, "compose.yml")
-				switch t.Deploy.Provider {
-				case "kubernetes":
-					file = filepath.Join(dir, "manifests.yaml")
-					_, err = kubernetes.Write(req, dir)
-				case "terraform":
-					file = filepath.Join(dir, "terraform.tfvars.json")
-					var cloud string
-					var vars map[string]any
-					if cloud, vars, err = terraform.Vars(req); err == nil {
-						err = terraform.WriteState(dir, cloud, vars)
-					}
-				default:
-					_, err = compose.Write(req, dir)
-				}
+				file, err := r.Render(req, filepath.Join(out, t.Name))
 				if err != nil {
 					return usageError(fmt.Errorf("deploy render: %w", err))
 				}
@@ -127,11 +118,19 @@ files only.`,
 				n++
 			}
 			if n == 0 {
-				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider compose, kubernetes or terraform", args[0]))
+				return usageError(fmt.Errorf("deploy render: %s has no target with deploy.provider %s", args[0], orList(providers.Renderers())))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "deploy", "directory to write the assets into, one subdirectory per target")
 	return cmd
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
