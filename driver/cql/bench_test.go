@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -35,7 +36,7 @@ func benchWorkload(b *testing.B, records, ops int, table string) *workload.Workl
 }
 
 func benchProps(b *testing.B, extra map[string]string) map[string]string {
-	p := map[string]string{"cql.hosts": drivertest.Address(b, envNode), "cql.keyspace": benchKeyspace}
+	p := map[string]string{"cql.hosts": testenv.Addr(b, envNode), "cql.keyspace": benchKeyspace}
 	for k, v := range extra {
 		p[k] = v
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -26,7 +27,7 @@ const (
 const testKeyspace = "dbarena_test"
 
 func nodeProps(t testing.TB, extra map[string]string) map[string]string {
-	addr := drivertest.Address(t, envNode)
+	addr := testenv.Addr(t, envNode)
 	p := map[string]string{"cql.hosts": addr, "cql.keyspace": testKeyspace}
 	for k, v := range extra {
 		p[k] = v
@@ -198,7 +199,7 @@ func TestUnreachableBlackhole(t *testing.T) {
 func TestServerGoesAway(t *testing.T) {
 	// Through a proxy that is cut mid-run: operations fail as
 	// SERVICE_UNAVAILABLE (or TIMEOUT), promptly, and the error says so.
-	addr := drivertest.Address(t, envNode)
+	addr := testenv.Addr(t, envNode)
 	proxy := drivertest.NewProxy(t, addr)
 	ctx := context.Background()
 	db := open(t, map[string]string{"cql.hosts": proxy.Addr(), "cql.keyspace": testKeyspace, "cql.timeout": "2s"})

@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/dynamodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -41,7 +42,7 @@ func benchWorkload(b *testing.B, table string, ops int, read, update string) *wo
 // operation (this process only; the server's CPU is not counted) and the
 // capacity units consumed per operation.
 func BenchmarkWorkload(b *testing.B) {
-	endpoint := drivertest.Address(b, envAddr)
+	endpoint := testenv.Addr(b, envAddr)
 	ctx := context.Background()
 	table := localTable("dbarena_bench")
 	db, err := dynamodb.Open(ctx, driver.Params{Props: map[string]string{

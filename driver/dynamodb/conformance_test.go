@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/dynamodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // envAddr holds the endpoint of a DynamoDB-API server for the tests
@@ -12,7 +13,7 @@ import (
 const envAddr = "DBARENA_TEST_DYNAMODB"
 
 func TestConformance(t *testing.T) {
-	endpoint := drivertest.Address(t, envAddr)
+	endpoint := testenv.Addr(t, envAddr)
 	drivertest.Run(t, drivertest.Options{
 		Open: dynamodb.Open, Prefix: dynamodb.Prefix,
 		Props: map[string]string{"dynamodb.endpoint": endpoint},
@@ -25,7 +26,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceYCSBSemantics(t *testing.T) {
 	// YCSB's own behaviour: puts and updates without conditions, and a
 	// scan that starts after the start key.
-	endpoint := drivertest.Address(t, envAddr)
+	endpoint := testenv.Addr(t, envAddr)
 	drivertest.Run(t, drivertest.Options{
 		Open: dynamodb.Open, Prefix: dynamodb.Prefix,
 		Props: map[string]string{"dynamodb.endpoint": endpoint,

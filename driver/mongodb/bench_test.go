@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mongodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -57,7 +58,7 @@ func countDocuments(b *testing.B, url string) int64 {
 // little on the server.
 func BenchmarkWorkloadC(b *testing.B) {
 	ctx := context.Background()
-	url := drivertest.Address(b, envAddr)
+	url := testenv.Addr(b, envAddr)
 	props := map[string]string{"mongodb.url": url, "mongodb.database": benchDatabase}
 	db, err := mongodb.Open(ctx, driver.Params{Props: props, Workers: benchWorkers})
 	require.NoError(b, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mongodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -26,7 +27,7 @@ const testDatabase = "dbarena_test"
 
 func testProps(t *testing.T, extra map[string]string) map[string]string {
 	t.Helper()
-	p := map[string]string{"mongodb.url": drivertest.Address(t, envAddr), "mongodb.database": testDatabase}
+	p := map[string]string{"mongodb.url": testenv.Addr(t, envAddr), "mongodb.database": testDatabase}
 	for k, v := range extra {
 		p[k] = v
 	}
@@ -62,7 +63,7 @@ func tableName(prefix string) string {
 // directly, to check what dbarena wrote and to write as YCSB does.
 func rawCollection(t *testing.T, table string) *mongo.Collection {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(drivertest.Address(t, envAddr)))
+	c, err := mongo.Connect(options.Client().ApplyURI(testenv.Addr(t, envAddr)))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
 	coll := c.Database(testDatabase).Collection(table)
@@ -182,7 +183,7 @@ func TestUnreachable(t *testing.T) {
 // SERVICE_UNAVAILABLE within the connect timeout instead of hanging.
 func TestServerGone(t *testing.T) {
 	ctx := context.Background()
-	url := drivertest.Address(t, envAddr)
+	url := testenv.Addr(t, envAddr)
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "mongodb://"), "/")
 	if i := strings.IndexAny(host, "/?"); i >= 0 {
 		host = host[:i]

@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mysql"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -74,7 +75,7 @@ func countRows(b *testing.B, dsn string) int {
 // operations and reports ops/s and client CPU per operation. Run it with a
 // fixed count, e.g. -benchtime 100000x.
 func BenchmarkWorkloadC(b *testing.B) {
-	db := openLoaded(b, drivertest.Address(b, envAddr))
+	db := openLoaded(b, testenv.Addr(b, envAddr))
 	defer db.Close()
 	wl := benchWorkload(b, b.N)
 	b.ReportAllocs()

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mysql"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -25,7 +26,7 @@ const (
 
 func props(t testing.TB, extra ...string) map[string]string {
 	t.Helper()
-	p := map[string]string{"mysql.url": drivertest.Address(t, envAddr), "mysql.database": testDatabase}
+	p := map[string]string{"mysql.url": testenv.Addr(t, envAddr), "mysql.database": testDatabase}
 	for i := 0; i+1 < len(extra); i += 2 {
 		p[extra[i]] = extra[i+1]
 	}
@@ -100,7 +101,7 @@ func TestCheckSchema(t *testing.T) {
 // process would have loaded it: records come back under the workload's
 // field names.
 func TestReadsYCSBTable(t *testing.T) {
-	dsn := drivertest.Address(t, envAddr)
+	dsn := testenv.Addr(t, envAddr)
 	raw, err := sql.Open("mysql", dsn)
 	require.NoError(t, err)
 	defer raw.Close()
@@ -169,7 +170,7 @@ func TestUnreachableSilentServer(t *testing.T) {
 }
 
 func TestBadPassword(t *testing.T) {
-	cfg, err := gomysql.ParseDSN(drivertest.Address(t, envAddr))
+	cfg, err := gomysql.ParseDSN(testenv.Addr(t, envAddr))
 	require.NoError(t, err)
 	cfg.User, cfg.Passwd = "nobody_here", "wrong"
 	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{"mysql.url": cfg.FormatDSN()}, Workers: 1})
@@ -181,7 +182,7 @@ func TestBadPassword(t *testing.T) {
 }
 
 func TestServerDiesMidRun(t *testing.T) {
-	cfg, err := gomysql.ParseDSN(drivertest.Address(t, envAddr))
+	cfg, err := gomysql.ParseDSN(testenv.Addr(t, envAddr))
 	require.NoError(t, err)
 	proxy := drivertest.NewProxy(t, cfg.Addr)
 	cfg.Addr = proxy.Addr()

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -73,7 +74,7 @@ func countRows(b *testing.B, url string) int {
 // primary-key select of the same rows at the same concurrency. Both issue
 // b.N reads; ops/s and client CPU per operation are reported.
 func BenchmarkPointReads(b *testing.B) {
-	url := withDatabase(&testing.T{}, drivertest.Address(b, envAddr), "dbarena_bench")
+	url := withDatabase(&testing.T{}, testenv.Addr(b, envAddr), "dbarena_bench")
 	db := openLoaded(b, url)
 	defer db.Close()
 

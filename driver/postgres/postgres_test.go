@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 const envAddr = "DBARENA_TEST_POSTGRES"
@@ -30,7 +31,7 @@ func withDatabase(t *testing.T, url, name string) string {
 }
 
 func TestConformanceColumns(t *testing.T) {
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	drivertest.Run(t, drivertest.Options{
 		Open: postgres.Open, Prefix: postgres.Prefix,
 		Props:       map[string]string{"postgres.url": url},
@@ -39,7 +40,7 @@ func TestConformanceColumns(t *testing.T) {
 }
 
 func TestConformanceJSONB(t *testing.T) {
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	drivertest.Run(t, drivertest.Options{
 		Open: postgres.Open, Prefix: postgres.Prefix,
 		Props:       map[string]string{"postgres.url": url, "postgres.layout": "jsonb", "postgres.load": "insert"},
@@ -50,7 +51,7 @@ func TestConformanceJSONB(t *testing.T) {
 func TestConformanceSmallPool(t *testing.T) {
 	// Fewer connections than workers: sessions take a connection per
 	// operation instead of keeping one.
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	drivertest.Run(t, drivertest.Options{
 		Open: postgres.Open, Prefix: postgres.Prefix,
 		Props:       map[string]string{"postgres.url": url, "postgres.pool.max": "3", "postgres.load": "insert"},
@@ -61,7 +62,7 @@ func TestConformanceSmallPool(t *testing.T) {
 func TestCreatesMissingDatabase(t *testing.T) {
 	ctx := context.Background()
 	name := "dbarena_new_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
-	url := withDatabase(t, drivertest.Address(t, envAddr), name)
+	url := withDatabase(t, testenv.Addr(t, envAddr), name)
 	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.NoError(t, err, "a missing database is not an error at open")
 	defer db.Close()
@@ -91,7 +92,7 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestBadLogin(t *testing.T) {
-	url := drivertest.Address(t, envAddr)
+	url := testenv.Addr(t, envAddr)
 	url = strings.Replace(url, "postgres://postgres@", "postgres://nobody_here@", 1)
 	_, err := postgres.Open(context.Background(), driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.Error(t, err)
@@ -127,7 +128,7 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	// the pool does not have: fail, not hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	pc, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
 	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))

@@ -19,6 +19,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -83,7 +84,7 @@ func benchDBClient(b *testing.B, addr string) *goredis.Client {
 // client below. Each issues b.N reads; ops/s and client CPU per operation
 // are reported. Run it with a fixed count, e.g. -benchtime 200000x.
 func BenchmarkWorkloadC(b *testing.B) {
-	addr := drivertest.Address(b, envAddr)
+	addr := testenv.Addr(b, envAddr)
 	db := openLoaded(b, addr)
 	defer db.Close()
 

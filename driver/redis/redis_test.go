@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -26,7 +27,7 @@ const (
 )
 
 func TestConformance(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	drivertest.Run(t, drivertest.Options{
 		Open: redis.Open, Prefix: redis.Prefix,
 		Props: map[string]string{"redis.addr": addr, "redis.db": conformanceDB},
@@ -37,7 +38,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestConformanceBlindUpdateFlushDB(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	drivertest.Run(t, drivertest.Options{
 		Open: redis.Open, Prefix: redis.Prefix,
 		Props: map[string]string{"redis.addr": addr, "redis.db": checkedDB,
@@ -55,7 +56,7 @@ func open(t *testing.T, props map[string]string) driver.DB {
 }
 
 func TestUpdateMissingIsNotFound(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
 	ctx := context.Background()
 	sess, err := db.Session(ctx, 0)
@@ -73,7 +74,7 @@ func TestUpdateMissingIsNotFound(t *testing.T) {
 }
 
 func TestCheckSchema(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
 	ctx := context.Background()
 	sm := db.(driver.SchemaManager)
@@ -140,7 +141,7 @@ func TestUnreachableTimeout(t *testing.T) {
 }
 
 func TestServerDiesMidRun(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	proxy := drivertest.NewProxy(t, addr)
 	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "1s"})
 	ctx := context.Background()
@@ -156,7 +157,7 @@ func TestServerDiesMidRun(t *testing.T) {
 }
 
 func TestBadPassword(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
 		"redis.addr": addr, "redis.user": "nobody_here", "redis.password": "wrong",
 	}, Workers: 1})
