@@ -4,8 +4,10 @@
 // where the database defines one, many concurrent workers, and a run phase
 // through the real runner.
 //
-// A driver's test calls Run with its opener and properties; the suite uses
-// a table of its own, so suites of several packages can share one server.
+// driver/drivers' TestConformance calls Run for every registered driver;
+// a driver's own tests call it again for other topologies (clusters,
+// several hosts). The suite uses a table of its own, so suites of several
+// packages can share one server.
 package drivertest
 
 import (

@@ -19,6 +19,10 @@ import (
 	"github.com/dbarena/dbarena/record"
 )
 
+// envAddr holds the endpoint of a DynamoDB-API server for the tests
+// (http://127.0.0.1:PORT of DynamoDB Local).
+const envAddr = "DBARENA_TEST_DYNAMODB"
+
 // localTable returns a fresh table name, so that tests sharing a server
 // do not collide.
 func localTable(prefix string) string {

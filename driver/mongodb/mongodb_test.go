@@ -34,26 +34,6 @@ func testProps(t *testing.T, extra map[string]string) map[string]string {
 	return p
 }
 
-func TestConformance(t *testing.T) {
-	// FerretDB sorts string _id values bytewise like MongoDB, so scans are
-	// checked for order.
-	drivertest.Run(t, drivertest.Options{
-		Open: mongodb.Open, Prefix: mongodb.Prefix, Props: testProps(t, nil),
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPoolMajority(t *testing.T) {
-	// Fewer connections than workers, an operation timeout (sent as
-	// maxTimeMS), and the write and read concerns a replica set would be
-	// run with; FerretDB accepts and ignores both concerns.
-	drivertest.Run(t, drivertest.Options{
-		Open: mongodb.Open, Prefix: mongodb.Prefix,
-		Props:       testProps(t, map[string]string{"mongodb.pool": "2", "mongodb.timeout": "10s", "mongodb.writeconcern": "majority", "mongodb.readconcern": "majority"}),
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
-}
-
 // tableName returns a collection name no other test run uses.
 func tableName(prefix string) string {
 	return fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()%1_000_000_000)
@@ -166,17 +146,6 @@ func TestCheckSchemaFields(t *testing.T) {
 	require.NoError(t, s.Insert(ctx, table, "k", record.Record{{Name: "field0", Value: []byte("v")}}))
 	err = sm.CheckSchema(ctx, schema)
 	require.ErrorContains(t, err, "field1", "a document without a workload field is reported")
-}
-
-func TestUnreachable(t *testing.T) {
-	start := time.Now()
-	_, err := mongodb.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mongodb.url": "mongodb://127.0.0.1:1/ycsb", "mongodb.connect.timeout": "1500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "127.0.0.1:1")
-	require.Less(t, time.Since(start), 5*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
 }
 
 // TestServerGone cuts the connection mid-run: operations then fail as

@@ -3,7 +3,6 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -31,22 +30,6 @@ func props(t testing.TB, extra ...string) map[string]string {
 		p[extra[i]] = extra[i+1]
 	}
 	return p
-}
-
-func TestConformance(t *testing.T) {
-	drivertest.Run(t, drivertest.Options{
-		Open: mysql.Open, Prefix: mysql.Prefix, Props: props(t),
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPoolSmallStatements(t *testing.T) {
-	// Fewer connections than workers, and load batches of 50 split into
-	// INSERTs of 7 rows inside one transaction.
-	drivertest.Run(t, drivertest.Options{
-		Open: mysql.Open, Prefix: mysql.Prefix, Props: props(t, "mysql.pool", "3", "mysql.batch.rows", "7"),
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
 }
 
 func open(t *testing.T, p map[string]string) driver.DB {
@@ -135,38 +118,6 @@ func TestReadsYCSBTable(t *testing.T) {
 	got, err = sess.Read(ctx, "ycsb_made", "user1", nil, nil)
 	require.NoError(t, err)
 	require.True(t, record.Equal(record.Record{{Name: "field0", Value: []byte("a")}, {Name: "field1", Value: []byte("b")}}, got), "%v", got)
-}
-
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	start := time.Now()
-	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mysql.url": "root@tcp(" + addr + ")/", "mysql.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), addr)
-	require.Less(t, time.Since(start), 3*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
-func TestUnreachableSilentServer(t *testing.T) {
-	// The kernel accepts the connection but no handshake ever comes: only
-	// the connect timeout ends the wait.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	start := time.Now()
-	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mysql.url": "root@tcp(" + ln.Addr().String() + ")/", "mysql.connect.timeout": "500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), ln.Addr().String())
-	require.Less(t, time.Since(start), 2*time.Second)
 }
 
 func TestBadPassword(t *testing.T) {

@@ -30,35 +30,6 @@ func withDatabase(t *testing.T, url, name string) string {
 	return url[:i+1] + name + q
 }
 
-func TestConformanceColumns(t *testing.T) {
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url},
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceJSONB(t *testing.T) {
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url, "postgres.layout": "jsonb", "postgres.load": "insert"},
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPool(t *testing.T) {
-	// Fewer connections than workers: sessions take a connection per
-	// operation instead of keeping one.
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url, "postgres.pool.max": "3", "postgres.load": "insert"},
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
-}
-
 func TestCreatesMissingDatabase(t *testing.T) {
 	ctx := context.Background()
 	name := "dbarena_new_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
@@ -78,17 +49,6 @@ func TestCreatesMissingDatabase(t *testing.T) {
 	// A table of another shape is reported with the missing columns.
 	err = sm.CheckSchema(ctx, driver.Schema{Table: "usertable", Fields: []string{"field0", "field1"}})
 	require.ErrorContains(t, err, "field1")
-}
-
-func TestUnreachable(t *testing.T) {
-	start := time.Now()
-	_, err := postgres.Open(context.Background(), driver.Params{Props: map[string]string{
-		"postgres.url": "postgres://postgres@127.0.0.1:1/ycsb?sslmode=disable", "postgres.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "127.0.0.1:1")
-	require.Less(t, time.Since(start), 5*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
 }
 
 func TestBadLogin(t *testing.T) {
