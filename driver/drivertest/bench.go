@@ -3,6 +3,7 @@ package drivertest
 import (
 	"context"
 	"maps"
+	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -163,4 +164,21 @@ func RequireNoErrors(tb testing.TB, res *runner.Result) {
 		r := &res.MeasuredResults[i]
 		require.Zero(tb, r.ErrorCount(), "series %s failed: %v", r.Name, r.Errors)
 	}
+}
+
+// RunTool runs a database's own load tool (pgbench, redis-benchmark) as
+// the timed part of a benchmark, fails with its output if it fails, and
+// reports its CPU (the child's, not this process's) per operation and
+// its throughput, for ops operations, the way Run reports dbarena's.
+func RunTool(b *testing.B, cmd *exec.Cmd, ops int) {
+	b.Helper()
+	b.ResetTimer()
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	b.StopTimer()
+	require.NoError(b, err, string(out))
+	st := cmd.ProcessState
+	b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/float64(ops), "cpu-us/op")
+	b.ReportMetric(float64(ops)/wall.Seconds(), "ops/s")
 }

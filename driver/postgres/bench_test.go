@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,15 +74,6 @@ func BenchmarkPointReads(b *testing.B) {
 		perClient := max(b.N/benchWorkers, 1)
 		cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(benchWorkers), "-j", "2",
 			"-t", strconv.Itoa(perClient), "-f", script, url)
-		b.ResetTimer()
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err, string(out))
-		ops := float64(perClient * benchWorkers)
-		st := cmd.ProcessState
-		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/ops, "cpu-us/op")
-		b.ReportMetric(ops/wall.Seconds(), "ops/s")
+		drivertest.RunTool(b, cmd, perClient*benchWorkers)
 	})
 }

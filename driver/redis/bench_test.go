@@ -93,16 +93,7 @@ func BenchmarkWorkloadC(b *testing.B) {
 		host, port := splitAddr(b, addr)
 		cmd := exec.Command(bin, "-h", host, "-p", port, "--dbnum", benchDB, "-c", strconv.Itoa(benchWorkers),
 			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(benchRecords), "-q", "HGETALL", "user__rand_int__")
-		b.ResetTimer()
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err, string(out))
-		ops := float64(b.N)
-		st := cmd.ProcessState
-		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/ops, "cpu-us/op")
-		b.ReportMetric(ops/wall.Seconds(), "ops/s")
+		drivertest.RunTool(b, cmd, b.N)
 	})
 }
 
