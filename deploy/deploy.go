@@ -167,6 +167,16 @@ type Renderer interface {
 	Render(req Request, dir string) (file string, err error)
 }
 
+// Destroyer is implemented by providers whose deployments can outlive a
+// killed run, such as cloud VMs that go on billing: Destroy removes what
+// a deployment left, from the state directory it logged when it
+// deployed (dbarena deploy down).
+type Destroyer interface {
+	// Destroy destroys the deployment of dir with tool, the program that
+	// manages it ("" = the provider's default), and removes dir.
+	Destroy(ctx context.Context, dir, tool string) error
+}
+
 // Checker is implemented by providers that can tell before anything
 // starts whether a request can be deployed: a missing program or an
 // impossible limit then fails the experiment at once, not after an hour

@@ -12,9 +12,9 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/reference"
 	"github.com/dbarena/dbarena/runner"
@@ -70,7 +70,7 @@ func load(t *testing.T, open driver.Opener, props map[string]string, cfg workloa
 }
 
 func pgURL(t *testing.T) string {
-	url := drivertest.Address(t, "DBARENA_TEST_POSTGRES")
+	url := testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	i := strings.LastIndex(url, "/")
 	q := ""
 	if j := strings.Index(url[i:], "?"); j >= 0 {
@@ -107,7 +107,7 @@ func TestPgbench(t *testing.T) {
 }
 
 func TestRedisBenchmark(t *testing.T) {
-	props := map[string]string{"redis.addr": drivertest.Address(t, "DBARENA_TEST_REDIS")}
+	props := map[string]string{"redis.addr": testenv.Addr(t, "DBARENA_TEST_REDIS")}
 	cfg := config(t, redis.Prefix, "insertorder", "ordered", "zeropadding", "12")
 	load(t, redis.Open, props, cfg)
 	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // serve answers each request with the next of pages (the last one again
@@ -162,10 +164,7 @@ func nodeExporterBinary(t *testing.T) string {
 		bin, _ = exec.LookPath("prometheus-node-exporter")
 	}
 	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("prometheus-node-exporter is not installed and DBARENA_NODE_EXPORTER is unset, under CI=true: the test script must install it")
-		}
-		t.Skip("prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter, or set DBARENA_NODE_EXPORTER)")
+		testenv.Missing(t, "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter, or set DBARENA_NODE_EXPORTER)")
 	}
 	return bin
 }

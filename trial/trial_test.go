@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -81,7 +81,7 @@ func TestResolveSecrets(t *testing.T) {
 // refuses a missing table, a load creates it (or with
 // schema.create=false refuses it missing), and the run then finds it.
 func TestReady(t *testing.T) {
-	url := drivertest.Address(t, "DBARENA_TEST_POSTGRES")
+	url := testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	table := fmt.Sprintf("trial_ready_%d", time.Now().UnixNano())

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // userHZ is the unit of utime and stime in /proc/PID/stat: USER_HZ, 100 on
@@ -22,13 +24,7 @@ const userHZ = 100
 // under CI, where a skipped suite would hide a broken runner.
 func requireRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("real cgroup tests need root; CI=true forbids skipping them")
-	}
-	t.Skip("real cgroup tests need root (set CI=true to make this a failure)")
+	testenv.Root(t, "real cgroup tests")
 }
 
 // treeTicks sums utime+stime over pid and all its descendants, read from

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,19 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // requireProgram skips when a server program is missing on a laptop, and
 // fails under CI=true, where the test command installs it.
 func requireProgram(t *testing.T, program string) {
 	t.Helper()
-	if _, err := exec.LookPath(program); err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed, and CI=true: the test command must install it", program)
-	}
-	t.Skipf("%s is not installed", program)
+	testenv.Program(t, program)
 }
 
 func up(t *testing.T, req deploy.Request) deploy.Deployment {
@@ -153,9 +147,7 @@ func TestPrivateWorkDirIsNamed(t *testing.T) {
 
 func TestLimitsApplyToTheServer(t *testing.T) {
 	requireProgram(t, "redis-server")
-	if os.Geteuid() != 0 && os.Getenv("CI") != "true" {
-		t.Skip("cgroups need root")
-	}
+	testenv.Root(t, "cgroups")
 	d := up(t, deploy.Request{Name: "lim", Database: "redis", CPUs: 0.5, MemoryBytes: 256 << 20})
 	require.NotEmpty(t, d.Limits())
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(d.Hosts()[0].PID), "cgroup"))

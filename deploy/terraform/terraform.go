@@ -587,6 +587,21 @@ func Destroy(ctx context.Context, tool, dir string) error {
 // Program returns the tofu or terraform program the provider runs.
 func (p Provider) Program() (string, error) { return p.tool() }
 
+var _ deploy.Destroyer = Provider{}
+
+// Destroy implements deploy.Destroyer: tofu (or terraform) destroy in
+// dir, then dir removed.
+func (p Provider) Destroy(ctx context.Context, dir, tool string) error {
+	if tool != "" {
+		p.Tool = tool
+	}
+	prog, err := p.tool()
+	if err != nil {
+		return err
+	}
+	return Destroy(ctx, prog, dir)
+}
+
 func run(ctx context.Context, tool, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir

@@ -3,7 +3,6 @@ package aerospike_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/aerospike"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -37,13 +35,6 @@ func liveProps(t *testing.T) map[string]string {
 		ns = "test"
 	}
 	return map[string]string{"aerospike.host": addr, "aerospike.namespace": ns}
-}
-
-func TestConformance(t *testing.T) {
-	drivertest.Run(t, drivertest.Options{
-		Open: aerospike.Open, Prefix: aerospike.Prefix, Props: liveProps(t),
-		NoScan: true, StrictInsert: true,
-	})
 }
 
 func TestLiveBehaviour(t *testing.T) {
@@ -84,45 +75,4 @@ func TestLiveBehaviour(t *testing.T) {
 	err = other.(driver.SchemaManager).CheckSchema(ctx, schema)
 	require.ErrorContains(t, err, "dbarena_no_such_ns")
 	require.ErrorContains(t, err, "aerospike.conf")
-}
-
-func TestUnreachable(t *testing.T) {
-	// A port that was just free: connections are refused at once.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-
-	start := time.Now()
-	_, err = aerospike.Open(context.Background(), driver.Params{Props: map[string]string{
-		"aerospike.host": addr, "aerospike.connect.timeout": "1500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), addr)
-	require.Less(t, time.Since(start), 5*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
-func TestUnreachableSilent(t *testing.T) {
-	// A listener that accepts and never answers: the connect timeout must
-	// bound the wait.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	start := time.Now()
-	_, err = aerospike.Open(context.Background(), driver.Params{Props: map[string]string{
-		"as.host": "127.0.0.1", "as.port": fmt.Sprint(ln.Addr().(*net.TCPAddr).Port), "aerospike.connect.timeout": "1s",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), ln.Addr().String())
-	require.Less(t, time.Since(start), 5*time.Second)
 }

@@ -2,16 +2,13 @@ package cql_test
 
 import (
 	"context"
-	"strconv"
+	"maps"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -25,44 +22,23 @@ const (
 	benchTable    = "usertable"
 )
 
-func benchWorkload(b *testing.B, records, ops int, table string) *workload.Workload {
-	b.Helper()
-	return drivertest.Workload(b, cql.Prefix, map[string]string{
-		"recordcount": strconv.Itoa(records), "operationcount": strconv.Itoa(ops),
-		"readproportion": "0.5", "updateproportion": "0.5", "scanproportion": "0", "insertproportion": "0",
-		"requestdistribution": "zipfian", "table": table,
-	})
-}
-
-func benchProps(b *testing.B, extra map[string]string) map[string]string {
-	p := map[string]string{"cql.hosts": drivertest.Address(b, envNode), "cql.keyspace": benchKeyspace}
-	for k, v := range extra {
-		p[k] = v
+// bench is workload A over records records of table, loaded in UNLOGGED
+// batches of 50 by 8 threads, with extra driver properties.
+func bench(b *testing.B, extra map[string]string, records int, table string) drivertest.Bench {
+	props := map[string]string{"cql.hosts": testenv.Addr(b, envNode), "cql.keyspace": benchKeyspace}
+	maps.Copy(props, extra)
+	return drivertest.Bench{
+		Open: cql.Open, Prefix: cql.Prefix, Props: props,
+		Workload: map[string]string{
+			"readproportion": "0.5", "updateproportion": "0.5", "scanproportion": "0", "insertproportion": "0",
+			"requestdistribution": "zipfian", "table": table,
+		},
+		Records: records, Workers: benchWorkers, LoadThreads: 8, LoadBatch: 50, Loaded: loaded,
 	}
-	return p
 }
 
-// openLoaded opens the benchmark keyspace, loading the table unless it
-// exists and holds the first, middle and last keys of the load.
-func openLoaded(b *testing.B, extra map[string]string) driver.DB {
-	b.Helper()
-	ctx := context.Background()
-	db, err := cql.Open(ctx, driver.Params{Props: benchProps(b, extra), Workers: benchWorkers})
-	require.NoError(b, err)
-	wl := benchWorkload(b, benchRecords, 1, benchTable)
-	schema := driver.Schema{Table: benchTable, Fields: wl.FieldNames()}
-	sm := db.(driver.SchemaManager)
-	if sm.CheckSchema(ctx, schema) == nil && loaded(ctx, db) {
-		return db
-	}
-	require.NoError(b, sm.DropSchema(ctx, schema))
-	require.NoError(b, sm.CreateSchema(ctx, schema))
-	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 8, BatchSize: 50, Seed: 1}, wl, db)
-	require.NoError(b, err)
-	requireNoErrors(b, res)
-	return db
-}
-
+// loaded reports whether the table holds the first, middle and last keys
+// of the load.
 func loaded(ctx context.Context, db driver.DB) bool {
 	sess, err := db.Session(ctx, 0)
 	if err != nil {
@@ -91,20 +67,8 @@ func BenchmarkWorkloadA(b *testing.B) {
 		{"conns=1/coalesce=200us", map[string]string{"cql.write.coalesce": "200us"}}, // gocql's default window
 	} {
 		b.Run(v.name, func(b *testing.B) {
-			db := openLoaded(b, v.props)
-			defer db.Close()
-			wl := benchWorkload(b, benchRecords, b.N, benchTable)
-			cpu := drivertest.ProcessCPU()
-			b.ResetTimer()
-			start := time.Now()
-			res, err := runner.Run(context.Background(), runner.Config{
-				Phase: runner.Transactions, Threads: benchWorkers, OperationCount: int64(b.N), Seed: 7,
-			}, wl, db)
-			wall := time.Since(start)
-			b.StopTimer()
-			require.NoError(b, err)
-			requireNoErrors(b, res)
-			drivertest.ReportCPU(b, cpu, wall, res.Measured.Operations)
+			bn := bench(b, v.props, benchRecords, benchTable)
+			bn.Run(b, bn.OpenLoaded(b))
 		})
 	}
 }
@@ -122,35 +86,9 @@ func BenchmarkLoad(b *testing.B) {
 		{"load=unlogged/bytes=40k", map[string]string{"cql.load": "unlogged", "cql.load.batch.bytes": "40960"}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
-			ctx := context.Background()
-			db, err := cql.Open(ctx, driver.Params{Props: benchProps(b, v.props), Workers: 8})
-			require.NoError(b, err)
-			defer db.Close()
-			table := "bench_load"
-			wl := benchWorkload(b, b.N, 1, table)
-			schema := driver.Schema{Table: table, Fields: wl.FieldNames()}
-			sm := db.(driver.SchemaManager)
-			require.NoError(b, sm.DropSchema(ctx, schema))
-			require.NoError(b, sm.CreateSchema(ctx, schema))
-			defer func() { _ = sm.DropSchema(ctx, schema) }()
-			cpu := drivertest.ProcessCPU()
-			b.ResetTimer()
-			start := time.Now()
-			res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 8, BatchSize: 50, Seed: 1}, wl, db)
-			wall := time.Since(start)
-			b.StopTimer()
-			require.NoError(b, err)
-			requireNoErrors(b, res)
-			drivertest.ReportCPU(b, cpu, wall, res.Measured.Operations)
+			bn := bench(b, v.props, b.N, "bench_load")
+			bn.Loaded, bn.Workers = nil, 8
+			bn.Load(b, bn.OpenEmpty(b))
 		})
-	}
-}
-
-// requireNoErrors fails with the error classes of every series, which on a
-// loaded machine are server-side timeouts rather than driver faults.
-func requireNoErrors(b *testing.B, res *runner.Result) {
-	b.Helper()
-	for _, r := range res.MeasuredResults {
-		require.Zero(b, r.ErrorCount(), "series %s failed: %v", r.Name, r.Errors)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -21,7 +22,7 @@ import (
 // and writes at QUORUM: two of three replicas acknowledge each write and
 // answer each read, so every read overlaps the last acknowledged write.
 func clusterProps(t testing.TB, extra map[string]string) map[string]string {
-	addr := drivertest.Address(t, envCluster)
+	addr := testenv.Addr(t, envCluster)
 	p := map[string]string{
 		"cql.hosts": addr, "cql.keyspace": "dbarena_test_rf3",
 		"cql.replication.strategy": "SimpleStrategy", "cql.replication.factor": "3",
@@ -65,7 +66,7 @@ func TestClusterConsistencyAll(t *testing.T) {
 // one-node cluster cannot pass the RF=3 tests by accident.
 func requireNodes(t *testing.T, n int) {
 	t.Helper()
-	hosts := strings.Split(drivertest.Address(t, envCluster), ",")
+	hosts := strings.Split(testenv.Addr(t, envCluster), ",")
 	cc := gocql.NewCluster(hosts...)
 	s, err := cc.CreateSession()
 	require.NoError(t, err)
@@ -87,7 +88,7 @@ func requireNodes(t *testing.T, n int) {
 func TestClusterWithoutDiscovery(t *testing.T) {
 	requireNodes(t, 3)
 	ctx := context.Background()
-	hosts := strings.Split(drivertest.Address(t, envCluster), ",")
+	hosts := strings.Split(testenv.Addr(t, envCluster), ",")
 	others := map[string]bool{}
 	for _, h := range hosts[1:] {
 		others[hostOnly(h)] = true

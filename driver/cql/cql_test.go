@@ -2,7 +2,6 @@ package cql_test
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -26,36 +26,12 @@ const (
 const testKeyspace = "dbarena_test"
 
 func nodeProps(t testing.TB, extra map[string]string) map[string]string {
-	addr := drivertest.Address(t, envNode)
+	addr := testenv.Addr(t, envNode)
 	p := map[string]string{"cql.hosts": addr, "cql.keyspace": testKeyspace}
 	for k, v := range extra {
 		p[k] = v
 	}
 	return p
-}
-
-func TestConformance(t *testing.T) {
-	drivertest.Run(t, drivertest.Options{
-		Open: cql.Open, Prefix: cql.Prefix, Props: nodeProps(t, nil),
-		// Token order, and an INSERT of an existing key overwrites it.
-		ScanOrdered: false, StrictInsert: false,
-	})
-}
-
-func TestConformanceLWT(t *testing.T) {
-	// With lightweight transactions an insert of an existing key is not
-	// applied and reported as a CONFLICT, as in SQL databases.
-	drivertest.Run(t, drivertest.Options{
-		Open: cql.Open, Prefix: cql.Prefix, Props: nodeProps(t, map[string]string{"cql.lwt": "true"}),
-		ScanOrdered: false, StrictInsert: true, Records: 400,
-	})
-}
-
-func TestConformanceConcurrentLoad(t *testing.T) {
-	drivertest.Run(t, drivertest.Options{
-		Open: cql.Open, Prefix: cql.Prefix, Props: nodeProps(t, map[string]string{"cql.load": "concurrent"}),
-		Records: 400,
-	})
 }
 
 func open(t *testing.T, props map[string]string) *cql.DB {
@@ -152,53 +128,10 @@ func TestCheckSchema(t *testing.T) {
 	require.NoError(t, other.DropSchema(ctx, schema))
 }
 
-func TestUnreachable(t *testing.T) {
-	// A port nothing listens on: take a free one and close it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-
-	start := time.Now()
-	_, err = cql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"cql.hosts": addr, "cql.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), addr, "the error names host:port")
-	require.Less(t, time.Since(start), 3*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
-func TestUnreachableBlackhole(t *testing.T) {
-	// A listener that never answers the CQL handshake: the TCP connection
-	// succeeds, gocql's startup times out.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { _ = c.Close() })
-		}
-	}()
-	start := time.Now()
-	_, err = cql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"cql.hosts": ln.Addr().String(), "cql.connect.timeout": "1s",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), ln.Addr().String())
-	require.Less(t, time.Since(start), 5*time.Second)
-}
-
 func TestServerGoesAway(t *testing.T) {
 	// Through a proxy that is cut mid-run: operations fail as
 	// SERVICE_UNAVAILABLE (or TIMEOUT), promptly, and the error says so.
-	addr := drivertest.Address(t, envNode)
+	addr := testenv.Addr(t, envNode)
 	proxy := drivertest.NewProxy(t, addr)
 	ctx := context.Background()
 	db := open(t, map[string]string{"cql.hosts": proxy.Addr(), "cql.keyspace": testKeyspace, "cql.timeout": "2s"})

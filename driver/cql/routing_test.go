@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -20,7 +20,7 @@ import (
 // with RF=1 exactly one node holds each key, and the host gocql sent the
 // request to must be that node, found from the ring's tokens.
 func TestClusterTokenAware(t *testing.T) {
-	addr := drivertest.Address(t, "DBARENA_TEST_CASSANDRA_CLUSTER")
+	addr := testenv.Addr(t, "DBARENA_TEST_CASSANDRA_CLUSTER")
 	ctx := context.Background()
 	dbi, err := Open(ctx, driver.Params{Props: map[string]string{
 		"cql.hosts": addr, "cql.keyspace": "dbarena_test_rf1", "cql.replication.factor": "1",

@@ -4,8 +4,10 @@
 // where the database defines one, many concurrent workers, and a run phase
 // through the real runner.
 //
-// A driver's test calls Run with its opener and properties; the suite uses
-// a table of its own, so suites of several packages can share one server.
+// driver/drivers' TestConformance calls Run for every registered driver;
+// a driver's own tests call it again for other topologies (clusters,
+// several hosts). The suite uses a table of its own, so suites of several
+// packages can share one server.
 package drivertest
 
 import (
@@ -179,27 +181,19 @@ func series(res *runner.Result, name string) *measure.SeriesResult {
 	return nil
 }
 
-func requireNoErrors(t *testing.T, res *runner.Result) {
-	t.Helper()
-	for i := range res.MeasuredResults {
-		r := &res.MeasuredResults[i]
-		require.Zero(t, r.ErrorCount(), "series %s failed: %v", r.Name, r.Errors)
-	}
-}
-
 func (s *Suite) testLoadAndVerify(t *testing.T) {
 	half := s.o.Records / 2
 	// The first half one record per call, the second half in batches, so
 	// that both insert paths write what the verify pass expects.
 	res := s.run(t, runner.Load, map[string]string{"insertstart": "0", "insertcount": strconv.Itoa(half)}, 1)
-	requireNoErrors(t, res)
+	RequireNoErrors(t, res)
 	require.EqualValues(t, half, series(res, "INSERT").OK())
 	res = s.run(t, runner.Load, map[string]string{"insertstart": strconv.Itoa(half), "insertcount": strconv.Itoa(s.o.Records - half)}, 50)
-	requireNoErrors(t, res)
+	RequireNoErrors(t, res)
 	require.EqualValues(t, s.o.Records-half, series(res, "INSERT").OK())
 
 	res = s.run(t, runner.Verify, nil, 0)
-	requireNoErrors(t, res)
+	RequireNoErrors(t, res)
 	require.EqualValues(t, s.o.Records, series(res, "READ").OK(), "every loaded key reads back")
 	require.EqualValues(t, s.o.Records, series(res, "VERIFY").OK(), "every record holds the values written")
 
@@ -353,13 +347,13 @@ func (s *Suite) worker(ctx context.Context, sess driver.Session, w int) error {
 
 func (s *Suite) testRunPhase(t *testing.T) {
 	res := s.run(t, runner.Transactions, nil, 0)
-	requireNoErrors(t, res)
+	RequireNoErrors(t, res)
 	require.EqualValues(t, 2000, res.MeasuredResults.TotalCounted())
 	require.Positive(t, series(res, "VERIFY").OK(), "reads are verified")
 	// After the updates every record still reads back with the values
 	// dataintegrity defines.
 	res = s.run(t, runner.Verify, nil, 0)
-	requireNoErrors(t, res)
+	RequireNoErrors(t, res)
 	require.EqualValues(t, s.o.Records, series(res, "VERIFY").OK())
 }
 

@@ -1,18 +1,12 @@
 package dynamodb_test
 
 import (
-	"context"
-	"strconv"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/dynamodb"
-	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // benchRecords and benchWorkers: a few thousand records keep the load
@@ -23,16 +17,19 @@ const (
 	benchWorkers = 16
 )
 
-// benchWorkload is a YCSB core workload over the benchmark table with the
-// given read and update proportions and YCSB's default record (10 fields
-// of 100 bytes).
-func benchWorkload(b *testing.B, table string, ops int, read, update string) *workload.Workload {
-	b.Helper()
-	return drivertest.Workload(b, dynamodb.Prefix, map[string]string{
-		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
-		"readproportion": read, "updateproportion": update, "scanproportion": "0", "insertproportion": "0",
-		"requestdistribution": "zipfian", "table": table,
-	})
+// bench is a YCSB core workload over a fresh table with the given read
+// and update proportions and YCSB's default record (10 fields of 100
+// bytes), loaded in batches of 25, DynamoDB's most.
+func bench(endpoint, table, read, update string) drivertest.Bench {
+	return drivertest.Bench{
+		Open: dynamodb.Open, Prefix: dynamodb.Prefix,
+		Props: map[string]string{"dynamodb.endpoint": endpoint, "table": table},
+		Workload: map[string]string{
+			"readproportion": read, "updateproportion": update, "scanproportion": "0", "insertproportion": "0",
+			"requestdistribution": "zipfian", "table": table,
+		},
+		Records: benchRecords, Workers: benchWorkers, LoadBatch: 25,
+	}
 }
 
 // BenchmarkWorkload runs YCSB workloads C (reads only) and A (half
@@ -41,39 +38,14 @@ func benchWorkload(b *testing.B, table string, ops int, read, update string) *wo
 // operation (this process only; the server's CPU is not counted) and the
 // capacity units consumed per operation.
 func BenchmarkWorkload(b *testing.B) {
-	endpoint := drivertest.Address(b, envAddr)
-	ctx := context.Background()
+	endpoint := testenv.Addr(b, envAddr)
 	table := localTable("dbarena_bench")
-	db, err := dynamodb.Open(ctx, driver.Params{Props: map[string]string{
-		"dynamodb.endpoint": endpoint, "table": table}, Workers: benchWorkers})
-	require.NoError(b, err)
-	defer db.Close()
-	sm := db.(driver.SchemaManager)
-	wl := benchWorkload(b, table, 1, "1", "0")
-	schema := driver.Schema{Table: table, Fields: wl.FieldNames()}
-	require.NoError(b, sm.CreateSchema(ctx, schema))
-	defer func() { _ = sm.DropSchema(context.Background(), schema) }()
-	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 4, BatchSize: 25, Seed: 1}, wl, db)
-	require.NoError(b, err)
-	require.Zero(b, res.Measured.Errors)
-
+	db := bench(endpoint, table, "1", "0").OpenLoaded(b)
 	for _, w := range []struct{ name, read, update string }{{"C", "1", "0"}, {"A", "0.5", "0.5"}} {
 		b.Run("workload="+w.name, func(b *testing.B) {
-			wl := benchWorkload(b, table, b.N, w.read, w.update)
-			b.ReportAllocs()
 			before := counters(db.(driver.CounterSource))
-			cpu := drivertest.ProcessCPU()
-			b.ResetTimer()
-			start := time.Now()
-			res, err := runner.Run(ctx, runner.Config{
-				Phase: runner.Transactions, Threads: benchWorkers, OperationCount: int64(b.N), Seed: 7,
-			}, wl, db)
-			wall := time.Since(start)
-			b.StopTimer()
-			require.NoError(b, err)
-			require.Zero(b, res.Measured.Errors)
+			res := bench(endpoint, table, w.read, w.update).Run(b, db)
 			ops := res.Measured.Operations
-			drivertest.ReportCPU(b, cpu, wall, ops)
 			after := counters(db.(driver.CounterSource))
 			b.ReportMetric((after["dynamodb.consumed_rcu"]-before["dynamodb.consumed_rcu"])/float64(ops), "rcu/op")
 			b.ReportMetric((after["dynamodb.consumed_wcu"]-before["dynamodb.consumed_wcu"])/float64(ops), "wcu/op")

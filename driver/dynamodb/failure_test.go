@@ -2,7 +2,6 @@ package dynamodb_test
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/dynamodb"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -153,41 +151,6 @@ func TestUnprocessedItemsAreResentAndCounted(t *testing.T) {
 		require.Len(t, f.sent("BatchWriteItem"), 2)
 		require.EqualValues(t, 4, counters(db)["dynamodb.unprocessed_items"])
 	})
-}
-
-func TestUnreachableEndpoint(t *testing.T) {
-	// A listener that accepts connections and never answers: the check at
-	// Open must give up at the connect timeout and name the endpoint.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	refused := closed.Addr().String()
-	closed.Close()
-
-	for name, addr := range map[string]string{"silent": ln.Addr().String(), "refused": refused} {
-		t.Run(name, func(t *testing.T) {
-			endpoint := "http://" + addr
-			start := time.Now()
-			_, err := dynamodb.Open(context.Background(), driver.Params{Props: map[string]string{
-				"dynamodb.endpoint": endpoint, "dynamodb.connect.timeout": "1s",
-			}, Workers: 1})
-			require.Error(t, err)
-			require.Less(t, time.Since(start), 3*time.Second, "within the connect timeout")
-			require.Contains(t, err.Error(), endpoint)
-			require.Equal(t, driver.ClassUnavailable, driver.Classify(err), "%v", err)
-		})
-	}
 }
 
 func TestAttemptTimeout(t *testing.T) {

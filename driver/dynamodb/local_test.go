@@ -14,10 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/dynamodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
+
+// envAddr holds the endpoint of a DynamoDB-API server for the tests
+// (http://127.0.0.1:PORT of DynamoDB Local).
+const envAddr = "DBARENA_TEST_DYNAMODB"
 
 // localTable returns a fresh table name, so that tests sharing a server
 // do not collide.
@@ -29,7 +33,7 @@ func localTable(prefix string) string {
 // created, and dropped when the test ends.
 func openLocal(t *testing.T, props ...string) (*dynamodb.DB, driver.Schema) {
 	t.Helper()
-	p := map[string]string{"dynamodb.endpoint": drivertest.Address(t, envAddr)}
+	p := map[string]string{"dynamodb.endpoint": testenv.Addr(t, envAddr)}
 	for i := 0; i+1 < len(props); i += 2 {
 		p[props[i]] = props[i+1]
 	}
@@ -49,7 +53,7 @@ func openLocal(t *testing.T, props ...string) (*dynamodb.DB, driver.Schema) {
 // the driver created.
 func rawClient(t *testing.T) *awsddb.Client {
 	return awsddb.New(awsddb.Options{
-		BaseEndpoint: aws.String(drivertest.Address(t, envAddr)), Region: "us-east-1",
+		BaseEndpoint: aws.String(testenv.Addr(t, envAddr)), Region: "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("x", "x", ""),
 	})
 }
@@ -105,7 +109,7 @@ func TestProvisionedTable(t *testing.T) {
 func TestWrongKeyAttribute(t *testing.T) {
 	_, schema := openLocal(t, "dynamodb.primarykey", "firstname")
 	db, err := dynamodb.Open(context.Background(), driver.Params{Props: map[string]string{
-		"dynamodb.endpoint": drivertest.Address(t, envAddr)}, Workers: 1})
+		"dynamodb.endpoint": testenv.Addr(t, envAddr)}, Workers: 1})
 	require.NoError(t, err)
 	defer db.Close()
 	sm := db.(driver.SchemaManager)
@@ -117,7 +121,7 @@ func TestWrongKeyAttribute(t *testing.T) {
 }
 
 func TestMissingTable(t *testing.T) {
-	endpoint := drivertest.Address(t, envAddr)
+	endpoint := testenv.Addr(t, envAddr)
 	db, err := dynamodb.Open(context.Background(), driver.Params{Props: map[string]string{
 		"dynamodb.endpoint": endpoint}, Workers: 1})
 	require.NoError(t, err, "a missing table is not an error at open: the load creates it")

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mongodb"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -26,31 +27,11 @@ const testDatabase = "dbarena_test"
 
 func testProps(t *testing.T, extra map[string]string) map[string]string {
 	t.Helper()
-	p := map[string]string{"mongodb.url": drivertest.Address(t, envAddr), "mongodb.database": testDatabase}
+	p := map[string]string{"mongodb.url": testenv.Addr(t, envAddr), "mongodb.database": testDatabase}
 	for k, v := range extra {
 		p[k] = v
 	}
 	return p
-}
-
-func TestConformance(t *testing.T) {
-	// FerretDB sorts string _id values bytewise like MongoDB, so scans are
-	// checked for order.
-	drivertest.Run(t, drivertest.Options{
-		Open: mongodb.Open, Prefix: mongodb.Prefix, Props: testProps(t, nil),
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPoolMajority(t *testing.T) {
-	// Fewer connections than workers, an operation timeout (sent as
-	// maxTimeMS), and the write and read concerns a replica set would be
-	// run with; FerretDB accepts and ignores both concerns.
-	drivertest.Run(t, drivertest.Options{
-		Open: mongodb.Open, Prefix: mongodb.Prefix,
-		Props:       testProps(t, map[string]string{"mongodb.pool": "2", "mongodb.timeout": "10s", "mongodb.writeconcern": "majority", "mongodb.readconcern": "majority"}),
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
 }
 
 // tableName returns a collection name no other test run uses.
@@ -62,7 +43,7 @@ func tableName(prefix string) string {
 // directly, to check what dbarena wrote and to write as YCSB does.
 func rawCollection(t *testing.T, table string) *mongo.Collection {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(drivertest.Address(t, envAddr)))
+	c, err := mongo.Connect(options.Client().ApplyURI(testenv.Addr(t, envAddr)))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
 	coll := c.Database(testDatabase).Collection(table)
@@ -167,22 +148,11 @@ func TestCheckSchemaFields(t *testing.T) {
 	require.ErrorContains(t, err, "field1", "a document without a workload field is reported")
 }
 
-func TestUnreachable(t *testing.T) {
-	start := time.Now()
-	_, err := mongodb.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mongodb.url": "mongodb://127.0.0.1:1/ycsb", "mongodb.connect.timeout": "1500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "127.0.0.1:1")
-	require.Less(t, time.Since(start), 5*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
 // TestServerGone cuts the connection mid-run: operations then fail as
 // SERVICE_UNAVAILABLE within the connect timeout instead of hanging.
 func TestServerGone(t *testing.T) {
 	ctx := context.Background()
-	url := drivertest.Address(t, envAddr)
+	url := testenv.Addr(t, envAddr)
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "mongodb://"), "/")
 	if i := strings.IndexAny(host, "/?"); i >= 0 {
 		host = host[:i]

@@ -3,7 +3,6 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mysql"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -25,27 +25,11 @@ const (
 
 func props(t testing.TB, extra ...string) map[string]string {
 	t.Helper()
-	p := map[string]string{"mysql.url": drivertest.Address(t, envAddr), "mysql.database": testDatabase}
+	p := map[string]string{"mysql.url": testenv.Addr(t, envAddr), "mysql.database": testDatabase}
 	for i := 0; i+1 < len(extra); i += 2 {
 		p[extra[i]] = extra[i+1]
 	}
 	return p
-}
-
-func TestConformance(t *testing.T) {
-	drivertest.Run(t, drivertest.Options{
-		Open: mysql.Open, Prefix: mysql.Prefix, Props: props(t),
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPoolSmallStatements(t *testing.T) {
-	// Fewer connections than workers, and load batches of 50 split into
-	// INSERTs of 7 rows inside one transaction.
-	drivertest.Run(t, drivertest.Options{
-		Open: mysql.Open, Prefix: mysql.Prefix, Props: props(t, "mysql.pool", "3", "mysql.batch.rows", "7"),
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
 }
 
 func open(t *testing.T, p map[string]string) driver.DB {
@@ -100,7 +84,7 @@ func TestCheckSchema(t *testing.T) {
 // process would have loaded it: records come back under the workload's
 // field names.
 func TestReadsYCSBTable(t *testing.T) {
-	dsn := drivertest.Address(t, envAddr)
+	dsn := testenv.Addr(t, envAddr)
 	raw, err := sql.Open("mysql", dsn)
 	require.NoError(t, err)
 	defer raw.Close()
@@ -136,40 +120,8 @@ func TestReadsYCSBTable(t *testing.T) {
 	require.True(t, record.Equal(record.Record{{Name: "field0", Value: []byte("a")}, {Name: "field1", Value: []byte("b")}}, got), "%v", got)
 }
 
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	start := time.Now()
-	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mysql.url": "root@tcp(" + addr + ")/", "mysql.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), addr)
-	require.Less(t, time.Since(start), 3*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
-func TestUnreachableSilentServer(t *testing.T) {
-	// The kernel accepts the connection but no handshake ever comes: only
-	// the connect timeout ends the wait.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	start := time.Now()
-	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{
-		"mysql.url": "root@tcp(" + ln.Addr().String() + ")/", "mysql.connect.timeout": "500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), ln.Addr().String())
-	require.Less(t, time.Since(start), 2*time.Second)
-}
-
 func TestBadPassword(t *testing.T) {
-	cfg, err := gomysql.ParseDSN(drivertest.Address(t, envAddr))
+	cfg, err := gomysql.ParseDSN(testenv.Addr(t, envAddr))
 	require.NoError(t, err)
 	cfg.User, cfg.Passwd = "nobody_here", "wrong"
 	_, err = mysql.Open(context.Background(), driver.Params{Props: map[string]string{"mysql.url": cfg.FormatDSN()}, Workers: 1})
@@ -181,7 +133,7 @@ func TestBadPassword(t *testing.T) {
 }
 
 func TestServerDiesMidRun(t *testing.T) {
-	cfg, err := gomysql.ParseDSN(drivertest.Address(t, envAddr))
+	cfg, err := gomysql.ParseDSN(testenv.Addr(t, envAddr))
 	require.NoError(t, err)
 	proxy := drivertest.NewProxy(t, cfg.Addr)
 	cfg.Addr = proxy.Addr()

@@ -8,15 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
-	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // benchRecords and benchWorkers follow the issue's comparison: workload C
@@ -27,40 +25,23 @@ const (
 	benchTable   = "bench_usertable"
 )
 
-// benchWorkload is YCSB workload C with ordered keys ("user0".."user99999")
-// so that pgbench can draw the same keys with its own random().
-func benchWorkload(b *testing.B, ops int) *workload.Workload {
-	b.Helper()
-	return drivertest.Workload(b, postgres.Prefix, map[string]string{
-		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
-		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
-		"requestdistribution": "uniform", "insertorder": "ordered", "table": benchTable,
-	})
-}
-
-// openLoaded opens the benchmark database, loading the table when it does
-// not hold the expected records yet.
-func openLoaded(b *testing.B, url string) driver.DB {
-	b.Helper()
-	ctx := context.Background()
-	props := map[string]string{"postgres.url": url}
-	db, err := postgres.Open(ctx, driver.Params{Props: props, Workers: benchWorkers})
-	require.NoError(b, err)
-	wl := benchWorkload(b, 1)
-	schema := driver.Schema{Table: benchTable, Fields: wl.FieldNames()}
-	sm := db.(driver.SchemaManager)
-	if sm.CheckSchema(ctx, schema) == nil && countRows(b, url) == benchRecords {
-		return db
+// bench is YCSB workload C with ordered keys ("user0".."user99999"), so
+// that pgbench can draw the same keys with its own random(), over the
+// benchmark database, whose load is kept between runs.
+func bench(url string) drivertest.Bench {
+	return drivertest.Bench{
+		Open: postgres.Open, Prefix: postgres.Prefix,
+		Props: map[string]string{"postgres.url": url},
+		Workload: map[string]string{
+			"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
+			"requestdistribution": "uniform", "insertorder": "ordered", "table": benchTable,
+		},
+		Records: benchRecords, Workers: benchWorkers,
+		Loaded: func(context.Context, driver.DB) bool { return countRows(url) == benchRecords },
 	}
-	require.NoError(b, sm.DropSchema(ctx, schema))
-	require.NoError(b, sm.CreateSchema(ctx, schema))
-	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 4, BatchSize: 500, Seed: 1}, wl, db)
-	require.NoError(b, err)
-	require.Zero(b, res.Measured.Errors)
-	return db
 }
 
-func countRows(b *testing.B, url string) int {
+func countRows(url string) int {
 	out, err := exec.Command("psql", url, "-Atc", "SELECT count(*) FROM "+benchTable).Output()
 	if err != nil {
 		return -1
@@ -73,24 +54,11 @@ func countRows(b *testing.B, url string) int {
 // primary-key select of the same rows at the same concurrency. Both issue
 // b.N reads; ops/s and client CPU per operation are reported.
 func BenchmarkPointReads(b *testing.B) {
-	url := withDatabase(&testing.T{}, drivertest.Address(b, envAddr), "dbarena_bench")
-	db := openLoaded(b, url)
-	defer db.Close()
+	url := withDatabase(&testing.T{}, testenv.Addr(b, envAddr), "dbarena_bench")
+	bn := bench(url)
+	db := bn.OpenLoaded(b)
 
-	b.Run("dbarena", func(b *testing.B) {
-		wl := benchWorkload(b, b.N)
-		cpu := drivertest.ProcessCPU()
-		b.ResetTimer()
-		start := time.Now()
-		res, err := runner.Run(context.Background(), runner.Config{
-			Phase: runner.Transactions, Threads: benchWorkers, OperationCount: int64(b.N), Seed: 7,
-		}, wl, db)
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err)
-		require.Zero(b, res.Measured.Errors)
-		drivertest.ReportCPU(b, cpu, wall, res.Measured.Operations)
-	})
+	b.Run("dbarena", func(b *testing.B) { bn.Run(b, db) })
 
 	b.Run("pgbench", func(b *testing.B) {
 		pgbench := os.Getenv("DBARENA_PGBENCH")
@@ -106,15 +74,6 @@ func BenchmarkPointReads(b *testing.B) {
 		perClient := max(b.N/benchWorkers, 1)
 		cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(benchWorkers), "-j", "2",
 			"-t", strconv.Itoa(perClient), "-f", script, url)
-		b.ResetTimer()
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err, string(out))
-		ops := float64(perClient * benchWorkers)
-		st := cmd.ProcessState
-		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/ops, "cpu-us/op")
-		b.ReportMetric(ops/wall.Seconds(), "ops/s")
+		drivertest.RunTool(b, cmd, perClient*benchWorkers)
 	})
 }

@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 func TestNativeStats(t *testing.T) {
 	ctx := context.Background()
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.NoError(t, err)
 	defer db.Close()

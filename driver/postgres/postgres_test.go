@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 const envAddr = "DBARENA_TEST_POSTGRES"
@@ -29,39 +30,10 @@ func withDatabase(t *testing.T, url, name string) string {
 	return url[:i+1] + name + q
 }
 
-func TestConformanceColumns(t *testing.T) {
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url},
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceJSONB(t *testing.T) {
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url, "postgres.layout": "jsonb", "postgres.load": "insert"},
-		ScanOrdered: true, StrictInsert: true,
-	})
-}
-
-func TestConformanceSmallPool(t *testing.T) {
-	// Fewer connections than workers: sessions take a connection per
-	// operation instead of keeping one.
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url, "postgres.pool.max": "3", "postgres.load": "insert"},
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
-}
-
 func TestCreatesMissingDatabase(t *testing.T) {
 	ctx := context.Background()
 	name := "dbarena_new_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
-	url := withDatabase(t, drivertest.Address(t, envAddr), name)
+	url := withDatabase(t, testenv.Addr(t, envAddr), name)
 	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.NoError(t, err, "a missing database is not an error at open")
 	defer db.Close()
@@ -79,19 +51,8 @@ func TestCreatesMissingDatabase(t *testing.T) {
 	require.ErrorContains(t, err, "field1")
 }
 
-func TestUnreachable(t *testing.T) {
-	start := time.Now()
-	_, err := postgres.Open(context.Background(), driver.Params{Props: map[string]string{
-		"postgres.url": "postgres://postgres@127.0.0.1:1/ycsb?sslmode=disable", "postgres.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "127.0.0.1:1")
-	require.Less(t, time.Since(start), 5*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
 func TestBadLogin(t *testing.T) {
-	url := drivertest.Address(t, envAddr)
+	url := testenv.Addr(t, envAddr)
 	url = strings.Replace(url, "postgres://postgres@", "postgres://nobody_here@", 1)
 	_, err := postgres.Open(context.Background(), driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.Error(t, err)
@@ -127,7 +88,7 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	// the pool does not have: fail, not hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := withDatabase(t, drivertest.Address(t, envAddr), "dbarena_test")
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	pc, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
 	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))

@@ -19,7 +19,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
-	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -34,40 +34,23 @@ const (
 	benchPadding = 12
 )
 
-// benchWorkload is YCSB workload C (read-only, every field) with ordered,
-// padded keys drawn uniformly, as redis-benchmark -r draws them.
-func benchWorkload(b *testing.B, ops int) *workload.Workload {
-	b.Helper()
-	return drivertest.Workload(b, redis.Prefix, map[string]string{
-		"recordcount": strconv.Itoa(benchRecords), "operationcount": strconv.Itoa(ops),
-		"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
-		"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(benchPadding),
-		"readallfields": "true",
-	})
-}
-
-// openLoaded opens the benchmark database, loading the records when the
-// index does not list them all yet.
-func openLoaded(b *testing.B, addr string) driver.DB {
-	b.Helper()
-	ctx := context.Background()
-	db, err := redis.Open(ctx, driver.Params{
-		Props: map[string]string{"redis.addr": addr, "redis.db": benchDB}, Workers: benchWorkers,
-	})
-	require.NoError(b, err)
-	n := benchDBClient(b, addr).ZCard(ctx, "_indices").Val()
-	if n == benchRecords {
-		return db
+// bench is YCSB workload C (read-only, every field) with ordered, padded
+// keys drawn uniformly, as redis-benchmark -r draws them, in the
+// benchmark's logical database, whose load is kept between runs.
+func bench(b *testing.B, addr string) drivertest.Bench {
+	return drivertest.Bench{
+		Open: redis.Open, Prefix: redis.Prefix,
+		Props: map[string]string{"redis.addr": addr, "redis.db": benchDB},
+		Workload: map[string]string{
+			"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
+			"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(benchPadding),
+			"readallfields": "true",
+		},
+		Records: benchRecords, Workers: benchWorkers,
+		Loaded: func(ctx context.Context, _ driver.DB) bool {
+			return benchDBClient(b, addr).ZCard(ctx, "_indices").Val() == benchRecords
+		},
 	}
-	wl := benchWorkload(b, 1)
-	sm := db.(driver.SchemaManager)
-	schema := driver.Schema{Table: "usertable", Fields: wl.FieldNames()}
-	require.NoError(b, sm.DropSchema(ctx, schema))
-	require.NoError(b, sm.CreateSchema(ctx, schema))
-	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 4, BatchSize: 500, Seed: 1}, wl, db)
-	require.NoError(b, err)
-	require.Zero(b, res.Measured.Errors)
-	return db
 }
 
 func benchDBClient(b *testing.B, addr string) *goredis.Client {
@@ -83,25 +66,11 @@ func benchDBClient(b *testing.B, addr string) *goredis.Client {
 // client below. Each issues b.N reads; ops/s and client CPU per operation
 // are reported. Run it with a fixed count, e.g. -benchtime 200000x.
 func BenchmarkWorkloadC(b *testing.B) {
-	addr := drivertest.Address(b, envAddr)
-	db := openLoaded(b, addr)
-	defer db.Close()
+	addr := testenv.Addr(b, envAddr)
+	bn := bench(b, addr)
+	db := bn.OpenLoaded(b)
 
-	b.Run("client=dbarena", func(b *testing.B) {
-		wl := benchWorkload(b, b.N)
-		b.ReportAllocs()
-		cpu := drivertest.ProcessCPU()
-		b.ResetTimer()
-		start := time.Now()
-		res, err := runner.Run(context.Background(), runner.Config{
-			Phase: runner.Transactions, Threads: benchWorkers, OperationCount: int64(b.N), Seed: 7,
-		}, wl, db)
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err)
-		require.Zero(b, res.Measured.Errors)
-		drivertest.ReportCPU(b, cpu, wall, res.Measured.Operations)
-	})
+	b.Run("client=dbarena", func(b *testing.B) { bn.Run(b, db) })
 
 	b.Run("client=go-minimal", func(b *testing.B) {
 		cpu := drivertest.ProcessCPU()
@@ -124,16 +93,7 @@ func BenchmarkWorkloadC(b *testing.B) {
 		host, port := splitAddr(b, addr)
 		cmd := exec.Command(bin, "-h", host, "-p", port, "--dbnum", benchDB, "-c", strconv.Itoa(benchWorkers),
 			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(benchRecords), "-q", "HGETALL", "user__rand_int__")
-		b.ResetTimer()
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		wall := time.Since(start)
-		b.StopTimer()
-		require.NoError(b, err, string(out))
-		ops := float64(b.N)
-		st := cmd.ProcessState
-		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/ops, "cpu-us/op")
-		b.ReportMetric(ops/wall.Seconds(), "ops/s")
+		drivertest.RunTool(b, cmd, b.N)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // envCluster holds the seed nodes of a Redis Cluster (host:port,...);
@@ -12,7 +13,7 @@ import (
 const envCluster = "DBARENA_TEST_REDIS_CLUSTER"
 
 func TestConformanceCluster(t *testing.T) {
-	addrs := drivertest.Address(t, envCluster)
+	addrs := testenv.Addr(t, envCluster)
 	drivertest.Run(t, drivertest.Options{
 		Open: redis.Open, Prefix: redis.Prefix,
 		Props: map[string]string{"redis.addr": addrs, "redis.cluster": "true"},
@@ -20,7 +21,7 @@ func TestConformanceCluster(t *testing.T) {
 }
 
 func TestConformanceClusterFlushDB(t *testing.T) {
-	addrs := drivertest.Address(t, envCluster)
+	addrs := testenv.Addr(t, envCluster)
 	drivertest.Run(t, drivertest.Options{
 		Open: redis.Open, Prefix: redis.Prefix,
 		Props:   map[string]string{"redis.addr": addrs, "redis.cluster": "true", "redis.drop": "flushdb"},

@@ -2,7 +2,6 @@ package redis_test
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -11,40 +10,20 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
 const envAddr = "DBARENA_TEST_REDIS"
 
-// Logical databases of the test server: the conformance suite drops every
-// indexed record, so it gets a database of its own, apart from the
-// benchmark's loaded records (benchDB).
+// Logical databases of the test server: these tests' records and the
+// benchmark's loaded ones (benchDB) apart from each other and from the
+// conformance suite's (1 and 4, in driver/drivers), which drops every
+// indexed record of its database.
 const (
-	conformanceDB = "1"
-	checkedDB     = "2"
-	benchDB       = "3"
+	checkedDB = "2"
+	benchDB   = "3"
 )
-
-func TestConformance(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
-	drivertest.Run(t, drivertest.Options{
-		Open: redis.Open, Prefix: redis.Prefix,
-		Props: map[string]string{"redis.addr": addr, "redis.db": conformanceDB},
-		// Scans follow the index's hash order, as in YCSB; inserts
-		// overwrite, as HSET does.
-		ScanOrdered: false, StrictInsert: false,
-	})
-}
-
-func TestConformanceBlindUpdateFlushDB(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
-	drivertest.Run(t, drivertest.Options{
-		Open: redis.Open, Prefix: redis.Prefix,
-		Props: map[string]string{"redis.addr": addr, "redis.db": checkedDB,
-			"redis.update": "hset", "redis.drop": "flushdb", "redis.pool": "3"},
-		Records: 300,
-	})
-}
 
 func open(t *testing.T, props map[string]string) driver.DB {
 	t.Helper()
@@ -55,7 +34,7 @@ func open(t *testing.T, props map[string]string) driver.DB {
 }
 
 func TestUpdateMissingIsNotFound(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
 	ctx := context.Background()
 	sess, err := db.Session(ctx, 0)
@@ -73,7 +52,7 @@ func TestUpdateMissingIsNotFound(t *testing.T) {
 }
 
 func TestCheckSchema(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
 	ctx := context.Background()
 	sm := db.(driver.SchemaManager)
@@ -100,47 +79,8 @@ func TestCheckSchema(t *testing.T) {
 	require.ErrorIs(t, err, driver.ErrNotFound, "drop deletes the indexed records")
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
-func TestUnreachable(t *testing.T) {
-	addr := closedPort(t)
-	start := time.Now()
-	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
-		"redis.addr": addr, "redis.connect.timeout": "2s",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), addr)
-	require.Less(t, time.Since(start), 3*time.Second)
-	require.Equal(t, driver.ClassUnavailable, driver.Classify(err))
-}
-
-func TestUnreachableTimeout(t *testing.T) {
-	// A listener that never answers: the connection is accepted by the
-	// kernel but PING gets no reply, so only the connect timeout ends it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	start := time.Now()
-	_, err = redis.Open(context.Background(), driver.Params{Props: map[string]string{
-		"redis.addr": ln.Addr().String(), "redis.connect.timeout": "500ms",
-	}, Workers: 1})
-	require.Error(t, err)
-	t.Log(err)
-	require.Contains(t, err.Error(), ln.Addr().String())
-	require.Less(t, time.Since(start), 2*time.Second)
-}
-
 func TestServerDiesMidRun(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	proxy := drivertest.NewProxy(t, addr)
 	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "1s"})
 	ctx := context.Background()
@@ -156,7 +96,7 @@ func TestServerDiesMidRun(t *testing.T) {
 }
 
 func TestBadPassword(t *testing.T) {
-	addr := drivertest.Address(t, envAddr)
+	addr := testenv.Addr(t, envAddr)
 	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
 		"redis.addr": addr, "redis.user": "nobody_here", "redis.password": "wrong",
 	}, Workers: 1})

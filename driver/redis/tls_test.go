@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -22,13 +23,7 @@ import (
 // test authority's certificate, and returns its address.
 func startTLSRedis(t *testing.T, files drivertest.TLSFiles) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server not found and CI=true: the test command installs it")
-		}
-		t.Skip("redis-server not found: install it (scripts/servers install redis)")
-	}
+	bin := testenv.Program(t, "redis-server")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port

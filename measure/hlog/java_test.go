@@ -24,6 +24,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 const processorClass = "org.HdrHistogram.HistogramLogProcessor"
@@ -34,10 +36,7 @@ func hdrJar(t *testing.T) string {
 	t.Helper()
 	jar := os.Getenv("DBARENA_HDR_JAR")
 	if jar == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("DBARENA_HDR_JAR unset under CI: set it to the output of scripts/fetch-hdrhistogram-jar")
-		}
-		t.Skip(`DBARENA_HDR_JAR unset; export DBARENA_HDR_JAR="$(scripts/fetch-hdrhistogram-jar)" to check against the Java tools`)
+		testenv.Missing(t, `DBARENA_HDR_JAR unset; export DBARENA_HDR_JAR="$(scripts/fetch-hdrhistogram-jar)" to check against the Java tools`)
 	}
 	_, err := os.Stat(jar)
 	require.NoError(t, err, "DBARENA_HDR_JAR")

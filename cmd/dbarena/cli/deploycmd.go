@@ -10,7 +10,6 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/providers"
-	"github.com/dbarena/dbarena/deploy/terraform"
 	"github.com/dbarena/dbarena/experiment"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/bounds"
@@ -42,13 +41,17 @@ before it could tear down, so that no VM keeps billing.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prog, err := terraform.Provider{Tool: tool}.Program()
+			prov, err := providers.Lookup("terraform")
 			if err != nil {
 				return usageError(fmt.Errorf("deploy down: %w", err))
 			}
+			d, ok := prov.(deploy.Destroyer)
+			if !ok {
+				return usageError(fmt.Errorf("deploy down: the %s provider cannot destroy", prov.Name()))
+			}
 			var errs []error
 			for _, dir := range args {
-				if err := terraform.Destroy(cmd.Context(), prog, dir); err != nil {
+				if err := d.Destroy(cmd.Context(), dir, tool); err != nil {
 					errs = append(errs, err)
 					continue
 				}

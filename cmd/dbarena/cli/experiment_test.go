@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
@@ -29,15 +30,7 @@ import (
 func requireLocalServers(t *testing.T, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			if _, statErr := os.Stat(p); statErr == nil {
-				continue
-			}
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed, and CI=true: the test command must install it", p)
-			}
-			t.Skipf("%s is not installed", p)
-		}
+		testenv.Program(t, p)
 	}
 }
 
@@ -542,13 +535,7 @@ matrix:
 // manifest keeps the references, and an unset variable fails before
 // anything is deployed.
 func TestSecretsFromEnvironment(t *testing.T) {
-	addr := os.Getenv("DBARENA_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("DBARENA_TEST_REDIS is not set and CI=true: the test command must start Redis")
-		}
-		t.Skip("DBARENA_TEST_REDIS is not set: start the servers with scripts/servers")
-	}
+	addr := testenv.Addr(t, "DBARENA_TEST_REDIS")
 	t.Setenv("DBARENA_TEST_SECRET_ADDR", addr)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "secret.yaml")
@@ -723,13 +710,7 @@ run:
 // a common start, and dbarena merge adds their logs into one summary
 // equal to that of one histogram of every value.
 func TestLoadersMerge(t *testing.T) {
-	addr := os.Getenv("DBARENA_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("DBARENA_TEST_REDIS is not set and CI=true: the test command must start Redis")
-		}
-		t.Skip("DBARENA_TEST_REDIS is not set: start the servers with scripts/servers")
-	}
+	addr := testenv.Addr(t, "DBARENA_TEST_REDIS")
 	bin := buildDbarena(t)
 	dir := t.TempDir()
 	common := []string{"redis", "-p", "redis.addr=" + addr, "-p", "redis.db=7", "-p", "recordcount=300", "-q"}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // netHost is a network namespace joined to this host by a veth pair:
@@ -33,10 +35,7 @@ func newNetHosts(t *testing.T, subnet, n int) []netHost {
 		_ = exec.Command(ipBin, "netns", "del", fmt.Sprintf("dbarena-probe-%d", os.Getpid())).Run()
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("network namespaces unavailable under CI=true: %v", err)
-		}
-		t.Skipf("network namespaces unavailable (ip netns needs root and iproute2): %v", err)
+		testenv.Missing(t, fmt.Sprintf("network namespaces unavailable (ip netns needs root and iproute2): %v", err))
 	}
 	ipCmd := func(args ...string) {
 		t.Helper()

@@ -10,14 +10,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/results"
 )
 
 // pgURL returns the test server's URL for a database of this package's.
 func pgURL(t *testing.T) string {
 	t.Helper()
-	u, err := url.Parse(drivertest.Address(t, "DBARENA_TEST_POSTGRES"))
+	u, err := url.Parse(testenv.Addr(t, "DBARENA_TEST_POSTGRES"))
 	require.NoError(t, err)
 	u.Path = "/dbarena_cli"
 	return u.String()

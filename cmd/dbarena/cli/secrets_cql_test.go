@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // TestSecretsCQL gives the CQL driver a marker password under the
@@ -21,7 +21,7 @@ import (
 // in its error as a careless server might, covers the refusal, and a key
 // file covers TLS.
 func TestSecretsCQL(t *testing.T) {
-	addr := drivertest.Address(t, "DBARENA_TEST_CASSANDRA")
+	addr := testenv.Addr(t, "DBARENA_TEST_CASSANDRA")
 	const (
 		pw     = "Mk7cqMarker31"
 		wrong  = "Mk7cqMarker32"

@@ -11,7 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // startRedisWithPassword runs a Redis of the test's own whose default
@@ -32,7 +32,7 @@ func startRedisWithPassword(t *testing.T, password, benchPW string) string {
 // right ones load and run, wrong ones are refused, and Redis's own
 // WRONGPASS error travels through the driver's message.
 func TestSecretsRedis(t *testing.T) {
-	drivertest.Address(t, "DBARENA_TEST_REDIS") // redis-server is installed
+	testenv.Addr(t, "DBARENA_TEST_REDIS") // redis-server is installed
 	const (
 		pw      = "Mk7rdMarker61"
 		benchPW = "Mk7rdMarker62"
@@ -66,7 +66,7 @@ func TestSecretsRedis(t *testing.T) {
 // the second the driver's "refused the login" message, which quotes the
 // URL.
 func TestSecretsMongoDB(t *testing.T) {
-	hostPort := strings.TrimSuffix(strings.TrimPrefix(drivertest.Address(t, "DBARENA_TEST_MONGODB"), "mongodb://"), "/")
+	hostPort := strings.TrimSuffix(strings.TrimPrefix(testenv.Addr(t, "DBARENA_TEST_MONGODB"), "mongodb://"), "/")
 	const (
 		pw     = "Mk7mgMarker71"
 		keyPW  = "Mk7mgMarker72"
@@ -94,7 +94,7 @@ func TestSecretsMongoDB(t *testing.T) {
 // as YCSB's names from the environment and in YCSB's credentials file,
 // whose content no caller sees.
 func TestSecretsDynamoDB(t *testing.T) {
-	endpoint := drivertest.Address(t, "DBARENA_TEST_DYNAMODB")
+	endpoint := testenv.Addr(t, "DBARENA_TEST_DYNAMODB")
 	const (
 		access = "AKIDMk7ddMarker81"
 		secret = "Mk7ddMarker82"

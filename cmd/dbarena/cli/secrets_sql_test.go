@@ -10,7 +10,7 @@ import (
 	_ "github.com/go-sql-driver/mysql" // the "mysql" database/sql driver, to create the test user
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // TestSecretsPostgres gives the PostgreSQL driver a marker password in
@@ -20,7 +20,7 @@ import (
 // not exist, a port nobody listens on, unparsable strings, a key file)
 // cover the messages that quote the connection string.
 func TestSecretsPostgres(t *testing.T) {
-	u, err := url.Parse(drivertest.Address(t, "DBARENA_TEST_POSTGRES"))
+	u, err := url.Parse(testenv.Addr(t, "DBARENA_TEST_POSTGRES"))
 	require.NoError(t, err)
 	host, port, user := u.Hostname(), u.Port(), u.User.Username()
 	const (
@@ -63,7 +63,7 @@ func TestSecretsPostgres(t *testing.T) {
 // that the password is checked: the right one loads and runs, a wrong one
 // is refused.
 func TestSecretsMySQL(t *testing.T) {
-	root := drivertest.Address(t, "DBARENA_TEST_MYSQL")
+	root := testenv.Addr(t, "DBARENA_TEST_MYSQL")
 	const (
 		pw     = "Mk7myMarker51"
 		wrong  = "Mk7myMarker52"

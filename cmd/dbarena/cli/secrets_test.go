@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -127,7 +127,7 @@ func envRef(name string) string { return "${env:" + name + "}" }
 // Every file of the results directory (manifest, CSV files, HdrHistogram
 // logs, report, figures) and both streams must be free of the markers.
 func TestSecretsExperiment(t *testing.T) {
-	drivertest.Address(t, "DBARENA_TEST_REDIS") // redis-server and redis-benchmark are installed
+	testenv.Addr(t, "DBARENA_TEST_REDIS") // redis-server and redis-benchmark are installed
 	const (
 		pw     = "Mk7exMarker21"
 		benchP = "Mk7exMarker22"

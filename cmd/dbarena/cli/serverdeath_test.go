@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 )
@@ -54,7 +55,7 @@ func hlogSpan(t *testing.T, path string) (first, last time.Duration, failed int6
 // own tags), and the run stops early (stop-on-error-rate) or goes on to
 // its limit, and fails under max-error-rate unless told to accept any.
 func TestServerDiesMidRun(t *testing.T) {
-	server := drivertest.Address(t, "DBARENA_TEST_POSTGRES")
+	server := testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	u, err := url.Parse(server)
 	require.NoError(t, err)
 	u.Path = "/dbarena_cli"
