@@ -29,6 +29,15 @@ type Params struct {
 	Logger *slog.Logger
 }
 
+// Log is the logger the driver logs to: Logger, or one that discards
+// when none was given.
+func (p Params) Log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Logger
+}
+
 // Opener opens a database handle shared by all workers.
 type Opener func(ctx context.Context, p Params) (DB, error)
 

@@ -49,10 +49,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	db := &DB{cfg: cfg, log: log, pol: cfg.policies(), errs: resultClasses(), addr: strings.Join(cfg.Hosts, ",")}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -42,10 +42,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	db := &DB{cfg: cfg, log: log}
 	if cfg.Tracing {
 		db.tracer = countingTracer{n: &db.traced}

@@ -55,10 +55,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	for _, k := range cfg.Ignored {
 		log.Warn("property has no effect in dbarena", "property", k,
 			"why", "batched loads follow the core batchsize property; the Go driver has no wait-queue multiplier")

@@ -56,10 +56,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	conn, err := gomysql.NewConnector(cfg.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s.url: %w", Prefix, err)

@@ -186,10 +186,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	db := &DB{cfg: cfg, log: log, sticky: cfg.PoolMax >= p.Workers}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {

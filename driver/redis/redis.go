@@ -65,10 +65,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := p.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := p.Log()
 	db := &DB{cfg: cfg, log: log, addr: strings.Join(cfg.Addrs, ","), update: goredis.NewScript(updateScript)}
 	db.client = newClient(cfg)
 	db.single, _ = db.client.(*goredis.Client)
