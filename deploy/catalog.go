@@ -25,6 +25,8 @@ type Database struct {
 	// Cluster says how several nodes form one cluster; nil: it runs as
 	// one node only.
 	Cluster *Cluster
+	// Login is the account and database its clients use (Endpoint).
+	Login Login
 	// Local names the deploy/local launcher that starts it on this
 	// machine ("": none).
 	Local string
@@ -144,7 +146,7 @@ func catalogue() []Database {
 			StartPeriod: "60s", DataDir: "/home/yugabyte/yb_data", Args: []string{"bin/yugabyted", "start", "--background=false"}}
 	}
 	return []Database{
-		{Name: "aerospike", Driver: "aerospike", Summary: "Aerospike",
+		{Name: "aerospike", Driver: "aerospike", Login: Login{Database: "ycsb"}, Summary: "Aerospike",
 			Image: &Image{Name: "aerospike/aerospike-server", Tag: "7.2.0.6", Port: 3000, Health: []string{"CMD", "asinfo", "-v", "status"},
 				StartPeriod: "20s", Env: []EnvVar{{"NAMESPACE", "ycsb"}}},
 			Unsupported: map[string]string{Terraform: notOnVMs, Local: noLocalLauncher}},
@@ -161,7 +163,7 @@ func catalogue() []Database {
 				VM: VM{Env: []EnvVar{{"JVM_EXTRA_OPTS", "-Dcassandra.consistent.rangemovement=false"}}}},
 			Cluster: &Cluster{SeedEnv: "CASSANDRA_SEEDS", AdvertiseEnv: "CASSANDRA_BROADCAST_ADDRESS", Serial: true},
 			Local:   "cassandra"},
-		{Name: "cockroachdb", Driver: "postgres", DriverProperties: map[string]string{"postgres.dialect": "cockroachdb"}, Summary: "CockroachDB",
+		{Name: "cockroachdb", Driver: "postgres", Login: Login{User: "root", Database: "defaultdb"}, DriverProperties: map[string]string{"postgres.dialect": "cockroachdb"}, Summary: "CockroachDB",
 			Image: &Image{Name: "cockroachdb/cockroach", Tag: "v24.3.5", Port: 26257, Health: []string{"CMD", "curl", "-sf", "http://localhost:8080/health?ready=1"},
 				StartPeriod: "30s", DataDir: "/cockroach/cockroach-data", Args: []string{"start-single-node", "--insecure"}},
 			// A multi-node cluster answers only once initialised.
@@ -174,23 +176,23 @@ func catalogue() []Database {
 				StartPeriod: "10s", Args: []string{"-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory"}},
 			Local:       "dynamodb",
 			Unsupported: map[string]string{Terraform: "DynamoDB Local is a development stand-in: on a cloud, measure Amazon DynamoDB with provider existing"}},
-		{Name: "mariadb", Driver: "mysql", Summary: "MariaDB",
+		{Name: "mariadb", Driver: "mysql", Login: Login{User: "root", Database: "ycsb"}, Summary: "MariaDB",
 			Image: &Image{Name: "mariadb", Tag: "11.4", Port: 3306, Health: []string{"CMD", "healthcheck.sh", "--connect", "--innodb_initialized"},
 				StartPeriod: "20s", DataDir: "/var/lib/mysql", Env: []EnvVar{{"MARIADB_DATABASE", "ycsb"}},
 				OpenEnv: []EnvVar{{"MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1"}}, PasswordEnv: "MARIADB_ROOT_PASSWORD"},
 			Local: "mariadb"},
-		{Name: "mongodb", Driver: "mongodb", Summary: "MongoDB (or FerretDB)",
+		{Name: "mongodb", Driver: "mongodb", Login: Login{Database: "ycsb"}, Summary: "MongoDB (or FerretDB)",
 			Image: &Image{Name: "mongo", Tag: "7.0", Port: 27017, Health: []string{"CMD", "mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"},
 				StartPeriod: "10s", DataDir: "/data/db", VM: VM{Args: []string{"--bind_ip_all"}}},
 			Unsupported: map[string]string{Local: noLocalLauncher}},
-		{Name: "mysql", Driver: "mysql", Summary: "MySQL",
+		{Name: "mysql", Driver: "mysql", Login: Login{User: "root", Database: "ycsb"}, Summary: "MySQL",
 			Image: &Image{Name: "mysql", Tag: "8.4", Port: 3306, Health: []string{"CMD", "mysqladmin", "ping", "-h", "127.0.0.1"},
 				StartPeriod: "30s", DataDir: "/var/lib/mysql", Env: []EnvVar{{"MYSQL_DATABASE", "ycsb"}},
 				OpenEnv: []EnvVar{{"MYSQL_ALLOW_EMPTY_PASSWORD", "1"}}, PasswordEnv: "MYSQL_ROOT_PASSWORD"},
 			// Debian's MySQL is MariaDB.
 			Local:       "mariadb",
 			Unsupported: map[string]string{Terraform: notOnVMs}},
-		{Name: "postgres", Driver: "postgres", Summary: "PostgreSQL",
+		{Name: "postgres", Driver: "postgres", Login: Login{User: "postgres", Database: "ycsb"}, Summary: "PostgreSQL",
 			Image: &Image{Name: "postgres", Tag: "17", Port: 5432, Health: []string{"CMD-SHELL", "pg_isready -U postgres -d ycsb"},
 				StartPeriod: "10s", DataDir: "/var/lib/postgresql/data", Subdir: EnvVar{"PGDATA", "/var/lib/postgresql/data/pgdata"}, Env: []EnvVar{{"POSTGRES_DB", "ycsb"}},
 				OpenEnv: []EnvVar{{"POSTGRES_HOST_AUTH_METHOD", "trust"}}, PasswordEnv: "POSTGRES_PASSWORD"},
@@ -209,7 +211,7 @@ func catalogue() []Database {
 		{Name: "yugabyte-ycql", Driver: "cql", Summary: "YugabyteDB YCQL",
 			Image:       yugabyte(9042, "bin/ycqlsh $$(hostname) -e 'select now() from system.local'"),
 			Unsupported: map[string]string{Terraform: notOnVMs, Local: noLocalLauncher}},
-		{Name: "yugabyte-ysql", Driver: "postgres", DriverProperties: map[string]string{"postgres.dialect": "yugabyte"}, Summary: "YugabyteDB YSQL",
+		{Name: "yugabyte-ysql", Driver: "postgres", Login: Login{User: "yugabyte", Database: "yugabyte"}, DriverProperties: map[string]string{"postgres.dialect": "yugabyte"}, Summary: "YugabyteDB YSQL",
 			Image:       yugabyte(5433, "bin/ysqlsh -h $$(hostname) -c 'select 1'"),
 			Unsupported: map[string]string{Terraform: notOnVMs, Local: noLocalLauncher}},
 	}

@@ -21,15 +21,13 @@
 //     Reference and Endpoint when the database ships a load tool, and
 //     that tool in reference/TOOL.go, listed in For in
 //     reference/reference.go);
-//   - one catalogue entry in deploy/catalog.go;
+//   - one catalogue entry in deploy/catalog.go, with its Login; for a
+//     new driver, also its case in Database.Endpoint (deploy/endpoint.go),
+//     which makes every provider's driver properties from the addresses;
 //   - one local launcher, deploy/local/NAME.go, named in launchers() in
 //     deploy/local/local.go with the programs it needs in requirements()
 //     in deploy/local/check.go, or the reason it has none in the entry's
 //     Unsupported;
-//   - the driver properties made of the deployment's addresses, in the
-//     providers' per-driver switches: props in deploy/compose/render.go,
-//     endpoint in deploy/kubernetes/render.go and in
-//     deploy/terraform/terraform.go;
 //   - its row and section in docs/guide/choosing-databases.md.
 //
 // The test in deploy/providers fails while a provider cannot run a

@@ -132,8 +132,9 @@ func WriteSummary(path string, s Summary) error {
 }
 
 // The `dbarena ycsb` flags a loader's command line uses. The CLI
-// declares its flags with these names and LoaderRun.Args writes them, so
-// a renamed flag changes both sides at once.
+// declares its flags with these names, and LoaderRun.Args and the
+// Kubernetes loader Job write them, so a renamed flag changes every
+// side at once.
 const (
 	FlagWorkloadFile     = "workload-file"
 	FlagQuiet            = "quiet"
@@ -142,6 +143,7 @@ const (
 	FlagStartAt          = "start-at"
 	FlagHdrLog           = "hdr-log"
 	FlagJSON             = "json"
+	FlagExport           = "export"
 	FlagStopOnStdinClose = "stop-on-stdin-close"
 )
 

@@ -150,7 +150,7 @@ func Render(req deploy.Request) (*Project, error) {
 			svc.EnvFile = []string{envFile}
 		}
 	}
-	p.Props = props(req, p)
+	p.Props = props(req, db)
 	p.File.Services["loader"] = loader(req, db, p)
 	return p, nil
 }
@@ -305,52 +305,9 @@ func serviceName(db string, i, nodes int) string {
 }
 
 // props makes the driver properties from the published addresses.
-func props(req deploy.Request, p *Project) func([]string) map[string]string {
-	pw := req.Options["password"]
-	return func(addrs []string) map[string]string {
-		out := map[string]string{}
-		switch req.Database {
-		case "postgres", "cockroachdb", "yugabyte-ysql":
-			user := map[string]string{"postgres": "postgres", "cockroachdb": "root", "yugabyte-ysql": "yugabyte"}[req.Database]
-			db := map[string]string{"postgres": "ycsb", "cockroachdb": "defaultdb", "yugabyte-ysql": "yugabyte"}[req.Database]
-			auth := user
-			if pw != "" {
-				auth = user + ":" + pw
-			}
-			out["postgres.url"] = fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", auth, addrs[0], db)
-			if len(addrs) > 1 {
-				// The workers spread over the nodes; a multi-host URL
-				// would only fail over.
-				out["postgres.hosts"] = strings.Join(addrs, ",")
-			}
-		case "mariadb", "mysql":
-			auth := "root"
-			if pw != "" {
-				auth = "root:" + pw
-			}
-			out["mysql.url"] = fmt.Sprintf("%s@tcp(%s)/ycsb", auth, addrs[0])
-		case "redis":
-			out["redis.addr"] = addrs[0]
-			if pw != "" {
-				out["redis.password"] = pw
-			}
-		case "mongodb":
-			out["mongodb.url"] = fmt.Sprintf("mongodb://%s/ycsb", addrs[0])
-		case "cassandra", "scylladb", "yugabyte-ycql":
-			out["cql.hosts"] = strings.Join(addrs, ",")
-			if len(addrs) >= 3 {
-				out["cql.replication.factor"] = "3"
-			}
-		case "dynamodb", "alternator":
-			out["dynamodb.endpoint"] = "http://" + addrs[0]
-			out["dynamodb.region"] = "us-east-1"
-			out["dynamodb.accesskey"], out["dynamodb.secretkey"] = "dbarena", "dbarena"
-		case "aerospike":
-			out["aerospike.hosts"] = addrs[0]
-			out["aerospike.namespace"] = "ycsb"
-		}
-		return out
-	}
+func props(req deploy.Request, db deploy.Database) func([]string) map[string]string {
+	a := deploy.Addressing{Password: req.Options["password"]}
+	return func(addrs []string) map[string]string { return deploy.PropMap(db.Endpoint(addrs, a)) }
 }
 
 // YAML is the compose file's text: services in name order, so that the

@@ -32,7 +32,7 @@ func TestRenderGolden(t *testing.T) {
 			}
 			out += "--- secret\n" + string(s)
 		}
-		db, nodes := v.Req.Database, max(v.Req.Nodes, 1)
+		db, nodes := m.Database, max(v.Req.Nodes, 1)
 		return out + fmt.Sprintf("--- port %d service %s\n--- props\n%s--- loader props\n%s", m.Port, m.Service,
 			deploytest.Props(props(db, "127.0.0.1", 40000, nodes)), deploytest.Props(props(db, "db.ns.svc.cluster.local", m.Port, nodes))), nil
 	}))

@@ -136,12 +136,12 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		return fail(err)
 	}
 	nodes := max(req.Nodes, 1)
-	d.props = props(req.Database, "127.0.0.1", port, nodes)
+	d.props = props(m.Database, "127.0.0.1", port, nodes)
 	if strings.HasPrefix(d.props["cql.hosts"], "127.0.0.1") {
 		// The other nodes' addresses are the pods', unreachable here.
 		d.props["cql.discovery"] = "false"
 	}
-	d.loaderProps = props(req.Database, fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, d.ns), m.Port, nodes)
+	d.loaderProps = props(m.Database, fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, d.ns), m.Port, nodes)
 	if _, sql := d.loaderProps["postgres.url"]; sql && nodes > 1 {
 		// The loaders' workers spread over the pods.
 		var hosts []string
@@ -170,7 +170,7 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 }
 
 // props are the driver properties of the database at host:port.
-func props(db, host string, port, nodes int) map[string]string {
+func props(db deploy.Database, host string, port, nodes int) map[string]string {
 	p := map[string]string{}
 	for _, kv := range endpoint(db, host, port) {
 		k, v, _ := strings.Cut(kv, "=")

@@ -16,6 +16,7 @@ package kubernetes
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/results"
 )
 
 // obj is one manifest; maps keep this package free of the Kubernetes
@@ -102,6 +104,8 @@ type Manifests struct {
 	// Service's name.
 	Port    int
 	Service string
+	// Database is the catalogue's entry of what runs.
+	Database deploy.Database
 }
 
 // Render builds the manifests of one target.
@@ -120,7 +124,7 @@ func Render(req deploy.Request) (*Manifests, error) {
 		return nil, fmt.Errorf("kubernetes: %s: nodes: %d: this provider runs %s as one pod; clusters: %s (or use the database's operator)", req.Name, nodes, req.Database, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
 	labels := map[string]any{"app.kubernetes.io/name": req.Database, "app.kubernetes.io/instance": req.Name, "app.kubernetes.io/managed-by": "dbarena"}
-	m := &Manifests{Options: o, Port: im.Port, Service: "db"}
+	m := &Manifests{Options: o, Port: im.Port, Service: "db", Database: db}
 	advertise := nodes > 1 && db.Cluster.AdvertiseFlag != ""
 	meta := func(name string) obj { return obj{"name": name, "namespace": o.Namespace, "labels": labels} }
 
@@ -320,9 +324,9 @@ func dbEnv(db deploy.Database, ns, svc string) []deploy.EnvVar {
 func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(string) obj, port int, svc string) obj {
 	host := fmt.Sprintf("%s.%s.svc.cluster.local", svc, o.Namespace)
 	args := []any{"ycsb", "run", db.Driver, "-P", "/workloads/" + o.Workload, "-q",
-		"--loader", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", o.Loaders), "--run-id", req.Name,
-		"--hdr-log", "/dev/stdout", "--export", "/dev/stderr"}
-	for _, kv := range endpoint(req.Database, host, port) {
+		"--" + results.FlagLoader, fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", o.Loaders), "--" + results.FlagRunID, req.Name,
+		"--" + results.FlagHdrLog, "/dev/stdout", "--" + results.FlagExport, "/dev/stderr"}
+	for _, kv := range endpoint(db, host, port) {
 		args = append(args, "-p", kv)
 	}
 	for k, v := range db.DriverProperties {
@@ -343,30 +347,14 @@ func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(stri
 	}}
 }
 
-// endpoint is the driver's endpoint properties at host:port.
-func endpoint(db, host string, port int) []string {
-	addr := fmt.Sprintf("%s:%d", host, port)
-	switch db {
-	case "postgres":
-		return []string{"postgres.url=postgres://postgres@" + addr + "/ycsb?sslmode=disable"}
-	case "cockroachdb":
-		return []string{"postgres.url=postgres://root@" + addr + "/defaultdb?sslmode=disable"}
-	case "yugabyte-ysql":
-		return []string{"postgres.url=postgres://yugabyte@" + addr + "/yugabyte?sslmode=disable"}
-	case "mariadb", "mysql":
-		return []string{"mysql.url=root@tcp(" + addr + ")/ycsb"}
-	case "redis":
-		return []string{"redis.addr=" + addr}
-	case "mongodb":
-		return []string{"mongodb.url=mongodb://" + addr + "/ycsb"}
-	case "cassandra", "scylladb", "yugabyte-ycql":
-		return []string{"cql.hosts=" + host, "cql.port=" + strconv.Itoa(port)}
-	case "dynamodb", "alternator":
-		return []string{"dynamodb.endpoint=http://" + addr, "dynamodb.region=us-east-1", "dynamodb.accesskey=dbarena", "dynamodb.secretkey=dbarena"}
-	case "aerospike":
-		return []string{"aerospike.hosts=" + addr, "aerospike.namespace=ycsb"}
+// endpoint is the driver's endpoint properties at host:port, a
+// Service's name that stands for every node.
+func endpoint(db deploy.Database, host string, port int) []string {
+	var out []string
+	for _, p := range db.Endpoint([]string{net.JoinHostPort(host, strconv.Itoa(port))}, deploy.Addressing{SplitPort: true}) {
+		out = append(out, p.Key+"="+p.Value)
 	}
-	return nil
+	return out
 }
 
 // YAML writes the objects as one multi-document stream, without the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,11 +138,7 @@ func launchCassandra(ctx context.Context, d *deployment) error {
 			return err
 		}
 	}
-	d.props["cql.hosts"] = strings.Join(addrs, ",")
-	d.props["cql.port"] = strconv.Itoa(native)
-	if len(addrs) >= 3 {
-		d.props["cql.replication.factor"] = "3"
-	}
+	d.reachAt(hostPorts(addrs, native)...)
 	d.version = "Apache Cassandra " + CassandraVersion
 	return nil
 }
@@ -206,11 +203,16 @@ func launchScylla(ctx context.Context, d *deployment) error {
 			return err
 		}
 	}
-	d.props["cql.hosts"] = strings.Join(addrs, ",")
-	d.props["cql.port"] = strconv.Itoa(native)
-	if len(addrs) >= 3 {
-		d.props["cql.replication.factor"] = "3"
-	}
+	d.reachAt(hostPorts(addrs, native)...)
 	d.version = versionOf(bin)
 	return nil
+}
+
+// hostPorts is each host at port.
+func hostPorts(hosts []string, port int) []string {
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = net.JoinHostPort(h, strconv.Itoa(port))
+	}
+	return out
 }

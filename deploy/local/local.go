@@ -181,6 +181,19 @@ type deployment struct {
 	downErr  error
 }
 
+// reachAt sets the driver properties of the servers at addrs (host:port
+// each) as the catalogue makes them for every provider: its login, the
+// driver's property names, the CQL hosts by name with one port.
+func (d *deployment) reachAt(addrs ...string) {
+	db, err := deploy.LookupDatabase(d.req.Database)
+	if err != nil {
+		return // launch runs only the catalogue's databases
+	}
+	for k, v := range deploy.PropMap(db.Endpoint(addrs, deploy.Addressing{SplitPort: true})) {
+		d.props[k] = v
+	}
+}
+
 // node is one server process with how it stops.
 type node struct {
 	*proc

@@ -163,7 +163,7 @@ func launchPostgres(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "ready to accept connections"), dialReady(addr))); err != nil {
 		return err
 	}
-	d.props["postgres.url"] = fmt.Sprintf("postgres://postgres@%s/ycsb?sslmode=disable", addr)
+	d.reachAt(addr)
 	d.version = versionOf(filepath.Join(bin, "postgres"))
 	return nil
 }

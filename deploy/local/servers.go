@@ -45,7 +45,7 @@ func launchRedis(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "Ready to accept connections"), dialReady(addr))); err != nil {
 		return err
 	}
-	d.props["redis.addr"] = addr
+	d.reachAt(addr)
 	d.version = versionOf(bin)
 	return nil
 }
@@ -101,7 +101,7 @@ func launchMariaDB(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
 		return err
 	}
-	d.props["mysql.url"] = fmt.Sprintf("root@tcp(%s)/ycsb", addr)
+	d.reachAt(addr)
 	d.version = versionOf(server)
 	return nil
 }
@@ -142,11 +142,7 @@ func launchDynamoDB(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
 		return err
 	}
-	d.props["dynamodb.endpoint"] = "http://" + addr
-	d.props["dynamodb.region"] = "us-east-1"
-	// DynamoDB Local accepts any credentials.
-	d.props["dynamodb.accesskey"] = "dbarena"
-	d.props["dynamodb.secretkey"] = "dbarena"
+	d.reachAt(addr)
 	d.version = "DynamoDB Local " + DynamoDBLocalVersion
 	return nil
 }

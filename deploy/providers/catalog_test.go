@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,5 +67,32 @@ func TestCatalogueIsWhole(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryDatabaseIsReachable checks that the catalogue makes driver
+// properties for every database, that the driver accepts them as its
+// own (they carry its prefix), and that a password reaches the
+// properties of the drivers that take one in them.
+func TestEveryDatabaseIsReachable(t *testing.T) {
+	for _, db := range deploy.Databases() {
+		info, err := drivers.Lookup(db.Driver)
+		require.NoError(t, err, db.Name)
+		for _, a := range []deploy.Addressing{{}, {SplitPort: true}} {
+			props := db.Endpoint([]string{"h1:1000", "h2:1000", "h3:1000"}, a)
+			require.NotEmpty(t, props, "%s: no case for driver %s in Database.Endpoint", db.Name, db.Driver)
+			for _, p := range props {
+				require.True(t, strings.HasPrefix(p.Key, info.Prefix+"."), "%s: property %s outside the driver's prefix %s", db.Name, p.Key, info.Prefix)
+			}
+		}
+		withPW := deploy.PropMap(db.Endpoint([]string{"h1:1000"}, deploy.Addressing{Password: "pw-x"}))
+		switch db.Driver {
+		case "postgres", "mysql", "redis":
+			found := false
+			for _, v := range withPW {
+				found = found || strings.Contains(v, "pw-x")
+			}
+			require.True(t, found, "%s: the password is in no property: %v", db.Name, withPW)
+		}
 	}
 }

@@ -485,39 +485,16 @@ func (d *deployment) read(req deploy.Request, out []byte) error {
 }
 
 // endpoint makes the driver properties of the database's addresses.
-// CockroachDB's workers spread over its nodes (postgres.hosts). The
-// operator's CQL connection (outside, external addresses) keeps to the
-// addresses given: the nodes advertise their internal ones, which only
-// the loaders reach.
-func endpoint(db string, addrs []string, outside bool) map[string]string {
-	switch db {
-	case "postgres":
-		return map[string]string{"postgres.url": "postgres://postgres@" + addrs[0] + "/ycsb?sslmode=disable"}
-	case "cockroachdb":
-		p := map[string]string{"postgres.url": "postgres://root@" + addrs[0] + "/defaultdb?sslmode=disable"}
-		if len(addrs) > 1 {
-			// The workers spread over the nodes.
-			p["postgres.hosts"] = strings.Join(addrs, ",")
-		}
-		return p
-	case "mariadb":
-		return map[string]string{"mysql.url": "root@tcp(" + addrs[0] + ")/ycsb"}
-	case "redis":
-		return map[string]string{"redis.addr": addrs[0]}
-	case "mongodb":
-		return map[string]string{"mongodb.url": "mongodb://" + addrs[0] + "/ycsb"}
+// The operator's CQL connection (outside, external addresses) keeps to
+// the addresses given: the nodes advertise their internal ones, which
+// only the loaders reach.
+func endpoint(name string, addrs []string, outside bool) map[string]string {
+	db, err := deploy.LookupDatabase(name)
+	if err != nil {
+		return nil
 	}
-	var hosts []string
-	port := ""
-	for _, a := range addrs {
-		h, p, _ := net.SplitHostPort(a)
-		hosts, port = append(hosts, h), p
-	}
-	props := map[string]string{"cql.hosts": strings.Join(hosts, ","), "cql.port": port}
-	if len(hosts) >= 3 {
-		props["cql.replication.factor"] = "3"
-	}
-	if outside && len(hosts) > 1 {
+	props := deploy.PropMap(db.Endpoint(addrs, deploy.Addressing{SplitPort: true}))
+	if outside && db.Driver == "cql" && len(addrs) > 1 {
 		props["cql.discovery"] = "false"
 	}
 	return props
