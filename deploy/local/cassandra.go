@@ -52,95 +52,114 @@ func cassandraJVMOptions() ([]string, error) {
 // launchCassandra starts every node at once, each seeding all of them, and
 // waits until each listens for CQL clients.
 func launchCassandra(ctx context.Context, d *deployment) error {
-	java, err := need("java", "apt-get install openjdk-17-jre-headless")
+	c, err := cassandraInstall(d)
 	if err != nil {
-		return err
-	}
-	lib, err := mavenLib("cassandra", CassandraVersion, "cassandra-pom.xml", func(s string) { d.log.Info(s) })
-	if err != nil {
-		return err
-	}
-	jars, err := filepath.Glob(filepath.Join(lib, "*.jar"))
-	if err != nil || len(jars) == 0 {
-		return fmt.Errorf("no jars in %s: remove it to download again", lib)
-	}
-	jvm, err := cassandraJVMOptions()
-	if err != nil {
-		return err
-	}
-	logback := filepath.Join(d.dir, "logback.xml")
-	text, err := asset("cassandra-logback.xml", nil)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(logback, []byte(text), 0o644); err != nil {
 		return err
 	}
 	addrs := clusterAddrs(d.req.Nodes)
-	storage, err := d.port(addrs...)
-	if err != nil {
+	if c.storage, err = d.port(addrs...); err != nil {
 		return err
 	}
-	native, err := d.port(addrs...)
-	if err != nil {
+	if c.native, err = d.port(addrs...); err != nil {
 		return err
 	}
-	seeds := make([]string, len(addrs))
-	for i, a := range addrs {
-		seeds[i] = fmt.Sprintf("%s:%d", a, storage)
+	for _, a := range addrs {
+		c.seeds = append(c.seeds, fmt.Sprintf("%s:%d", a, c.storage))
 	}
 	var nodes []*node
 	for i, addr := range addrs {
-		jmx, err := d.port("127.0.0.1")
-		if err != nil {
-			return err
-		}
-		dir, err := d.nodeDir(fmt.Sprintf("node%d", i+1))
-		if err != nil {
-			return err
-		}
-		yaml, err := asset("cassandra.yaml", map[string]string{
-			"CLUSTER_NAME": "dbarena-" + d.req.Name, "ADDRESS": addr, "SEEDS": strings.Join(seeds, ","),
-			"STORAGE_PORT": strconv.Itoa(storage), "NATIVE_PORT": strconv.Itoa(native)})
-		if err != nil {
-			return err
-		}
-		// The test template keeps one compaction thread for two shared
-		// cores; a benchmark node gets Cassandra's default back.
-		yaml = strings.Replace(yaml, "concurrent_compactors: 1\n", "", 1)
-		conf := filepath.Join(dir, "cassandra.yaml")
-		if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "triggers"), 0o755); err != nil {
-			return err
-		}
-		heap := heapFlag(d.req.MemoryBytes, 1<<30)
-		args := append([]string{strings.Replace(heap, "-Xmx", "-Xms", 1), heap}, jvm...)
-		args = append(args, "-Dcassandra.config=file://"+conf, "-Dcassandra-foreground=yes",
-			"-Dcassandra.storagedir="+dir, "-Dcassandra.logdir="+dir, "-Dcassandra.triggers_dir="+filepath.Join(dir, "triggers"),
-			"-Dlogback.configurationFile="+logback, "-Dcassandra.jmx.local.port="+strconv.Itoa(jmx),
-			"-Dcassandra.skip_wait_for_gossip_to_settle=0",
-			"-cp", strings.Join(jars, ":"), "org.apache.cassandra.service.CassandraDaemon")
-		cmd := exec.Command(java, args...)
-		cmd.Dir = dir
-		// SIGTERM drains the node (about 13 s when idle).
-		n, err := d.start(d.hostName(i), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"),
-			dataDir: filepath.Join(dir, "data"), stopSignal: syscall.SIGTERM, grace: time.Minute})
+		n, err := d.cassandraNode(c, i, addr)
 		if err != nil {
 			return err
 		}
 		nodes = append(nodes, n)
 	}
 	for i, n := range nodes {
-		ready := all(logReady(n.proc, "Starting listening for CQL clients"), dialReady(fmt.Sprintf("%s:%d", addrs[i], native)))
+		ready := all(logReady(n.proc, "Starting listening for CQL clients"), dialReady(fmt.Sprintf("%s:%d", addrs[i], c.native)))
 		if err := n.waitReady(ctx, d.readyTimeout, ready); err != nil {
 			return err
 		}
 	}
-	d.reachAt(hostPorts(addrs, native)...)
+	d.reachAt(hostPorts(addrs, c.native)...)
 	d.version = "Apache Cassandra " + CassandraVersion
 	return nil
+}
+
+// cassandraSetup is what every node of a local Cassandra cluster runs
+// with: the JVM, the jars and their options, the log configuration,
+// and the cluster's ports and seeds.
+type cassandraSetup struct {
+	java, logback   string
+	jars, jvm       []string
+	storage, native int
+	seeds           []string
+}
+
+// cassandraInstall finds Java, downloads Cassandra's jars when missing
+// and writes the log configuration.
+func cassandraInstall(d *deployment) (cassandraSetup, error) {
+	var c cassandraSetup
+	var err error
+	if c.java, err = need("java", "apt-get install openjdk-17-jre-headless"); err != nil {
+		return c, err
+	}
+	lib, err := mavenLib("cassandra", CassandraVersion, "cassandra-pom.xml", func(s string) { d.log.Info(s) })
+	if err != nil {
+		return c, err
+	}
+	c.jars, err = filepath.Glob(filepath.Join(lib, "*.jar"))
+	if err != nil || len(c.jars) == 0 {
+		return c, fmt.Errorf("no jars in %s: remove it to download again", lib)
+	}
+	if c.jvm, err = cassandraJVMOptions(); err != nil {
+		return c, err
+	}
+	c.logback = filepath.Join(d.dir, "logback.xml")
+	text, err := asset("cassandra-logback.xml", nil)
+	if err != nil {
+		return c, err
+	}
+	return c, os.WriteFile(c.logback, []byte(text), 0o644)
+}
+
+// cassandraNode writes node i's configuration and starts it at addr.
+func (d *deployment) cassandraNode(c cassandraSetup, i int, addr string) (*node, error) {
+	jmx, err := d.port("127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := d.nodeDir(fmt.Sprintf("node%d", i+1))
+	if err != nil {
+		return nil, err
+	}
+	yaml, err := asset("cassandra.yaml", map[string]string{
+		"CLUSTER_NAME": "dbarena-" + d.req.Name, "ADDRESS": addr, "SEEDS": strings.Join(c.seeds, ","),
+		"STORAGE_PORT": strconv.Itoa(c.storage), "NATIVE_PORT": strconv.Itoa(c.native)})
+	if err != nil {
+		return nil, err
+	}
+	// The test template keeps one compaction thread for two shared
+	// cores; a benchmark node gets Cassandra's default back.
+	yaml = strings.Replace(yaml, "concurrent_compactors: 1\n", "", 1)
+	conf := filepath.Join(dir, "cassandra.yaml")
+	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "triggers"), 0o755); err != nil {
+		return nil, err
+	}
+	heap := heapFlag(d.req.MemoryBytes, 1<<30)
+	args := append([]string{strings.Replace(heap, "-Xmx", "-Xms", 1), heap}, c.jvm...)
+	args = append(args, "-Dcassandra.config=file://"+conf, "-Dcassandra-foreground=yes",
+		"-Dcassandra.storagedir="+dir, "-Dcassandra.logdir="+dir, "-Dcassandra.triggers_dir="+filepath.Join(dir, "triggers"),
+		"-Dlogback.configurationFile="+c.logback, "-Dcassandra.jmx.local.port="+strconv.Itoa(jmx),
+		"-Dcassandra.skip_wait_for_gossip_to_settle=0",
+		"-cp", strings.Join(c.jars, ":"), "org.apache.cassandra.service.CassandraDaemon")
+	cmd := exec.Command(c.java, args...)
+	cmd.Dir = dir
+	// SIGTERM drains the node (about 13 s when idle).
+	return d.start(d.hostName(i), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"),
+		dataDir: filepath.Join(dir, "data"), stopSignal: syscall.SIGTERM, grace: time.Minute})
 }
 
 // launchScylla starts ScyllaDB nodes from an installed scylla binary in
