@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -26,4 +27,13 @@ func Run(cmd *exec.Cmd) ([]byte, error) {
 		return out.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(cmd.Path), strings.Join(cmd.Args[1:], " "), err, msg)
 	}
 	return out.Bytes(), nil
+}
+
+// WriteFile writes data to dir/name with mode, making dir (its owner's
+// only) when missing: how providers write what they render.
+func WriteFile(dir, name string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), data, mode)
 }

@@ -110,14 +110,11 @@ func Write(req deploy.Request, dir string) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("compose: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "compose.yml"), y, 0o644); err != nil {
+	if err := deploy.WriteFile(dir, "compose.yml", y, 0o644); err != nil {
 		return nil, fmt.Errorf("compose: %w", err)
 	}
 	if len(p.Secrets) > 0 {
-		if err := os.WriteFile(filepath.Join(dir, envFile), p.EnvFile(), 0o600); err != nil {
+		if err := deploy.WriteFile(dir, envFile, p.EnvFile(), 0o600); err != nil {
 			return nil, fmt.Errorf("compose: %w", err)
 		}
 	}

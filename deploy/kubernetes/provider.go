@@ -75,10 +75,7 @@ func Write(req deploy.Request, dir string) (*Manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("kubernetes: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "manifests.yaml"), y, 0o644); err != nil {
+	if err := deploy.WriteFile(dir, "manifests.yaml", y, 0o644); err != nil {
 		return nil, fmt.Errorf("kubernetes: %w", err)
 	}
 	return m, nil
