@@ -568,6 +568,7 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 				part.points[i].Stage = stage + 1
 			}
 			points = append(points, part.points...)
+			obs.addRate(part.points[len(part.points)-1])
 			if stage >= 0 && !part.warm {
 				ok := int64(math.Round(float64(part.all.TotalCount()) * scale))
 				obs.addStageSpan(stage, t, t.Add(m.Window), part.all, ok+part.errs, part.errs)

@@ -25,6 +25,20 @@ type trialObserver struct {
 	// stages accumulate a schedule's stages: merged histograms, so that
 	// each stage's percentiles are exact, not averaged per interval.
 	stages []*stageAcc
+	// rates are the measured intervals' successful operations per
+	// second, in time order: what the steadiness judgement reads.
+	rates []float64
+}
+
+// minRateInterval is the shortest interval whose rate counts: a run's
+// last interval may be a sliver, whose rate is noise.
+const minRateInterval = 500 * time.Millisecond
+
+// addRate keeps a measured interval's rate from its ALL row.
+func (o *trialObserver) addRate(all results.Point) {
+	if !all.Warmup && all.Length >= minRateInterval {
+		o.rates = append(o.rates, all.Rate)
+	}
 }
 
 // stageAcc is one stage's measured intervals merged.
@@ -66,6 +80,7 @@ func (o *trialObserver) Interval(iv *runner.Interval) {
 		sum.Pacing = pacingOf(measure.StatsOf(p))
 	}
 	points = append(points, sum)
+	o.addRate(sum)
 	if iv.Stage >= 0 && !iv.Warmup {
 		o.addStage(iv, all, allErrs)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/analysis/littles"
+	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
@@ -127,7 +128,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if m.out != nil {
 		machines = m.out.machines
 	}
-	row := tr.trialRow(st, cfg, res, m.out != nil, machines)
+	row := tr.trialRow(st, cfg, res, m.out != nil, machines, m.obs.rates)
 	failure := res.Failure()
 	if failure == "" && !res.Interrupted && st.Kind == spec.Load {
 		failure = tr.verify(ctx, p, m.out != nil, label)
@@ -303,7 +304,7 @@ func (tr *targetRun) settle(st *spec.Step, set *trial.Settings) error {
 		return cfg.Validate()
 	}
 	cfg.Threads, cfg.Target = st.Threads, st.Rate
-	cfg.WarmupTime = st.Warmup
+	cfg.WarmupTime, cfg.WarmupSteady = st.Warmup, st.WarmupSteady
 	cfg.Stages = nil
 	for _, sg := range st.Stages {
 		cfg.Stages = append(cfg.Stages, runner.Stage{Duration: sg.Duration, Threads: sg.Threads, Target: sg.Target})
@@ -325,7 +326,10 @@ func describeStep(st *spec.Step, cfg runner.Config) string {
 	if st.Operations > 0 {
 		what = fmt.Sprintf("%s for %d operations", st.Workload.Name, st.Operations)
 	}
-	if st.Warmup > 0 {
+	switch {
+	case st.WarmupSteady:
+		what += fmt.Sprintf(" after a warm-up until steady (at most %s)", st.Warmup)
+	case st.Warmup > 0:
 		what += fmt.Sprintf(" after %s warm-up", st.Warmup)
 	}
 	if len(st.Stages) > 0 {
@@ -356,7 +360,7 @@ func (s *runState) eta(cur *spec.Step, elapsed time.Duration) time.Duration {
 }
 
 // trialRow summarizes a finished trial and checks its validity.
-func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) results.Trial {
+func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU, rates []float64) results.Trial {
 	m := res.Measured
 	row := tr.rowOf(st, m.Start, res.End)
 	row.Threads, row.TargetRate = cfg.Threads, cfg.Target
@@ -392,6 +396,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	row.Latency = latencyOf(measure.StatsOf(all))
 	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
+	tr.fairness(&row, cfg, viaLoaders, rates)
 	if late, pacing, service := res.PacingLate(); late {
 		row.Flags = append(row.Flags, results.Flagf(results.FlagPacing, "the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
 	}
@@ -456,6 +461,59 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 	}
 	if row.Aborted > 0 {
 		row.Flags = append(row.Flags, results.Flagf(results.FlagAborted, "%d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
+	}
+}
+
+// hostBusy is the share of a machine's CPU at or above which it is
+// judged saturated: the 90% the load generator's own judgement uses.
+const hostBusy = 0.9
+
+// fairness flags what makes a trial's figures describe something other
+// than the database: a machine at its CPU limit where the load generator
+// ran (with the database, when it runs here too), and a throughput that
+// moved across the measured window. A trial with stages is not judged
+// steady: its rate moves by design.
+func (tr *targetRun) fairness(row *results.Trial, cfg runner.Config, viaLoaders bool, rates []float64) {
+	if !viaLoaders {
+		tr.hostSaturation(row)
+	}
+	if len(cfg.Stages) > 0 || row.Kind != results.KindRun {
+		return
+	}
+	if t := steady.Fit(rates); t.Trending() {
+		dir := "climbed"
+		if t.Drift < 0 {
+			dir = "fell"
+		}
+		row.Flags = append(row.Flags, results.Flagf(results.FlagNotSteady,
+			"throughput %s by %.0f%% of its mean across the %d measured intervals (trend t=%.1f): the mean describes a moving target; warm up longer (warmup: until steady)",
+			dir, 100*math.Abs(t.Drift), t.N, t.T))
+	}
+}
+
+// hostSaturation flags a trial whose machine (this one: the load
+// generator ran here) used at least hostBusy of its CPU on average over
+// the measured window.
+func (tr *targetRun) hostSaturation(row *results.Trial) {
+	s := tr.s
+	s.mu.Lock()
+	samples := append([]sysmetrics.Sample(nil), s.samples...)
+	s.mu.Unlock()
+	cores := sysmetrics.CPUCount()
+	for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
+		if st.Role != sysmetrics.RoleMachine || cores == 0 || st.MeanCPU < hostBusy*float64(cores)*100 {
+			continue
+		}
+		shared := "the load generator"
+		for _, h := range tr.dep.Hosts() {
+			if h.PID > 0 {
+				shared = "the load generator and the database"
+				break
+			}
+		}
+		row.Flags = append(row.Flags, results.Flagf(results.FlagHostSaturated,
+			"this machine, running %s, was at %.0f%% CPU of %d%% on average: the figures are the machine's limit, not the database's (use fewer threads, a separate loader machine, or CPU limits such as deploy.cpus)",
+			shared, st.MeanCPU, cores*100))
 	}
 }
 

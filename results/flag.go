@@ -41,6 +41,14 @@ const (
 	// FlagPacing: the harness started paced operations late, so response
 	// times hold its own delay.
 	FlagPacing FlagKind = "pacing"
+	// FlagHostSaturated: the machine that ran the load generator (and,
+	// on one host, the database too) was at or above 90% of its CPU:
+	// the figures describe the machine's limit, not the database's.
+	FlagHostSaturated FlagKind = "host-saturated"
+	// FlagNotSteady: the throughput moved across the measured window
+	// (package analysis/steady's trend test), so its mean describes a
+	// moving target, such as a JVM still warming up.
+	FlagNotSteady FlagKind = "not-steady"
 	// FlagReconstructed: Read rebuilt the row from the trial's intervals
 	// because the writer died before writing it.
 	FlagReconstructed FlagKind = "reconstructed"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/measure"
 )
@@ -18,6 +19,9 @@ type collector struct {
 	index            int
 	lastMono         int64
 	totalOps         int64
+	// warmRates are the warm-up intervals' rates, for a warm-up until
+	// steady.
+	warmRates []float64
 }
 
 func newCollector(s *run) *collector {
@@ -100,6 +104,12 @@ func (c *collector) collect(now int64, final bool) {
 	}
 	if c.s.warmRec != nil {
 		c.s.warmRec.Collect(c.warmIv)
+		if warming && c.s.cfg.WarmupSteady && !final && now > c.lastMono {
+			c.warmRates = append(c.warmRates, float64(c.warmIv.TotalCounted())/time.Duration(now-c.lastMono).Seconds())
+			if steady.Settled(c.warmRates) {
+				c.s.settle(now)
+			}
+		}
 		c.emit(c.warmIv, true, false, c.lastMono, split)
 		c.warmCum.Merge(c.warmIv)
 		c.warmIv.Reset()

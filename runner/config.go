@@ -53,6 +53,12 @@ type Config struct {
 	// last; its measurements are kept apart from the measured phase.
 	WarmupTime       time.Duration
 	WarmupOperations int64
+	// WarmupSteady ends the warm-up as soon as the throughput of its last
+	// intervals is steady (analysis/steady.Settled), WarmupTime at the
+	// latest; the measured phase then keeps its length
+	// (MaxExecutionTime - WarmupTime). It needs a collection interval
+	// and no stages.
+	WarmupSteady bool
 	// Interval is how often results are collected and observers called;
 	// 0 collects only at the end.
 	Interval time.Duration
@@ -152,6 +158,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("maxexecutiontime=%s: want >= 0", c.MaxExecutionTime)
 	case c.WarmupTime < 0:
 		return fmt.Errorf("warmup.time=%s: want >= 0", c.WarmupTime)
+	case c.WarmupSteady && (c.WarmupTime <= 0 || c.Interval <= 0 || len(c.Stages) > 0):
+		return fmt.Errorf("warmup.steady=true: wants warmup.time > 0 as the longest warm-up, a collection interval, and no stages")
 	case c.WarmupOperations < 0:
 		return fmt.Errorf("warmup.operations=%d: want >= 0", c.WarmupOperations)
 	case !(c.StopOnErrorRate >= 0 && c.StopOnErrorRate <= 1):

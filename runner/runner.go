@@ -178,8 +178,12 @@ type run struct {
 
 	startMono int64
 	startWall time.Time
-	deadline  int64
-	warmEnd   int64
+	// deadline and warmEnd move when a warm-up until steady ends early.
+	deadline atomic.Int64
+	warmEnd  atomic.Int64
+	// limit ends the run at the deadline when every worker waits on a
+	// frozen server (nil without a time limit).
+	limit *time.Timer
 	// stageStarts are the schedule's stage boundaries (empty without
 	// stages); a stage ends where the next starts, the last at deadline.
 	stageStarts []int64
@@ -289,7 +293,7 @@ func (s *run) execute(ctx context.Context) *Result {
 	s.startWall = time.Now()
 	s.startMono = clk.Now()
 	if s.cfg.MaxExecutionTime > 0 {
-		s.deadline = s.startMono + int64(s.cfg.MaxExecutionTime)
+		s.deadline.Store(s.startMono + int64(s.cfg.MaxExecutionTime))
 	}
 	at := s.startMono + int64(s.cfg.WarmupTime)
 	for _, st := range s.cfg.Stages {
@@ -298,7 +302,7 @@ func (s *run) execute(ctx context.Context) *Result {
 	}
 	if s.warmRec != nil {
 		s.warming.Store(true)
-		s.warmEnd = s.startMono + int64(s.cfg.WarmupTime)
+		s.warmEnd.Store(s.startMono + int64(s.cfg.WarmupTime))
 	}
 	s.measuredStart.Store(s.startMono)
 
@@ -308,8 +312,8 @@ func (s *run) execute(ctx context.Context) *Result {
 		// The workers check the time limit before each operation; when
 		// every one of them waits on a frozen server, the limit must
 		// still end the run.
-		limit := time.AfterFunc(s.cfg.MaxExecutionTime, func() { s.halt("maxexecutiontime reached", byLimit) })
-		defer limit.Stop()
+		s.limit = time.AfterFunc(s.cfg.MaxExecutionTime, func() { s.halt("maxexecutiontime reached", byLimit) })
+		defer s.limit.Stop()
 	}
 
 	col := newCollector(s)
@@ -471,7 +475,23 @@ func (s *run) stageEnd(i int) int64 {
 	if i+1 < len(s.stageStarts) {
 		return s.stageStarts[i+1]
 	}
-	return s.deadline
+	return s.deadline.Load()
+}
+
+// settle ends a warm-up until steady at now, and moves the deadline so
+// that the measured phase keeps its length.
+func (s *run) settle(now int64) {
+	if !s.warming.Load() || now >= s.warmEnd.Load() {
+		return
+	}
+	s.warmEnd.Store(now)
+	if s.cfg.MaxExecutionTime > 0 {
+		end := now + int64(s.cfg.MaxExecutionTime-s.cfg.WarmupTime)
+		s.deadline.Store(end)
+		if s.limit != nil {
+			s.limit.Reset(time.Duration(end - s.cfg.Clock.Now()))
+		}
+	}
 }
 
 // inWarmup reports whether an operation starting at now belongs to the
@@ -480,7 +500,7 @@ func (s *run) inWarmup(now int64) bool {
 	if !s.warming.Load() {
 		return false
 	}
-	if now >= s.warmEnd && s.warmOps.Load() >= s.cfg.WarmupOperations {
+	if now >= s.warmEnd.Load() && s.warmOps.Load() >= s.cfg.WarmupOperations {
 		if s.warming.CompareAndSwap(true, false) {
 			s.measuredStart.Store(now)
 		}

@@ -65,6 +65,9 @@ func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, 
 	if c.WarmupOperations, err = p.Int64("warmup.operations", 0); err != nil {
 		return c, err
 	}
+	if c.WarmupSteady, err = p.Bool("warmup.steady", false); err != nil {
+		return c, err
+	}
 	if c.StopOnErrorRate, err = p.Float("stop-on-error-rate", DefaultStopOnErrorRate); err != nil {
 		return c, err
 	}

@@ -81,7 +81,7 @@ func (s *run) worker(id int) {
 			return
 		}
 		start := clk.Now()
-		if s.deadline > 0 && start >= s.deadline {
+		if d := s.deadline.Load(); d > 0 && start >= d {
 			w.wk.Done(op)
 			s.halt("maxexecutiontime reached", byLimit)
 			return
@@ -199,7 +199,7 @@ func (w *workerState) followStages(sc *schedule) bool {
 			if w.timer.SleepUntil(s.stageEnd(i)) {
 				return false
 			}
-			if s.deadline > 0 && clk.Now() >= s.deadline {
+			if d := s.deadline.Load(); d > 0 && clk.Now() >= d {
 				s.halt("schedule completed", byLimit)
 				return false
 			}

@@ -33,7 +33,7 @@ func knownProperties() []string {
 		"histogram.buckets", "timeseries.granularity", "reportlatencyforeacherror",
 		"latencytrackederrors", "dotransactions", "batchsize",
 		// dbarena
-		"seed", "warmup.time", "warmup.operations", "json.output", "hdr.log", "late.threshold",
+		"seed", "warmup.time", "warmup.operations", "warmup.steady", "json.output", "hdr.log", "late.threshold",
 		"stop-on-error-rate", "max-error-rate", "stop.grace", "schema.create", "drop", "verify", "stages",
 		// YCSB's JDBC binding, read by the postgres and mysql drivers
 		"db.url", "db.user", "db.passwd", "db.driver",

@@ -199,7 +199,7 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 		lines["run."+k] = f.keys[k].Line
 	}
 	r.Duration = d.positiveDuration(f.get("duration"), "run.duration")
-	r.Warmup = d.duration(f.get("warmup"), "run.warmup")
+	r.Warmup, r.WarmupSteady = d.warmup(f.get("warmup"))
 	if v := f.get("operations"); v != nil {
 		r.Operations, _ = d.positiveCount(v, "run.operations")
 	}
@@ -302,6 +302,28 @@ func (d *decoder) positiveDuration(n *yaml.Node, path string) time.Duration {
 }
 
 // duration decodes an optional duration; absent is 0.
+// warmup decodes run.warmup: a duration, or {until: steady, max: D}, a
+// warm-up that ends once the throughput is steady, after D at the
+// latest.
+func (d *decoder) warmup(n *yaml.Node) (time.Duration, bool) {
+	const path = "run.warmup"
+	if n == nil || resolve(n).Kind != yaml.MappingNode {
+		return d.duration(n, path), false
+	}
+	f, ok := d.mapping(n, path, sectionKeys(path))
+	if !ok {
+		return 0, false
+	}
+	if u := f.get("until"); u == nil || u.Value != "steady" {
+		d.errorf(f.key("until"), join(path, "until"), `want "until: steady" (a warm-up that ends once the throughput is steady)`)
+	}
+	if f.get("max") == nil {
+		d.errorf(f.node, path, "want max: the longest warm-up, such as 60s, for a target that never steadies")
+		return 0, true
+	}
+	return d.positiveDuration(f.get("max"), join(path, "max")), true
+}
+
 func (d *decoder) duration(n *yaml.Node, path string) (v time.Duration) {
 	if n == nil {
 		return 0

@@ -71,6 +71,10 @@ func (d *decoder) stages(f fields, r *RunSettings) {
 	if len(r.Stages) == 0 {
 		return
 	}
+	if r.WarmupSteady {
+		// The stages' boundaries are fixed from the start.
+		d.errorf(f.key("warmup"), "run.warmup", "until: steady does not go with stages or a ramp: give a fixed warm-up")
+	}
 	// The run's threads are the largest stage's: that many workers are
 	// made, and the ones a stage does not need wait.
 	r.Threads = 0

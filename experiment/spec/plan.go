@@ -62,6 +62,8 @@ type Step struct {
 	Duration   time.Duration
 	Operations int64
 	Warmup     time.Duration
+	// WarmupSteady: the warm-up ends once steady, Warmup at the latest.
+	WarmupSteady bool
 	// Stages make a run a schedule (see RunSettings.Stages).
 	Stages []Stage
 }

@@ -163,7 +163,10 @@ type RunSettings struct {
 	Duration   time.Duration
 	Operations int64
 	Warmup     time.Duration
-	Threads    int
+	// WarmupSteady ends the warm-up once the throughput is steady, after
+	// Warmup at the latest (run.warmup: {until: steady, max: D}).
+	WarmupSteady bool
+	Threads      int
 	// Target is the rate limit in operations per second; 0 is none.
 	Target      float64
 	Repetitions int

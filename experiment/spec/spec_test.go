@@ -299,6 +299,8 @@ func TestValues(t *testing.T) {
 		"quoted number":    {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 		"operations only":  {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 		"neither: default": {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"warm-up until steady": {run: "{warmup: {until: steady, max: 45s}}", want: spec.RunSettings{Duration: time.Minute, Warmup: 45 * time.Second,
+			WarmupSteady: true, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -429,4 +431,39 @@ func TestStages(t *testing.T) {
 
 	_, err = spec.Parse("s.yaml", []byte("name: s\ntargets: [{database: redis}]\nworkloads: [c]\nrun: {ramp: {from: 10, to: 5, step: 1, every: 1s}}\n"), testOptions())
 	require.ErrorContains(t, err, "run.ramp.to: want at least from (10), got 5")
+}
+
+// TestWarmupUntilSteady checks the warm-up's mapping form: its
+// properties for the runner, and its mistakes named by line.
+func TestWarmupUntilSteady(t *testing.T) {
+	s, err := spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [a]",
+		"run: {duration: 10s, warmup: {until: steady, max: 30s}}"), testOptions())
+	require.NoError(t, err)
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	var run *spec.Step
+	for i := range p.Steps {
+		if p.Steps[i].Kind == spec.Run {
+			run = &p.Steps[i]
+		}
+	}
+	require.NotNil(t, run)
+	require.True(t, run.WarmupSteady)
+	require.Equal(t, 30*time.Second, run.Warmup)
+	v, _, _ := run.Properties.Lookup("warmup.steady")
+	require.Equal(t, "true", v)
+	v, _, _ = run.Properties.Lookup("maxexecutiontime")
+	require.Equal(t, "40", v, "the measured phase keeps its length after the longest warm-up")
+
+	for in, want := range map[string]string{
+		"{until: stable, max: 5s}": `run.warmup.until: want "until: steady"`,
+		"{until: steady}":          "w.yaml:4:30: run.warmup: want max",
+		"{until: steady, max: 0}":  "run.warmup.max: want a positive duration",
+		"{until: steady, mx: 5s}":  `run.warmup: unknown key "mx"`,
+		"{until: steady, max: 5s}, duration: null, ramp: {from: 1, to: 2, step: 1, every: 5s}": "until: steady does not go with stages",
+	} {
+		_, err := spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [a]",
+			"run: {duration: 10s, warmup: "+in+"}"), testOptions())
+		require.ErrorContains(t, err, want, in)
+	}
 }

@@ -45,7 +45,7 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 	r := b.s.Run
 	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
 		Repetition: rep, Threads: r.Threads, Rate: r.Target, Duration: r.Duration, Operations: r.Operations,
-		Warmup: r.Warmup, Stages: r.Stages}
+		Warmup: r.Warmup, WarmupSteady: r.WarmupSteady, Stages: r.Stages}
 	p := clone(trial)
 	threadsSrc, rateSrc := b.settingSrc("run.threads"), b.settingSrc("run.target")
 	for _, kv := range pt {
@@ -73,6 +73,7 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 		p.Set("maxexecutiontime", formatSeconds(st.Duration+st.Warmup), b.settingSrc("run.duration"))
 	}
 	p.Set("warmup.time", formatSeconds(st.Warmup), b.settingSrc("run.warmup"))
+	p.Set("warmup.steady", strconv.FormatBool(st.WarmupSteady), b.settingSrc("run.warmup"))
 	st.Properties = p
 	return st
 }
