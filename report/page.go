@@ -74,7 +74,11 @@ type cellView struct {
 	SpreadTitle string
 	P50, P99    string
 	Share       string
-	Best        bool
+	// ShareCI is the share's confidence interval, or why there is none;
+	// Unfair marks a share whose trials carry a fairness warning.
+	ShareCI string
+	Unfair  bool
+	Best    bool
 	Flags       string
 }
 
@@ -265,6 +269,14 @@ func rowOf(s *summary, r *row) rowView {
 		// best and share only mean something next to another target
 		if r.measured >= 2 {
 			cv.Best = i == r.best
+			cv.Unfair = c.unfair() || r.cells[r.best].unfair()
+			if !cv.Best && c.n > 0 {
+				if lo, hi, ok := ratioInterval(c, &r.cells[r.best]); ok {
+					cv.ShareCI = fmt.Sprintf("[%s–%s]", fmtShare(lo), fmtShare(hi))
+				} else {
+					cv.ShareCI = "(1 repetition: no interval)"
+				}
+			}
 		} else {
 			cv.Share = dash
 		}

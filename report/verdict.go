@@ -2,7 +2,11 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dbarena/dbarena/results"
 )
@@ -15,23 +19,41 @@ const (
 	// tieRatio is how close two means must be to be called a tie: run to
 	// run noise on a shared machine is a few percent.
 	tieRatio = 1.05
+	// ciLevel is the confidence level of the ratios' intervals.
+	ciLevel = 0.95
+	// mark follows a ratio whose trials carry a fairness warning.
+	mark = "*"
 )
 
-// Verdict is a short plain-text answer for the terminal: which target is
-// fastest on how many workloads, one line per workload with the ratio to
-// the others and their p99 latencies, the load phase, and one line per
-// warning (client-bound trials, errors, an interrupted run).
+// unfairKinds are the flags that make a comparison unfair: the figures
+// then describe the client, the machine or a moving target rather than
+// the database. A ratio between trials that carry one is marked.
+func unfairKinds() []results.FlagKind {
+	return []results.FlagKind{results.FlagClientBound, results.FlagHostSaturated, results.FlagNotSteady,
+		results.FlagClientCeiling, results.FlagPacing, results.FlagTargetMissed}
+}
+
+// Verdict is a short plain-text answer for the terminal and the report:
+// which target leads in throughput and which in tail latency on how many
+// workloads, how many repetitions stand behind it, one line per workload
+// with each ratio's confidence interval and p99 latencies (a ratio whose
+// trials carry a fairness warning is marked), the load phase, and the
+// warnings grouped by kind.
 func Verdict(d *results.Data) string {
 	s := summarize(d)
 	var b strings.Builder
 	b.WriteString(headline(s))
 	b.WriteByte('\n')
+	marked := map[results.FlagKind][]string{}
 	for i, r := range s.rows {
 		if i == maxVerdictRows {
 			fmt.Fprintf(&b, "  ... %s more in the report\n", plural(len(s.rows)-i, "row"))
 			break
 		}
 		b.WriteString("  " + r.label + ": " + rowSentence(s, r) + "\n")
+		for kind, names := range r.fairness(s) {
+			marked[kind] = appendNew(marked[kind], names...)
+		}
 	}
 	if line := loadSentence(s); line != "" && len(s.rows) > 0 {
 		b.WriteString("  load: " + line + "\n")
@@ -39,7 +61,16 @@ func Verdict(d *results.Data) string {
 	if line := ceilingSentence(d); line != "" {
 		b.WriteString("  client ceiling: " + line + "\n")
 	}
-	ws := warnings(d)
+	if len(marked) > 0 {
+		var parts []string
+		for _, k := range unfairKinds() {
+			if names := marked[k]; len(names) > 0 {
+				parts = append(parts, fmt.Sprintf("%s (%s)", k, strings.Join(names, ", ")))
+			}
+		}
+		b.WriteString("  " + mark + " fairness warning on these trials: " + strings.Join(parts, "; ") + "; see the warnings\n")
+	}
+	ws := groupWarnings(warnings(d))
 	for i, w := range ws {
 		if i == maxVerdictWarnings {
 			fmt.Fprintf(&b, "warning: ... %s more in the report\n", plural(len(ws)-i, "warning"))
@@ -50,7 +81,9 @@ func Verdict(d *results.Data) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// headline is the verdict's first line.
+// headline is the verdict's first lines: the throughput and the p99
+// leaders, the repetitions behind them, and a caution when fairness
+// warnings touch the comparisons.
 func headline(s *summary) string {
 	if len(s.rows) == 0 {
 		if line := loadSentence(s); line != "" {
@@ -60,54 +93,84 @@ func headline(s *summary) string {
 	}
 	measured := map[int]bool{}
 	wins := make([]int, len(s.targets))
-	compared, ties := 0, 0
+	lowP99 := make([][]string, len(s.targets))
+	compared, ties, unfair := 0, 0, 0
 	for _, r := range s.rows {
 		for i := range r.cells {
 			if r.cells[i].n > 0 {
 				measured[i] = true
 			}
 		}
-		if r.measured >= 2 {
-			compared++
-			wins[r.best]++
-			if o := r.order(); r.cells[o[1]].mean > 0 && r.cells[o[0]].mean/r.cells[o[1]].mean < tieRatio {
-				ties++
-			}
+		if r.measured < 2 {
+			continue
 		}
-	}
-	reps := ""
-	if s.reps > 1 {
-		reps = fmt.Sprintf(" (mean of up to %d repetitions)", s.reps)
+		compared++
+		wins[r.best]++
+		if o := r.order(); r.cells[o[1]].mean > 0 && r.cells[o[0]].mean/r.cells[o[1]].mean < tieRatio {
+			ties++
+		}
+		if i := r.lowestP99(); i >= 0 {
+			lowP99[i] = append(lowP99[i], r.label)
+		}
+		if len(r.fairness(s)) > 0 {
+			unfair++
+		}
 	}
 	switch {
 	case len(measured) == 1:
 		for i := range measured {
-			return fmt.Sprintf("one target measured, %s: nothing to compare it with%s", s.targets[i], reps)
+			return fmt.Sprintf("one target measured, %s: nothing to compare it with (%s)", s.targets[i], plural(s.reps, "repetition")+" at most")
 		}
 	case compared == 0:
-		return "no workload was measured on two targets yet: nothing to compare" + reps
+		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence()
 	}
-	out := winsSentence(s, wins, compared)
+	out := "throughput: " + winsSentence(s, wins, compared)
 	if ties > 0 {
-		out += fmt.Sprintf(", %d of them within 5%% of the runner-up", ties)
+		out += fmt.Sprintf(" (%d of them within 5%% of the runner-up)", ties)
 	}
-	return out + reps
+	out += "\np99 latency: " + latencySentence(s, lowP99, compared)
+	out += "\n" + s.repsSentence()
+	if unfair > 0 {
+		verb := "involve"
+		if unfair == 1 {
+			verb = "involves"
+		}
+		out += fmt.Sprintf("\ncaution: %d of %d comparisons %s trials with a fairness warning (marked %s): those ratios may describe the client, the machine or a warm-up rather than the databases",
+			unfair, compared, verb, mark)
+	}
+	return out
+}
+
+// repsSentence says how many repetitions stand behind the figures and
+// so whether the ratios carry intervals.
+func (s *summary) repsSentence() string {
+	lo, hi := 0, 0
+	for _, r := range s.rows {
+		for i := range r.cells {
+			if n := r.cells[i].n; n > 0 {
+				if lo == 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
+		}
+	}
+	switch {
+	case hi <= 1:
+		return "1 repetition each: no confidence intervals (run.repetitions: 3 or more gives them)"
+	case lo == hi:
+		return fmt.Sprintf("%d repetitions each; ratios with %.0f%% confidence intervals", hi, 100*ciLevel)
+	case lo == 1:
+		return fmt.Sprintf("1 to %d repetitions; intervals only where both sides have 2 or more", hi)
+	default:
+		return fmt.Sprintf("%d to %d repetitions; ratios with %.0f%% confidence intervals", lo, hi, 100*ciLevel)
+	}
 }
 
 // winsSentence says "postgres is fastest on 2 of 3 workloads, cassandra
 // on 1".
 func winsSentence(s *summary, wins []int, compared int) string {
-	order := make([]int, 0, len(wins))
-	for i, n := range wins {
-		if n > 0 {
-			order = append(order, i)
-		}
-	}
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && wins[order[j]] > wins[order[j-1]]; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
+	order := byCount(wins)
 	first := order[0]
 	if wins[first] == compared {
 		if compared == 1 {
@@ -122,8 +185,59 @@ func winsSentence(s *summary, wins []int, compared int) string {
 	return out
 }
 
-// rowSentence says "postgres 12,300 ops/s, 1.8x cassandra (p99 2.1 ms vs
-// 5.4 ms)".
+// latencySentence says "cassandra lowest on 2 of 6 (f, d), postgres on
+// 4" of the p99 latency: tail-latency wins are wins, whoever leads
+// throughput.
+func latencySentence(s *summary, low [][]string, compared int) string {
+	counts := make([]int, len(low))
+	total := 0
+	for i, ls := range low {
+		counts[i] = len(ls)
+		total += len(ls)
+	}
+	if total == 0 {
+		return "not measured"
+	}
+	order := byCount(counts)
+	names := func(i int) string {
+		if len(low[i]) <= 3 && len(low[i]) < compared {
+			return " (" + strings.Join(low[i], ", ") + ")"
+		}
+		return ""
+	}
+	first := order[0]
+	switch {
+	case counts[first] == compared && compared == 1:
+		return s.targets[first] + " lower on the one workload measured on more than one target"
+	case counts[first] == compared:
+		return fmt.Sprintf("%s lowest on all %d", s.targets[first], compared)
+	}
+	out := fmt.Sprintf("%s lowest on %d of %d%s", s.targets[first], counts[first], compared, names(first))
+	for _, i := range order[1:] {
+		out += fmt.Sprintf(", %s on %d%s", s.targets[i], counts[i], names(i))
+	}
+	return out
+}
+
+// byCount returns the indexes with a non-zero count, largest first,
+// ties in index order.
+func byCount(counts []int) []int {
+	var order []int
+	for i, n := range counts {
+		if n > 0 {
+			order = append(order, i)
+		}
+	}
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && counts[order[j]] > counts[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	return order
+}
+
+// rowSentence says "postgres 12,300 ops/s ±2%, 1.8x [1.6x, 2.0x]
+// cassandra (p99 2.1 ms vs 5.4 ms)".
 func rowSentence(s *summary, r *row) string {
 	out := rowComparison(s, r)
 	for i := range r.cells {
@@ -134,14 +248,16 @@ func rowSentence(s *summary, r *row) string {
 	return out
 }
 
-// rowComparison compares the row's measured cells.
+// rowComparison compares the row's measured cells: the best one's rate
+// and spread, then each other one's ratio to it with its interval and a
+// mark where either side carries a fairness warning.
 func rowComparison(s *summary, r *row) string {
 	order := r.order()
 	if len(order) == 0 {
 		return "no throughput measured"
 	}
 	best := &r.cells[order[0]]
-	out := fmt.Sprintf("%s %s ops/s", s.targets[order[0]], fmtRate(best.mean))
+	out := fmt.Sprintf("%s %s ops/s%s", s.targets[order[0]], fmtRate(best.mean), best.spread())
 	if len(order) == 1 {
 		if len(s.targets) > 1 {
 			out = "only " + out
@@ -152,17 +268,176 @@ func rowComparison(s *summary, r *row) string {
 	for _, i := range order[1:] {
 		c := &r.cells[i]
 		p99s = append(p99s, fmtMs(c.lat.P99))
+		m := ""
+		if best.unfair() || c.unfair() {
+			m = mark
+		}
 		if c.mean <= 0 {
-			out += fmt.Sprintf(", %s %s ops/s", s.targets[i], fmtRate(c.mean))
+			out += fmt.Sprintf(", %s %s ops/s%s", s.targets[i], fmtRate(c.mean), m)
 			continue
 		}
-		if ratio := best.mean / c.mean; ratio < tieRatio {
-			out += ", tied with " + s.targets[i] + " within 5%"
-		} else {
-			out += fmt.Sprintf(", %s %s", fmtRatio(ratio), s.targets[i])
+		ratio := best.mean / c.mean
+		lo, hi, ok := ratioInterval(best, c)
+		switch {
+		case ratio < tieRatio:
+			out += ", tied" + m + " with " + s.targets[i] + " within 5%"
+		case ok && lo <= 1:
+			out += fmt.Sprintf(", %s%s [%s, %s] %s: not distinguishable from 1x", fmtRatio(ratio), m, fmtRatio(lo), fmtRatio(hi), s.targets[i])
+		case ok:
+			out += fmt.Sprintf(", %s%s [%s, %s] %s", fmtRatio(ratio), m, fmtRatio(lo), fmtRatio(hi), s.targets[i])
+		case s.reps > 1:
+			// Other rows have intervals: say why this one has none.
+			out += fmt.Sprintf(", %s%s [no interval: 1 repetition] %s", fmtRatio(ratio), m, s.targets[i])
+		default:
+			out += fmt.Sprintf(", %s%s %s", fmtRatio(ratio), m, s.targets[i])
 		}
 	}
 	return out + " (p99 " + strings.Join(p99s, " vs ") + ")"
+}
+
+// spread is the cell's repetitions' coefficient of variation, " ±3%",
+// or "" for one repetition.
+func (c *cell) spread() string {
+	if c.n < 2 || !finite(c.std) || c.mean <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" ±%.0f%%", 100*c.std/c.mean)
+}
+
+// unfair reports whether any of the cell's repetitions carries a
+// fairness warning.
+func (c *cell) unfair() bool { return len(c.fairnessKinds()) > 0 }
+
+// fairnessKinds are the fairness warnings the cell's repetitions carry.
+func (c *cell) fairnessKinds() []results.FlagKind {
+	var out []results.FlagKind
+	for _, k := range unfairKinds() {
+		for _, f := range c.flags {
+			if results.Flag(f).Kind() == k {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fairness lists, by kind, the targets whose trials in the row's
+// comparison carry a fairness warning (empty when the row compares
+// nothing).
+func (r *row) fairness(s *summary) map[results.FlagKind][]string {
+	out := map[results.FlagKind][]string{}
+	if r.measured < 2 {
+		return out
+	}
+	for i := range r.cells {
+		for _, k := range r.cells[i].fairnessKinds() {
+			out[k] = appendNew(out[k], s.targets[i])
+		}
+	}
+	return out
+}
+
+// lowestP99 is the index of the measured cell with the lowest p99, -1
+// when none has one.
+func (r *row) lowestP99() int {
+	best := -1
+	for i := range r.cells {
+		c := &r.cells[i]
+		if c.n == 0 || !finite(c.lat.P99) {
+			continue
+		}
+		if best < 0 || c.lat.P99 < r.cells[best].lat.P99 {
+			best = i
+		}
+	}
+	return best
+}
+
+// ratioInterval is the confidence interval of a.mean / b.mean at
+// ciLevel, from a Welch t interval on the log ratio (delta method:
+// Var(log mean) = s²/(n·mean²)), so that it never crosses zero and is
+// as asymmetric as a ratio's should be. ok is false unless both sides
+// have two or more repetitions.
+func ratioInterval(a, b *cell) (lo, hi float64, ok bool) {
+	if a.n < 2 || b.n < 2 || a.mean <= 0 || b.mean <= 0 || !finite(a.std) || !finite(b.std) {
+		return 0, 0, false
+	}
+	va := a.std * a.std / (float64(a.n) * a.mean * a.mean)
+	vb := b.std * b.std / (float64(b.n) * b.mean * b.mean)
+	r := math.Log(a.mean / b.mean)
+	se := math.Sqrt(va + vb)
+	if se == 0 {
+		return math.Exp(r), math.Exp(r), true
+	}
+	df := (va + vb) * (va + vb) / (va*va/float64(a.n-1) + vb*vb/float64(b.n-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-ciLevel)/2)
+	return math.Exp(r - t*se), math.Exp(r + t*se), true
+}
+
+// appendNew appends the names not yet in xs.
+func appendNew(xs []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(xs, n) {
+			xs = append(xs, n)
+		}
+	}
+	return xs
+}
+
+// groupWarnings folds the trials' warnings of one kind into one line
+// that names the trials: a saturated machine flags every trial, and the
+// terminal needs it once. Warnings that are not about trials stay as
+// they are.
+func groupWarnings(ws []warning) []warning {
+	type group struct {
+		subjects []string
+		first    results.Flag
+	}
+	var out []warning
+	groups := map[results.FlagKind]*group{}
+	var order []results.FlagKind
+	for _, w := range ws {
+		switch w.Subject {
+		case "run", "manifest", "files":
+			out = append(out, w)
+			continue
+		}
+		f := results.Flag(w.Text)
+		g := groups[f.Kind()]
+		if g == nil {
+			g = &group{first: f}
+			groups[f.Kind()] = g
+			order = append(order, f.Kind())
+		}
+		g.subjects = append(g.subjects, w.Subject)
+	}
+	var grouped []warning
+	for _, k := range order {
+		g := groups[k]
+		if len(g.subjects) == 1 {
+			grouped = append(grouped, warning{Subject: g.subjects[0], Text: string(g.first)})
+			continue
+		}
+		names := g.subjects
+		more := ""
+		if len(names) > 3 {
+			names, more = names[:3], fmt.Sprintf(" and %d more", len(g.subjects)-3)
+		}
+		grouped = append(grouped, warning{Subject: fmt.Sprintf("%s on %d trials (%s%s)", k, len(g.subjects), strings.Join(names, ", "), more),
+			Text: "first: " + g.first.Details()})
+	}
+	// How the run ended comes first, as it did; the manifest's and the
+	// files' notes last.
+	var head, tail []warning
+	for _, w := range out {
+		if w.Subject == "run" {
+			head = append(head, w)
+		} else {
+			tail = append(tail, w)
+		}
+	}
+	return append(append(head, grouped...), tail...)
 }
 
 // loadSentence gives each target's load throughput: "postgres 45,000
