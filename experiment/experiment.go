@@ -265,10 +265,43 @@ func (s *runState) runTargets(ctx context.Context) error {
 		}
 	}
 	if len(failures) > 0 {
-		return fmt.Errorf("%s: %w", plural(len(failures), "failure"), errors.Join(failures...))
+		return failedError(failures)
 	}
 	return nil
 }
+
+// failedError sums up the experiment's failures once more at its end:
+// a failed trial by its ID only (its reason was printed when it failed
+// and is in the verdict), anything else in full.
+func failedError(failures []error) error {
+	var ids []string
+	var others []error
+	for _, err := range failures {
+		if tf := (*trialFailure)(nil); errors.As(err, &tf) {
+			ids = append(ids, tf.id)
+			continue
+		}
+		others = append(others, err)
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("%s: %w", plural(len(others), "failure"), errors.Join(others...))
+	}
+	msg := fmt.Sprintf("%s failed: %s (why: above and in the report)", plural(len(ids), "trial"), strings.Join(ids, ", "))
+	if len(others) == 0 {
+		return &joined{msg: msg, errs: failures}
+	}
+	return &joined{msg: msg + "; " + errors.Join(others...).Error(), errs: failures}
+}
+
+// joined is an error with a message of its own over the errors it
+// sums up, which errors.Is and errors.As still reach.
+type joined struct {
+	msg  string
+	errs []error
+}
+
+func (e *joined) Error() string   { return e.msg }
+func (e *joined) Unwrap() []error { return e.errs }
 
 // plural is "1 failure", "2 failures".
 func plural(n int, noun string) string {

@@ -183,9 +183,9 @@ func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram, er
 	if secs > 0 {
 		rate, errRate = float64(iv.Ops-errs)/secs, float64(errs)/secs
 	}
-	phase := ""
+	phase := " measuring"
 	if iv.Warmup {
-		phase = " (warm-up)"
+		phase = " warm-up  "
 	}
 	errText := ""
 	if errs > 0 {
@@ -200,10 +200,11 @@ func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram, er
 	}
 }
 
-// done ends a terminal's rewritten line.
+// done clears a terminal's rewritten line: the trial's summary line
+// takes its place.
 func (p *progress) done() {
 	if p.terminal && p.n > 0 {
-		fmt.Fprintln(p.w)
+		fmt.Fprint(p.w, "\r\033[K")
 	}
 	p.n = 0
 }

@@ -57,7 +57,11 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 		return nil, err
 	}
 	log := p.Log()
-	conn, err := gomysql.NewConnector(cfg.DSN)
+	// The client library prints its critical errors to stderr in a
+	// voice of its own; they go to the run's logger instead.
+	dsn := cfg.DSN.Clone()
+	dsn.Logger = mysqlLogger{log}
+	conn, err := gomysql.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%s.url: %w", Prefix, err)
 	}
@@ -189,3 +193,10 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// mysqlLogger forwards the client library's critical errors (a broken
+// connection, a bad packet) to the run's logger as warnings.
+type mysqlLogger struct{ log *slog.Logger }
+
+// Print implements gomysql.Logger.
+func (l mysqlLogger) Print(v ...any) { l.log.Warn("mysql: " + strings.TrimSpace(fmt.Sprint(v...))) }

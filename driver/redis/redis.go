@@ -66,6 +66,11 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 		return nil, err
 	}
 	log := p.Log()
+	// go-redis prints pool errors to stderr in a voice of its own; they
+	// go to the run's logger instead. Its logger is the library's one
+	// for the whole process: every DB of one dbarena process logs to the
+	// same place, so the last one set is as good as the first.
+	goredis.SetLogger(redisLogger{log})
 	db := &DB{cfg: cfg, log: log, addr: strings.Join(cfg.Addrs, ","), update: goredis.NewScript(updateScript)}
 	db.client = newClient(cfg)
 	db.single, _ = db.client.(*goredis.Client)
@@ -180,4 +185,14 @@ func dialTLS(cfg *tls.Config) func(context.Context, string, string) (net.Conn, e
 		}
 		return plainConn{c}, nil
 	}
+}
+
+// redisLogger forwards go-redis's messages (a failed dial, a pool
+// error) to the run's logger at debug level: the errors they explain
+// reach the user through the driver's own, which name the address.
+type redisLogger struct{ log *slog.Logger }
+
+// Printf implements go-redis's logging interface.
+func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
+	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

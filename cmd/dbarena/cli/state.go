@@ -59,15 +59,10 @@ func (st *State) redacting() *State {
 	return &c
 }
 
-// newLogger writes "level message key=value" lines without timestamps:
-// they go to a terminal or a CI log, which have their own.
+// newLogger writes human messages ("dbarena: warning: ...") at info
+// level and above, without timestamps: they go to a terminal or a CI
+// log, which have their own. --log-format and --log-level replace it
+// before a command runs (addLogFlags).
 func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey && len(groups) == 0 {
-				return slog.Attr{}
-			}
-			return a
-		},
-	}))
+	return slog.New(newHumanHandler(w, slog.LevelInfo))
 }

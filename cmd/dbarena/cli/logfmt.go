@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+)
+
+// Log formats of --log-format.
+const (
+	logText = "text"
+	logJSON = "json"
+)
+
+// addLogFlags gives every command --log-format and --log-level, and
+// builds st.Logger from them before the command runs: one human voice on
+// a terminal, structured records for a program that reads them.
+func addLogFlags(root *cobra.Command, st *State) {
+	var format, level string
+	root.PersistentFlags().StringVar(&format, "log-format", logText, "messages and warnings on stderr: text (for people) or json (one object per line, for programs)")
+	root.PersistentFlags().StringVar(&level, "log-level", "info", "the least severe messages shown: debug, info, warn or error")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		var lv slog.Level
+		if err := lv.UnmarshalText([]byte(level)); err != nil {
+			return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", level))
+		}
+		var h slog.Handler
+		switch format {
+		case logText:
+			h = newHumanHandler(st.Stderr, lv)
+		case logJSON:
+			h = slog.NewJSONHandler(st.Stderr, &slog.HandlerOptions{Level: lv})
+		default:
+			return usageError(fmt.Errorf("--log-format %q: want text or json", format))
+		}
+		st.Logger = slog.New(st.Secrets.Handler(h))
+		return nil
+	}
+}
+
+// humanHandler writes records as dbarena's other messages read:
+// "dbarena: warning: message (key value, key value)". Debug and info
+// records have no level word; the attributes follow in brackets, in
+// the order given.
+type humanHandler struct {
+	mu    *sync.Mutex
+	w     io.Writer
+	level slog.Leveler
+	attrs []slog.Attr
+	group string
+}
+
+func newHumanHandler(w io.Writer, level slog.Leveler) *humanHandler {
+	return &humanHandler{mu: &sync.Mutex{}, w: w, level: level}
+}
+
+// Enabled implements slog.Handler.
+func (h *humanHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
+
+// Handle implements slog.Handler.
+func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("dbarena: ")
+	switch {
+	case r.Level >= slog.LevelError:
+		b.WriteString("error: ")
+	case r.Level >= slog.LevelWarn:
+		b.WriteString("warning: ")
+	case r.Level < slog.LevelInfo:
+		b.WriteString("debug: ")
+	}
+	b.WriteString(r.Message)
+	var parts []string
+	add := func(a slog.Attr) {
+		if a.Equal(slog.Attr{}) {
+			return
+		}
+		key := a.Key
+		if h.group != "" {
+			key = h.group + "." + key
+		}
+		parts = append(parts, key+" "+a.Value.Resolve().String())
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(func(a slog.Attr) bool { add(a); return true })
+	if len(parts) > 0 {
+		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
+	}
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+// WithAttrs implements slog.Handler.
+func (h *humanHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), attrs...)
+	return &c
+}
+
+// WithGroup implements slog.Handler: keys are prefixed with the group.
+func (h *humanHandler) WithGroup(name string) slog.Handler {
+	c := *h
+	if c.group != "" {
+		name = c.group + "." + name
+	}
+	c.group = name
+	return &c
+}
