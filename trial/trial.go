@@ -73,6 +73,9 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase) (*Plan, err
 	if pl.Settings, err = ParseSettings(p, phase, pl.WorkloadConfig); err != nil {
 		return nil, err
 	}
+	if err := pl.WorkloadConfig.ValidateKeys(); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
