@@ -17,3 +17,17 @@ func TestRunWithoutRecordCountSaysWhy(t *testing.T) {
 	require.Contains(t, errs, "set recordcount (-p recordcount=N) or -P a workload file")
 	require.NotContains(t, errs, "upper bound")
 }
+
+func TestMemoryRunWithoutPreloadRefused(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "ycsb", "run", "memory", "-P", workloadA,
+		"-p", "recordcount=100", "-p", "operationcount=100", "-q")
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "the memory driver keeps no data between processes")
+	require.Contains(t, errs, "add --preload")
+	require.NotContains(t, out, "NOT_FOUND", "nothing was measured")
+
+	code, out, errs = run(t, context.Background(), "ycsb", "run", "memory", "-P", workloadA, "--preload",
+		"-p", "recordcount=100", "-p", "operationcount=100", "-q")
+	require.Equal(t, ExitOK, code, errs)
+	require.NotContains(t, out, "NOT_FOUND")
+}

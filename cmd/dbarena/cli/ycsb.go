@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -196,6 +197,8 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		if err := preload(ctx, st, t); err != nil {
 			return err
 		}
+	} else if err := requireRecords(t, phase); err != nil {
+		return err
 	}
 	var after func() (*results.VerifyReport, error)
 	if phase == runner.Load && plan.Settings.Verify {
@@ -208,6 +211,19 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		}
 	}
 	return execute(ctx, st, f, t, after)
+}
+
+// requireRecords refuses a run phase on an in-process store this process
+// did not load: it starts empty, and the run would "succeed" with every
+// read NOT_FOUND. Verify is let through: counting the missing records is
+// what it is for.
+func requireRecords(t *trial.Trial, phase runner.Phase) error {
+	ip, ok := t.DB.(driver.InProcess)
+	if !ok || phase != runner.Transactions || ip.Len(t.WorkloadConfig.Table) > 0 {
+		return nil
+	}
+	return usageError(fmt.Errorf("ycsb run %s: the %s driver keeps no data between processes, and this one holds none: add --preload to load the records in this process first",
+		t.Driver.Name, t.Driver.Name))
 }
 
 // preload runs the load phase with its own workload state before the run
