@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,4 +31,21 @@ func TestMemoryRunWithoutPreloadRefused(t *testing.T) {
 		"-p", "recordcount=100", "-p", "operationcount=100", "-q")
 	require.Equal(t, ExitOK, code, errs)
 	require.NotContains(t, out, "NOT_FOUND")
+}
+
+// TestBuiltinWorkloadByName runs the help's own example outside a
+// checkout: the test's directory has no workloads/ folder.
+func TestBuiltinWorkloadByName(t *testing.T) {
+	for _, name := range []string{"workloada", "workloads/workloadc"} {
+		t.Run(name, func(t *testing.T) {
+			code, out, errs := run(t, context.Background(), "ycsb", "run", "memory", "-P", name, "-P", name, "--preload",
+				"-p", "recordcount=50", "-p", "operationcount=50", "-q")
+			require.Equal(t, ExitOK, code, errs)
+			require.Equal(t, 1, strings.Count(errs, "-P "+name+": no such file; using the built-in workload"), errs)
+			require.Contains(t, out, "[READ], Operations, ")
+		})
+	}
+	code, _, errs := run(t, context.Background(), "ycsb", "run", "memory", "-P", "conf/workloada")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "conf/workloada: no such file", "only the names the help uses stand for the built-ins")
 }

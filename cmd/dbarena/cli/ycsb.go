@@ -125,7 +125,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 // It resolves ${env:...} and ${file:...} references, keeps them as written
 // in f.refs for the outputs, and teaches st.Secrets every credential.
 func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties.Set, error) {
-	p, err := properties.Load(f.files, f.props)
+	p, err := loadProperties(st.Stderr, f.files, f.props)
 	if err != nil {
 		return nil, usageError(err)
 	}
