@@ -2,10 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // The tests of this file hold YCSB habits and inputs that used to fail
@@ -48,4 +53,48 @@ func TestBuiltinWorkloadByName(t *testing.T) {
 	code, _, errs := run(t, context.Background(), "ycsb", "run", "memory", "-P", "conf/workloada")
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, "conf/workloada: no such file", "only the names the help uses stand for the built-ins")
+}
+
+func TestYCSBOutputHabits(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"ycsb", "run", "memory", "-P", workloadA, "--preload", "-p", "recordcount=50", "-p", "operationcount=50", "-q"}
+
+	code, _, errs := run(t, context.Background(), append(base, "-p", "measurementtype=hdrhistogram",
+		"-p", "hdrhistogram.fileoutput=true", "-p", "hdrhistogram.output.path="+dir+"/hdr-")...)
+	require.Equal(t, ExitOK, code, errs)
+	h, err := os.ReadFile(filepath.Join(dir, "hdr-run.hlog"))
+	require.NoError(t, err, "hdrhistogram.fileoutput=true writes an interval log")
+	require.Contains(t, string(h), "Tag=READ,")
+	require.Contains(t, errs, "as --hdr-log "+dir+"/hdr-run.hlog")
+
+	js := filepath.Join(dir, "x.json")
+	code, out, errs := run(t, context.Background(), append(base,
+		"-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter", "-p", "exportfile="+js)...)
+	require.Equal(t, ExitOK, code, errs)
+	var s results.Summary
+	b, err := os.ReadFile(js)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s), "a JSON exporter writes JSON, not YCSB text")
+	require.Equal(t, int64(50), s.Measured.Operations)
+	require.Contains(t, out, "[OVERALL], RunTime(ms), ", "the text summary goes to stdout")
+
+	code, _, errs = run(t, context.Background(), append(base, "-p", "exporter=site.ycsb.measurements.exporter.JSONMeasurementsExporter")...)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "--json FILE")
+}
+
+func TestYCSBDBProperty(t *testing.T) {
+	code, _, errs := run(t, context.Background(), "ycsb", "run", "memory", "-P", workloadA, "--preload",
+		"-p", "db=site.ycsb.db.JdbcDBClient", "-p", "recordcount=10", "-p", "operationcount=10", "-q")
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, `"db"="site.ycsb.db.JdbcDBClient" is YCSB's binding for the mysql or postgres driver, but the DRIVER argument is memory`)
+
+	code, _, errs = run(t, context.Background(), "ycsb", "run", "memory", "-P", workloadA, "--preload",
+		"-p", "db=site.ycsb.db.NoSuchClient", "-p", "recordcount=10", "-p", "operationcount=10", "-q")
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "dbarena takes the database from the DRIVER argument (memory here)")
+
+	code, _, errs = run(t, context.Background(), "ycsb", "load", "basic", "-P", workloadA,
+		"-p", "db=site.ycsb.BasicDB", "-p", "recordcount=10", "-q")
+	require.Equal(t, ExitOK, code, "a db= that agrees with DRIVER is fine: %s", errs)
 }

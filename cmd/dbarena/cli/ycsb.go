@@ -173,6 +173,9 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	for _, w := range plan.Warnings {
 		st.Logger.Warn(w.String())
 	}
+	for _, n := range plan.Settings.Notes {
+		fmt.Fprintln(st.Stderr, n)
+	}
 	ctx := cmd.Context()
 	if f.stdinStops {
 		var cancel context.CancelFunc
