@@ -98,3 +98,21 @@ func TestYCSBDBProperty(t *testing.T) {
 		"-p", "db=site.ycsb.BasicDB", "-p", "recordcount=10", "-q")
 	require.Equal(t, ExitOK, code, "a db= that agrees with DRIVER is fine: %s", errs)
 }
+
+func TestExperimentUnknownPropertyIsAnError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "typo.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: typo
+targets:
+  - database: redis
+workloads:
+  - name: skewed
+    builtin: a
+    properties:
+      requestdistribtion: zipfian
+`), 0o644))
+	code, out, errs := run(t, context.Background(), "run", file, "--dry-run")
+	require.Equal(t, ExitUsage, code, out)
+	require.Contains(t, errs, "typo.yaml:8: workloads[0].properties.requestdistribtion: unknown property")
+	require.Contains(t, errs, `did you mean "requestdistribution"?`)
+	require.NotContains(t, out, "STEP", "no plan is printed for a file with an error")
+}
