@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -115,4 +119,28 @@ workloads:
 	require.Contains(t, errs, "typo.yaml:8: workloads[0].properties.requestdistribtion: unknown property")
 	require.Contains(t, errs, `did you mean "requestdistribution"?`)
 	require.NotContains(t, out, "STEP", "no plan is printed for a file with an error")
+}
+
+// TestMergeRefusesTrialsOfAResultsDir runs the binary on a results
+// directory's hdr/ folder: one log per trial, which summed into one
+// "result" with exit 0.
+func TestMergeRefusesTrialsOfAResultsDir(t *testing.T) {
+	hdr := filepath.Join(t.TempDir(), "hdr")
+	require.NoError(t, os.Mkdir(hdr, 0o755))
+	t0 := time.Now().Add(-time.Minute)
+	for _, id := range []string{"pg.load.1", "pg.a.threads=1", "pg.a.threads=4"} {
+		var b strings.Builder
+		w, err := hlog.NewWriter(&b, t0, "dbarena trial "+id+"; values in nanoseconds")
+		require.NoError(t, err)
+		h := measure.NewHistogram()
+		require.NoError(t, h.RecordValue(1000))
+		require.NoError(t, w.WriteInterval("READ", t0, t0.Add(time.Second), h))
+		require.NoError(t, os.WriteFile(filepath.Join(hdr, id+".hlog"), []byte(b.String()), 0o644))
+	}
+	out, err := exec.Command(buildDbarena(t), "merge", hdr).CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, string(out))
+	require.Equal(t, ExitUsage, ee.ExitCode(), string(out))
+	require.Contains(t, string(out), "3 different runs or trials: pg.a.threads=1 (")
+	require.NotContains(t, string(out), "Merged 3 loaders")
 }
