@@ -144,3 +144,31 @@ func TestMergeRefusesTrialsOfAResultsDir(t *testing.T) {
 	require.Contains(t, string(out), "3 different runs or trials: pg.a.threads=1 (")
 	require.NotContains(t, string(out), "Merged 3 loaders")
 }
+
+// TestDeployRenderOutsideSources runs the binary in a copy of the
+// layout that bit: a deploy/ folder of Go files in the working
+// directory, which was the render's default output.
+func TestDeployRenderOutsideSources(t *testing.T) {
+	bin, wd := buildDbarena(t), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(wd, "deploy"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "deploy", "deploy.go"), []byte("package deploy\n"), 0o644))
+	example, err := filepath.Abs("../../../examples/compose-pg-vs-redis.yaml")
+	require.NoError(t, err)
+
+	cmd := exec.Command(bin, "deploy", "render", example)
+	cmd.Dir = wd
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "postgres: "+filepath.Join("dbarena-render", "postgres", "compose.yml"))
+	entries, err := os.ReadDir(filepath.Join(wd, "deploy"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing written among the sources")
+
+	cmd = exec.Command(bin, "deploy", "render", example, "--out", "deploy")
+	cmd.Dir = wd
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, string(out))
+	require.Equal(t, ExitUsage, ee.ExitCode())
+	require.Contains(t, string(out), "--out deploy: the directory holds Go source files (deploy.go)")
+}
