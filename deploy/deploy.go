@@ -108,6 +108,15 @@ type Teardown interface {
 	LeftBehind() string
 }
 
+// Kept is implemented by deployments of databases that dbarena did not
+// start and leaves running (provider existing): their Down does nothing,
+// and the experiment says the database was left running rather than
+// claim it tore it down.
+type Kept interface {
+	// KeptBy names why the database stays up: the provider ("existing").
+	KeptBy() string
+}
+
 // DefaultDownTimeout bounds the Down of a deployment that does not
 // implement Teardown.
 const DefaultDownTimeout = 2 * time.Minute

@@ -77,6 +77,16 @@ type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error
 }
 
+// InProcess is implemented by a DB that keeps its records in the memory
+// of the process that opened it, such as the memory driver. Every process
+// starts with an empty one, so a run phase in a process that did not
+// load it finds nothing: the caller checks Len before running and refuses
+// rather than measure a run of NOT_FOUNDs.
+type InProcess interface {
+	// Len returns the number of records in table.
+	Len(table string) int
+}
+
 // CloseWithin closes db, giving up after d: a driver that waits for
 // connections a frozen server holds must not hold the process, which
 // ends the abandoned Close with it. It reports whether Close returned in

@@ -456,7 +456,11 @@ func (s *runState) teardown(name string, dep deploy.Deployment, ti int) error {
 			}
 		}()
 	}
-	fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s (up to %s%s)\n", name, limit, hint)
+	if k, ok := dep.(deploy.Kept); ok {
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s left running (%s)\n", name, k.KeptBy())
+	} else {
+		fmt.Fprintf(s.opts.Stderr, "dbarena: tearing down %s (up to %s%s)\n", name, limit, hint)
+	}
 	done := make(chan error, 1)
 	go func() { done <- dep.Down(ctx) }()
 	var err error

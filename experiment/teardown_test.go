@@ -69,3 +69,18 @@ func TestTeardownIsBoundedAndSaysWhatItLeft(t *testing.T) {
 	require.Less(t, time.Since(start), 5*time.Second, "the second interrupt cut the hour short")
 	require.Contains(t, stderr.String(), "Ctrl-C again to stop at once")
 }
+
+// keptDeployment is an endpoint that was running before the experiment.
+type keptDeployment struct{ stuckDeployment }
+
+func (d *keptDeployment) KeptBy() string                 { return "existing" }
+func (d *keptDeployment) Down(ctx context.Context) error { return nil }
+
+// TestExistingIsLeftRunning: a database dbarena did not start is not
+// "torn down" in the wording.
+func TestExistingIsLeftRunning(t *testing.T) {
+	s, stderr := teardownState(t, nil)
+	require.NoError(t, s.teardown("pg", &keptDeployment{stuckDeployment{limit: time.Second}}, 0))
+	require.Equal(t, "dbarena: pg left running (existing)\n", stderr.String())
+	require.NotNil(t, s.manifest.Targets[0].Down)
+}

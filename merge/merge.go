@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -124,14 +125,18 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 // its offset, and sets the loaders' spans and the merge's.
 func (r *Result) read(inputs []Input) ([]interval, error) {
 	var all []interval
+	runs := map[string]string{} // run or trial id -> the first input of it
 	for i, in := range inputs {
 		name := in.Name
 		if name == "" {
 			name = in.Path
 		}
-		ivs, err := readLog(in.Path)
+		ivs, comment, err := readLog(in.Path)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", name, err)
+		}
+		if id := runOf(comment); id != "" && runs[id] == "" {
+			runs[id] = name
 		}
 		if len(ivs) == 0 {
 			return nil, fmt.Errorf("merge: %s: no intervals: the loader measured nothing", name)
@@ -151,6 +156,9 @@ func (r *Result) read(inputs []Input) ([]interval, error) {
 			all = append(all, interval{loader: i, iv: iv})
 		}
 		r.Loaders = append(r.Loaders, l)
+	}
+	if err := oneRun(runs); err != nil {
+		return nil, err
 	}
 	r.Start, r.End = r.Loaders[0].First, r.Loaders[0].Last
 	for _, l := range r.Loaders[1:] {
@@ -227,10 +235,10 @@ func saturatingAdd(a, b int64) int64 {
 	return a + b
 }
 
-func readLog(path string) ([]hlog.Interval, error) {
+func readLog(path string) ([]hlog.Interval, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
 	rd := hlog.NewReader(f)
@@ -238,13 +246,51 @@ func readLog(path string) ([]hlog.Interval, error) {
 	for {
 		iv, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return out, rd.Comment(), nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out = append(out, iv)
 	}
+}
+
+// runOf reads the run a log belongs to from its comment: "run ID" in a
+// loader's log (dbarena ycsb --run-id, which every loader of one run
+// shares), "trial ID" in an experiment's (its hdr/ folder holds one log
+// per trial). "" when the comment names neither: a log of another tool,
+// or of a single process that was given no run id.
+func runOf(comment string) string {
+	for _, part := range strings.Split(comment, ";") {
+		f := strings.Fields(part)
+		switch {
+		case len(f) >= 2 && f[0] == "run":
+			return f[1]
+		case len(f) >= 3 && f[0] == "dbarena" && f[1] == "trial":
+			return f[2]
+		}
+	}
+	return ""
+}
+
+// oneRun refuses logs of different runs or trials. Their sum is no
+// result: a results directory's hdr/ folder holds a load and runs at
+// other thread counts, which merged into one figure and exited 0.
+func oneRun(runs map[string]string) error {
+	if len(runs) < 2 {
+		return nil
+	}
+	ids := make([]string, 0, len(runs))
+	for id := range runs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	named := make([]string, len(ids))
+	for i, id := range ids {
+		named[i] = fmt.Sprintf("%s (%s)", id, runs[id])
+	}
+	return fmt.Errorf("merge: the logs come from %d different runs or trials: %s; merge the loaders of one run (they share a run id), not different trials",
+		len(ids), strings.Join(named, ", "))
 }
 
 // WriteLog writes the merged windows as one interval log, readable by

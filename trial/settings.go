@@ -35,6 +35,10 @@ type Settings struct {
 	CreateSchema, Drop bool
 	// Verify reads every loaded record back after a load.
 	Verify bool
+	// Notes say how YCSB's output properties were mapped onto dbarena's
+	// outputs (exporter, hdrhistogram.fileoutput), for the caller to
+	// print: the files are not where YCSB would have put them.
+	Notes []string
 }
 
 // DefaultStatusInterval is YCSB's status.interval default.
@@ -66,6 +70,9 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 	s.JSONOut = p.String("json.output", "")
 	s.HdrLog = p.String("hdr.log", "")
 	s.ExportFile = p.String("exportfile", "")
+	if err := ycsbOutputs(p, phase, &s); err != nil {
+		return s, err
+	}
 	if s.StatusInterval <= 0 {
 		return s, fmt.Errorf("status.interval: want a positive duration")
 	}

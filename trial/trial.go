@@ -66,11 +66,17 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase) (*Plan, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDB(info.Name, p); err != nil {
+		return nil, err
+	}
 	pl := &Plan{Driver: info, Props: p}
 	if pl.WorkloadConfig, pl.Warnings, err = workload.ParseConfig(p, drivers.Prefixes()); err != nil {
 		return nil, err
 	}
 	if pl.Settings, err = ParseSettings(p, phase, pl.WorkloadConfig); err != nil {
+		return nil, err
+	}
+	if err := pl.WorkloadConfig.ValidateKeys(); err != nil {
 		return nil, err
 	}
 	return pl, nil

@@ -29,7 +29,7 @@ func props(kv ...string) *properties.Set {
 // beside the runner's.
 func TestParseSettings(t *testing.T) {
 	pl, err := Parse("memory", props("threadcount", "3", "seed", "42", "drop", "true", "verify", "true",
-		"schema.create", "false", "hdr.log", "x.hlog", "status.interval", "2s"), runner.Load)
+		"schema.create", "false", "hdr.log", "x.hlog", "status.interval", "2s", "recordcount", "10"), runner.Load)
 	require.NoError(t, err)
 	s := pl.Settings
 	require.Equal(t, 3, s.Run.Threads)
@@ -41,7 +41,7 @@ func TestParseSettings(t *testing.T) {
 	require.Equal(t, "x.hlog", s.HdrLog)
 	require.Equal(t, "2s", s.StatusInterval.String())
 
-	pl, err = Parse("memory", props("operationcount", "10"), runner.Transactions)
+	pl, err = Parse("memory", props("operationcount", "10", "recordcount", "10"), runner.Transactions)
 	require.NoError(t, err)
 	require.True(t, pl.Settings.CreateSchema, "the table is created by default")
 	require.False(t, pl.Settings.SeedGiven, "a seed is drawn when none is given")
@@ -56,6 +56,8 @@ func TestParseSettings(t *testing.T) {
 		_, err := Parse("memory", p, runner.Transactions)
 		require.ErrorContains(t, err, name)
 	}
+	_, err = Parse("memory", props("operationcount", "10"), runner.Transactions)
+	require.ErrorContains(t, err, "recordcount=0 (the default)", "no records: the cause, not the key chooser's bounds")
 	_, err = Parse("nosuch", props(), runner.Load)
 	require.ErrorContains(t, err, "valid drivers are")
 }

@@ -88,6 +88,11 @@ func unknownWarnings(p *properties.Set, driverPrefixes []string) []Warning {
 	return out
 }
 
+// SuggestProperty returns the known property nearest to key, or "" when
+// none is close: for the "did you mean" of callers that refuse unknown
+// properties rather than warn.
+func SuggestProperty(key string) string { return closest(key) }
+
 // closest returns the known property nearest to key by edit distance, if
 // it is at most 3 edits away.
 func closest(key string) string {

@@ -47,6 +47,9 @@ func New(cfg Config) (*Workload, error) {
 		loadSeq:    generator.NewCounter(cfg.InsertStart),
 		insertSeq:  generator.NewAcknowledgedCounter(cfg.RecordCount),
 	}
+	if err := cfg.ValidateKeys(); err != nil {
+		return nil, err
+	}
 	lo, hi := cfg.InsertStart, cfg.InsertStart+cfg.EffectiveInsertCount()-1
 	if cfg.RequestDistribution == DistSequential {
 		seq, err := generator.NewSequential(lo, hi)
@@ -71,6 +74,28 @@ func New(cfg Config) (*Workload, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// ValidateKeys checks that the configuration leaves keys to load and to
+// choose among. Validate does not: a configuration is also parsed for
+// what it says of other things (the plan of an experiment, a property
+// file's typos) before its record count is known. Without this check the
+// key chooser would report only "upper bound -1 is below lower bound 0";
+// this one names the cause: no recordcount (YCSB's default is 0, which
+// the workload files set), or an insertstart at or beyond it.
+func (cfg Config) ValidateKeys() error {
+	if cfg.EffectiveInsertCount() > 0 {
+		return nil
+	}
+	if cfg.RecordCount > 0 {
+		return cfg.errorf("insertstart", "%d leaves none of recordcount %d records to load or choose keys among: want an insertstart below recordcount",
+			cfg.InsertStart, cfg.RecordCount)
+	}
+	where := "the default"
+	if src, ok := cfg.sources["recordcount"]; ok {
+		where = src.String()
+	}
+	return fmt.Errorf("recordcount=0 (%s): no records to load or choose keys among; set recordcount (-p recordcount=N) or -P a workload file such as workloada", where)
 }
 
 // buildChoosers makes the shared generators once, so a bad combination

@@ -7,6 +7,7 @@ package workloads
 import (
 	"embed"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/dbarena/dbarena/properties"
@@ -32,6 +33,21 @@ func Canonical(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// FromPath returns the short name of the built-in workload a property
+// file argument names, as YCSB's documentation and dbarena's help write
+// it: the file name alone ("workloada") or its path in the repository
+// ("workloads/workloada", also "./workloads/workloada"). A bare "a" is
+// not one: it is too likely a file of the user's. Callers use it only
+// when no such file exists, so a file of one's own always wins.
+func FromPath(path string) (string, bool) {
+	path = filepath.ToSlash(filepath.Clean(path))
+	file := strings.TrimPrefix(path, "workloads/")
+	if !strings.HasPrefix(file, "workload") {
+		return "", false
+	}
+	return Canonical(file)
 }
 
 // Read returns the property file of a built-in workload, named "a" or

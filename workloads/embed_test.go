@@ -64,3 +64,25 @@ func TestReadUnknown(t *testing.T) {
 	_, err = workloads.Properties("workloadz")
 	require.ErrorContains(t, err, `"workloadz"`)
 }
+
+func TestFromPath(t *testing.T) {
+	tests := map[string]struct {
+		in   string
+		want string
+	}{
+		"bare":            {in: "workloada", want: "a"},
+		"repository path": {in: "workloads/workloadb", want: "b"},
+		"dot slash":       {in: "./workloads/workloadf", want: "f"},
+		"short name":      {in: "a"},
+		"other folder":    {in: "conf/workloada"},
+		"unknown":         {in: "workloads/workloadg"},
+		"prefix only":     {in: "workloads/workload"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, ok := workloads.FromPath(tc.in)
+			require.Equal(t, tc.want != "", ok)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -3,7 +3,8 @@
 // matrix point, takes each side's repetitions as samples, and says for
 // throughput and latency whether B differs from A by more than the
 // repetitions' own spread, with a confidence interval on the relative
-// change.
+// change (computed on the log of the ratio, so it never goes below
+// -100%).
 //
 // The test is Welch's: the two runs' variances are not assumed equal,
 // since a new version or another machine changes the noise as well as

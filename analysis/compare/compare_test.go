@@ -64,20 +64,20 @@ func write(t *testing.T, m results.Manifest, trials []results.Trial) *results.Da
 
 // welch is the expected change and interval, computed here from the
 // formulas rather than by relativeCI: a first-order (delta method)
-// variance of meanB/meanA, Welch-Satterthwaite degrees of freedom, and
-// the Student t quantile.
+// variance of log(meanB/meanA), Welch-Satterthwaite degrees of freedom,
+// the Student t quantile, and the interval mapped back from the log.
 func welch(a, b []float64, level float64) (delta, low, high float64) {
 	ma, va := stat.MeanVariance(a, nil)
 	mb, vb := stat.MeanVariance(b, nil)
 	na, nb := float64(len(a)), float64(len(b))
 	ratio := mb / ma
-	// Var(mb/ma) ≈ Var(mb)/ma² + mb²·Var(ma)/ma⁴, with Var(mean) = s²/n.
-	termB := (vb / nb) / math.Pow(ma, 2)
-	termA := math.Pow(mb, 2) * (va / na) / math.Pow(ma, 4)
+	// Var(log(mb/ma)) ≈ Var(mb)/mb² + Var(ma)/ma², with Var(mean) = s²/n.
+	termB := (vb / nb) / math.Pow(mb, 2)
+	termA := (va / na) / math.Pow(ma, 2)
 	df := math.Pow(termA+termB, 2) / (math.Pow(termA, 2)/(na-1) + math.Pow(termB, 2)/(nb-1))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + level) / 2)
 	se := math.Sqrt(termA + termB)
-	return ratio - 1, ratio - 1 - q*se, ratio - 1 + q*se
+	return ratio - 1, ratio*math.Exp(-q*se) - 1, ratio*math.Exp(q*se) - 1
 }
 
 func find(t *testing.T, r *Report, k Key, m Metric) Change {
@@ -213,13 +213,14 @@ func TestMetricFields(t *testing.T) {
 
 // TestHandComputed checks relativeCI against numbers worked out by hand.
 // A = 98, 100, 102: mean 100, s = 2. B = 88.2, 90, 91.8: mean 90,
-// s = 1.8, so R = 0.9 and Delta = -10%. The variance terms are
-// vB = 1.8²/(3·100²) = 1.08e-4 and vA = 0.9²·2²/(3·100²) = 1.08e-4; with
+// s = 1.8, so R = 0.9 and Delta = -10%. The log-scale variance terms are
+// vA = 2²/(3·100²) = 1.3333e-4 and vB = 1.8²/(3·90²) = 1.3333e-4; with
 // two equal terms and n = 3 on each side the Welch-Satterthwaite degrees
 // of freedom are exactly (2v)²/(2v²/2) = 4, and a t table gives
-// t(0.975, 4) = 2.7764. The standard error is sqrt(2.16e-4) = 0.0146969,
-// the half-width 2.7764 × 0.0146969 = 0.040805, and the interval
-// [-14.08%, -5.92%]: a significant drop in throughput, "slower".
+// t(0.975, 4) = 2.7764. The standard error is sqrt(2.6667e-4) =
+// 0.0163299, the half-width on the log scale 2.7764 × 0.0163299 =
+// 0.0453392, and the interval 0.9·exp(∓0.0453392) - 1 = [-13.99%,
+// -5.83%]: a significant drop in throughput, "slower".
 func TestHandComputed(t *testing.T) {
 	a := summarize([]float64{98, 100, 102})
 	b := summarize([]float64{88.2, 90, 91.8})
@@ -230,24 +231,27 @@ func TestHandComputed(t *testing.T) {
 	iv := relativeCI(a, b, 0.95)
 	require.InDelta(t, 4, iv.DF, 1e-9)
 	require.InDelta(t, -0.10, iv.Delta, 1e-12)
-	require.InDelta(t, -0.140805, iv.Low, 1e-6)
-	require.InDelta(t, -0.059195, iv.High, 1e-6)
+	require.InDelta(t, -0.139894, iv.Low, 1e-6)
+	require.InDelta(t, -0.058256, iv.High, 1e-6)
 	require.Equal(t, VerdictSlower, verdict(iv, false))
 	require.Equal(t, VerdictFaster, verdict(iv, true), "the same drop in a latency is an improvement")
 }
 
-// TestReducesToWelch: when A does not vary, the relative interval is the
-// textbook Welch interval for meanB - meanA divided by meanA, with
-// nB - 1 degrees of freedom.
-func TestReducesToWelch(t *testing.T) {
-	xb := []float64{104, 110, 107, 103}
-	iv := relativeCI(summarize([]float64{100, 100, 100}), summarize(xb), 0.9)
-	mb, sb := stat.MeanStdDev(xb, nil)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 3}.Quantile(0.95)
-	half := q * sb / math.Sqrt(4)
-	require.InDelta(t, 3, iv.DF, 1e-9)
-	require.InDelta(t, (mb-half-100)/100, iv.Low, 1e-12)
-	require.InDelta(t, (mb+half-100)/100, iv.High, 1e-12)
+// TestNeverBelowMinus100 is the noisy tail latency that printed
+// "+4.9% [-136.0%, +145.8%]" when the interval was taken on the ratio
+// itself: on the log scale the bound stays above -100% and the interval
+// still holds the printed change.
+func TestNeverBelowMinus100(t *testing.T) {
+	a := summarize([]float64{100, 2000, 100})
+	b := summarize([]float64{800, 100, 1400})
+	iv := relativeCI(a, b, 0.95)
+	require.Greater(t, iv.Low, -1.0)
+	require.Less(t, iv.Low, iv.Delta)
+	require.Greater(t, iv.High, iv.Delta)
+	require.Equal(t, VerdictNoDifference, verdict(iv, true))
+
+	zero := relativeCI(a, summarize([]float64{0, 0}), 0.95)
+	require.Equal(t, interval{Delta: -1, Low: -1, High: -1, DF: math.Inf(1)}, zero, "a B of zeros is -100%, whatever A's noise")
 }
 
 func TestNoNoise(t *testing.T) {

@@ -38,46 +38,51 @@ type interval struct {
 	DF float64
 }
 
-// relativeCI returns Delta = (meanB - meanA) / meanA and a Welch
-// confidence interval for it at level. Both sides need two repetitions
-// or more and a non-zero mean in A.
+// relativeCI returns Delta = meanB / meanA - 1 and a Welch confidence
+// interval for it at level, computed on the log of the ratio and mapped
+// back. Both sides need two repetitions or more and a non-zero mean in A.
 //
-// Why the delta method rather than a t interval on log ratios: the number
-// the table prints is the ratio of arithmetic means (the throughput a
-// reader would quote), and the delta method gives an interval for
-// exactly that number, centred on it. An interval on mean log values is
-// one for the ratio of geometric means, a different quantity, so a row
-// could read "+10.0% [+10.2%, +14.1%]": its own point estimate outside
-// its interval. The price is symmetry: the log interval would be
-// asymmetric, as a ratio's should be. That matters only when the
-// standard error is a sizeable fraction of the change, and repetitions of
-// a benchmark usually agree within a few per cent, where the first-order
-// error is far smaller than the uncertainty of the t quantile itself
-// with three to five repetitions.
+// Why the log of the ratio: a ratio of positive figures lives on
+// (0, +Inf), and an interval computed on the ratio itself is symmetric
+// around it, so a noisy tail latency printed "+4.9% [-136.0%, +145.8%]":
+// a lower bound no latency can reach. On the log scale the interval is
+// symmetric, and mapped back it is asymmetric as a ratio's should be and
+// can never go below -100%.
 //
-// Why not the Welch interval for meanB - meanA divided by meanA: that
-// treats A's mean as exact. The delta method's first-order expansion of
-// R = meanB/meanA,
+// Why centred on log(meanB/meanA) rather than on the difference of mean
+// log values: the number the table prints is the ratio of arithmetic
+// means (the throughput a reader would quote). An interval on mean log
+// values is one for the ratio of geometric means, a different quantity,
+// so a row could read "+10.0% [+10.2%, +14.1%]": its own point estimate
+// outside its interval. Centred on the printed ratio it always holds it.
 //
-//	Var(R) ≈ Var(meanB)/meanA² + meanB²·Var(meanA)/meanA⁴,
+// The standard error comes from the delta method: to first order
 //
-// keeps A's uncertainty, and reduces to that interval when A does not
-// vary. Each side contributes one variance term,
+//	Var(log R) ≈ Var(meanB)/meanB² + Var(meanA)/meanA²,
 //
-//	vB = sB² / (nB·meanA²),   vA = R²·sA² / (nA·meanA²),
+// which keeps A's uncertainty as well as B's. Each side contributes one
+// term, the square of its mean's relative standard error,
+//
+//	vA = sA² / (nA·meanA²),   vB = sB² / (nB·meanB²),
 //
 // and, as in Welch's test, the variances are not assumed equal: the
 // degrees of freedom are Welch-Satterthwaite's for this sum,
 //
 //	df = (vA + vB)² / (vA²/(nA-1) + vB²/(nB-1)),
 //
-// and the interval is Delta ± t(1-(1-level)/2, df)·sqrt(vA + vB).
+// and the interval is exp(log R ± t(1-(1-level)/2, df)·sqrt(vA + vB)) - 1.
 func relativeCI(a, b Summary, level float64) interval {
 	r := b.Mean / a.Mean
 	iv := interval{Delta: r - 1}
-	mA2 := a.Mean * a.Mean
-	vB := b.StdDev * b.StdDev / (float64(b.N) * mA2)
-	vA := r * r * a.StdDev * a.StdDev / (float64(a.N) * mA2)
+	if r <= 0 {
+		// Every repetition of B measured 0 (the figures are never
+		// negative): the ratio is 0 whatever A's noise, and its log
+		// has no interval.
+		iv.Low, iv.High, iv.DF = iv.Delta, iv.Delta, math.Inf(1)
+		return iv
+	}
+	vA := a.StdDev * a.StdDev / (float64(a.N) * a.Mean * a.Mean)
+	vB := b.StdDev * b.StdDev / (float64(b.N) * b.Mean * b.Mean)
 	se := math.Sqrt(vA + vB)
 	if se == 0 {
 		// Identical repetitions on both sides: the data show no noise,
@@ -87,7 +92,7 @@ func relativeCI(a, b Summary, level float64) interval {
 	}
 	iv.DF = (vA + vB) * (vA + vB) / (vA*vA/float64(a.N-1) + vB*vB/float64(b.N-1))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: iv.DF}.Quantile(1 - (1-level)/2)
-	iv.Low, iv.High = iv.Delta-t*se, iv.Delta+t*se
+	iv.Low, iv.High = math.Exp(math.Log(r)-t*se)-1, math.Exp(math.Log(r)+t*se)-1
 	return iv
 }
 

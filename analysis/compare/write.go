@@ -135,7 +135,7 @@ func ci(c *Change) string {
 	case !math.IsNaN(c.Low):
 		return fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*c.Low, 100*c.High)
 	case c.Verdict == VerdictFewRepetitions && !math.IsNaN(c.Delta):
-		return "none: 1 repetition"
+		return "too few repetitions for an interval"
 	}
 	return "-"
 }

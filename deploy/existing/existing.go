@@ -63,8 +63,14 @@ func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 func (d *deployment) Down(context.Context) error    { return nil }
 
+var _ deploy.Kept = (*deployment)(nil)
+
 // DownTimeout implements deploy.Teardown: nothing to stop.
 func (d *deployment) DownTimeout() time.Duration { return time.Second }
+
+// KeptBy implements deploy.Kept: the endpoint was running before and
+// stays running.
+func (d *deployment) KeptBy() string { return "existing" }
 
 // LeftBehind implements deploy.Teardown.
 func (d *deployment) LeftBehind() string { return "nothing: the endpoint was running before" }

@@ -110,3 +110,22 @@ func Lookup(name string) (Info, error) {
 	}
 	return Info{}, fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(Names(), ", "))
 }
+
+// ForYCSB returns the drivers that stand in for a YCSB binding, named as
+// YCSB's db property names it ("site.ycsb.db.JdbcDBClient", also the
+// older com.yahoo.ycsb classes) or as bin/ycsb's binding argument
+// ("jdbc"); nil when no driver does. JDBC stands for two: postgres and
+// mysql.
+func ForYCSB(binding string) []string {
+	class := binding[strings.LastIndex(binding, ".")+1:]
+	byClass := map[string][]string{
+		"BasicDB": {"basic"}, "basic": {"basic"},
+		"JdbcDBClient": {"mysql", "postgres"}, "jdbc": {"mysql", "postgres"},
+		"CassandraCQLClient": {"cql"}, "cassandra-cql": {"cql"}, "ScyllaCQLClient": {"cql"}, "scylla": {"cql"},
+		"RedisClient": {"redis"}, "redis": {"redis"},
+		"MongoDbClient": {"mongodb"}, "AsyncMongoDbClient": {"mongodb"}, "mongodb": {"mongodb"}, "mongodb-async": {"mongodb"},
+		"DynamoDBClient": {"dynamodb"}, "dynamodb": {"dynamodb"},
+		"AerospikeClient": {"aerospike"}, "aerospike": {"aerospike"},
+	}
+	return byClass[class]
+}

@@ -46,6 +46,7 @@ var (
 	_ driver.DB            = (*DB)(nil)
 	_ driver.Session       = (*session)(nil)
 	_ driver.BatchInserter = (*session)(nil)
+	_ driver.InProcess     = (*DB)(nil)
 )
 
 // New returns an empty database.
@@ -105,7 +106,7 @@ func (d *DB) Session(context.Context, int) (driver.Session, error) {
 // Close implements driver.DB. The data is dropped with the DB.
 func (d *DB) Close() error { return nil }
 
-// Len returns the number of records in a table.
+// Len implements driver.InProcess: the number of records in a table.
 func (d *DB) Len(name string) int {
 	t := d.table(name)
 	t.mu.RLock()

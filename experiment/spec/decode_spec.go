@@ -100,13 +100,21 @@ func (d *decoder) header(f fields, s *Spec) {
 }
 
 // properties decodes a property mapping, refusing the properties the
-// experiment's own settings decide.
+// experiment's own settings decide and the ones no part of dbarena reads.
+// A typo such as requestdistribtion was a warning printed after the plan,
+// and the run measured the default distribution; in a file written for
+// dbarena an unknown key is a mistake. (YCSB's own pass-through of
+// unknown keys stays for -p on the ycsb command and for property files.)
 func (d *decoder) properties(n *yaml.Node, path string) []KV {
 	kvs := d.stringMap(n, path)
 	out := kvs[:0]
 	for _, kv := range kvs {
 		if instead, owned := ownedProperties()[kv.Key]; owned {
 			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "set by the experiment: use %s instead", instead)
+			continue
+		}
+		if !knownAxis(kv.Key, d.opts.DriverPrefixes) {
+			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "%s", unknownProperty(kv.Key, d.opts.DriverPrefixes))
 			continue
 		}
 		out = append(out, kv)
@@ -333,6 +341,16 @@ func prefixList(prefixes []string) string {
 		return "prefix.key"
 	}
 	return strings.Join(prefixes, ".*, ") + ".*"
+}
+
+// unknownProperty explains a property key that no part of dbarena reads.
+func unknownProperty(key string, driverPrefixes []string) string {
+	msg := fmt.Sprintf("unknown property %q: want a YCSB workload or client property, a dbarena one, or a driver property (%s)",
+		key, prefixList(driverPrefixes))
+	if best := workload.SuggestProperty(key); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg
 }
 
 // knownAxis reports whether a matrix key is a property a trial can vary.

@@ -8,11 +8,11 @@ import (
 )
 
 // ExamplePlan_Write shows the --dry-run output: the steps, the counts
-// and the time estimate, then a warning for a misspelt property.
+// and the time estimate.
 func ExamplePlan_Write() {
 	file := []byte(`name: quick
 seed: 7
-properties: {recordcount: 1000, fieldcont: 4}
+properties: {recordcount: 1000, fieldcount: 4}
 targets:
   - database: postgres
   - name: cass
@@ -50,5 +50,4 @@ matrix:
 	// 8     cass.c.threads=1      run   cass      cassandra  cql       c         threads=1  1        -     30s           5s
 	// 9     cass.c.threads=8      run   cass      cassandra  cql       c         threads=8  8        -     30s           5s
 	// 10 steps (2 loads, 8 runs) on 2 targets and 2 workloads; estimated time: at least 4m40s (plus 2 loads of unknown length)
-	// warning: quick.yaml:3: unknown property "fieldcont" is ignored (did you mean "fieldcount"?)
 }

@@ -262,12 +262,18 @@ func TestIDCollision(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	p := plan(t,
 		"name: w",
-		"properties: {recordcont: 100, cql.hosts: h}",
+		"properties: {cql.hosts: h}",
 		"targets: [{database: postgres}, {database: cassandra}]",
-		"workloads: [a, b]",
+		"workloads: [{name: t, file: typo.properties}, b]",
 	)
-	require.Len(t, p.Warnings, 1, "driver properties do not warn; each unknown one warns once")
-	require.Equal(t, `testdata/plan.yaml:2: unknown property "recordcont" is ignored (did you mean "recordcount"?)`, p.Warnings[0].String())
+	require.Len(t, p.Warnings, 1, "driver properties do not warn; each unknown one of a property file warns once")
+	require.Equal(t, `testdata/typo.properties:4: unknown property "recordcont" is ignored (did you mean "recordcount"?)`, p.Warnings[0].String())
+
+	_, err := spec.Parse("testdata/plan.yaml", yamlText("name: w", "properties: {recordcont: 100}",
+		"targets: [{database: postgres}]", "workloads: [a]"), testOptions())
+	require.ErrorContains(t, err, `testdata/plan.yaml:2:14: properties.recordcont: unknown property "recordcont"`,
+		"in the experiment file itself an unknown property is an error")
+	require.ErrorContains(t, err, `did you mean "recordcount"?`)
 }
 
 func TestNewPlanNeedsTargets(t *testing.T) {

@@ -139,6 +139,10 @@ func badFixtures() map[string][]string {
 			`owned.bad.yaml:8:18: targets[0].properties.db: set by the experiment: use targets[].driver instead`,
 			`owned.bad.yaml:13: workloads[0].properties.maxexecutiontime: set by the experiment: use run.duration instead`,
 		},
+		"unknown-property.bad.yaml": {
+			`unknown-property.bad.yaml:8:61: targets[0].properties.colour: unknown property "colour": want a YCSB workload or client property, a dbarena one, or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*)`,
+			`unknown-property.bad.yaml:13: workloads[0].properties.requestdistribtion: unknown property "requestdistribtion": want a YCSB workload or client property, a dbarena one, or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*); did you mean "requestdistribution"?`,
+		},
 		"limits.bad.yaml": {
 			`limits.bad.yaml:7: targets[0].deploy.nodes: 1000000000: at most 1000 nodes`,
 			`limits.bad.yaml:8:47: targets[0].cost[0].extra_hourly: want a price in USD per hour, 0 or more, such as 0.08, got "NaN"`,

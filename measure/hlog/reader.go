@@ -59,6 +59,10 @@ type Reader struct {
 
 	start, base         float64 // seconds since the epoch
 	haveStart, haveBase bool
+	// comment is the first "#" line before the first interval that is
+	// neither the format version nor a time: the comment NewWriter (or
+	// Java's outputComment) wrote.
+	comment string
 }
 
 // NewReader returns a Reader of r.
@@ -73,6 +77,11 @@ func NewReader(r io.Reader) *Reader {
 func (r *Reader) StartTime() (time.Time, bool) {
 	return secondsToTime(r.start), r.haveStart
 }
+
+// Comment returns the log's comment header as the writer gave it ("dbarena
+// trial pg.a; values in nanoseconds"), once the reading has passed it: ""
+// when the log has none.
+func (r *Reader) Comment() string { return r.comment }
 
 // Next returns the next interval, or io.EOF after the last one. Errors name
 // the line number; after an error, Next returns the same error again.
@@ -101,6 +110,9 @@ func (r *Reader) next() (Interval, error) {
 		case strings.HasPrefix(text, "#[BaseTime:"):
 			r.base, err = headerSeconds(text, "#[BaseTime:")
 			r.haveBase = true
+		case text[0] == '#' && r.comment == "" && !r.haveStart && !strings.HasPrefix(text, "#[Histogram log format version"):
+			r.comment = strings.TrimSpace(text[1:])
+			continue
 		case text[0] == '#', strings.HasPrefix(text, `"StartTimestamp"`):
 			continue
 		default:

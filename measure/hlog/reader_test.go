@@ -139,3 +139,22 @@ func TestReaderTimestamps(t *testing.T) {
 		})
 	}
 }
+
+func TestReaderComment(t *testing.T) {
+	var b strings.Builder
+	w, err := NewWriter(&b, time.Unix(1700000000, 0), "dbarena trial pg.a; values in nanoseconds")
+	require.NoError(t, err)
+	require.NoError(t, w.WriteInterval("READ", time.Unix(1700000000, 0), time.Unix(1700000001, 0), hdrhistogram.New(1, 1000, 3)))
+	r := NewReader(strings.NewReader(b.String() + "#a later comment\n"))
+	_, err = r.Next()
+	require.NoError(t, err)
+	require.Equal(t, "dbarena trial pg.a; values in nanoseconds", r.Comment())
+	_, err = r.Next()
+	require.ErrorIs(t, err, io.EOF)
+	require.Equal(t, "dbarena trial pg.a; values in nanoseconds", r.Comment(), "only the header's comment")
+
+	r = NewReader(strings.NewReader("#[StartTime: 1.000 (seconds since epoch)]\n"))
+	_, err = r.Next()
+	require.ErrorIs(t, err, io.EOF)
+	require.Empty(t, r.Comment())
+}

@@ -98,6 +98,9 @@ files only.`,
 			if err != nil {
 				return usageError(err)
 			}
+			if err := refuseGoPackage(out); err != nil {
+				return usageError(fmt.Errorf("deploy render: --out %s: %w", out, err))
+			}
 			n := 0
 			for i := range s.Targets {
 				t := &s.Targets[i]
@@ -126,8 +129,25 @@ files only.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "deploy", "directory to write the assets into, one subdirectory per target")
+	cmd.Flags().StringVar(&out, "out", defaultRenderDir, "directory to write the assets into, one subdirectory per target")
 	return cmd
+}
+
+// defaultRenderDir is where deploy render writes without --out. It was
+// "deploy", which inside a checkout is the Go package of that name: the
+// render wrote its assets among the source files.
+const defaultRenderDir = "dbarena-render"
+
+// refuseGoPackage refuses a directory that holds Go files: it is source
+// code, and rendered targets written into it would mix with (or, for a
+// target named like a package, overwrite) the code.
+func refuseGoPackage(dir string) error {
+	gofiles, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(gofiles) == 0 {
+		return nil // a missing directory is created by the render
+	}
+	return fmt.Errorf("the directory holds Go source files (%s): want a directory of its own, such as the default %s",
+		filepath.Base(gofiles[0]), defaultRenderDir)
 }
 
 // orList writes names as "a, b or c".

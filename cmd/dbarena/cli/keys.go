@@ -69,7 +69,7 @@ func runKeys(st *State, f *keysFlags) error {
 			return usageError(fmt.Errorf("keys: --top %d: want record counts of at least 1", k))
 		}
 	}
-	p, err := properties.Load(f.files, f.props)
+	p, err := loadProperties(st.Stderr, f.files, f.props)
 	if err != nil {
 		return usageError(err)
 	}

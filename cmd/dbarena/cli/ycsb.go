@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -124,7 +125,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 // It resolves ${env:...} and ${file:...} references, keeps them as written
 // in f.refs for the outputs, and teaches st.Secrets every credential.
 func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties.Set, error) {
-	p, err := properties.Load(f.files, f.props)
+	p, err := loadProperties(st.Stderr, f.files, f.props)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -172,6 +173,9 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	for _, w := range plan.Warnings {
 		st.Logger.Warn(w.String())
 	}
+	for _, n := range plan.Settings.Notes {
+		fmt.Fprintln(st.Stderr, n)
+	}
 	ctx := cmd.Context()
 	if f.stdinStops {
 		var cancel context.CancelFunc
@@ -196,6 +200,8 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		if err := preload(ctx, st, t); err != nil {
 			return err
 		}
+	} else if err := requireRecords(t, phase); err != nil {
+		return err
 	}
 	var after func() (*results.VerifyReport, error)
 	if phase == runner.Load && plan.Settings.Verify {
@@ -208,6 +214,19 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 		}
 	}
 	return execute(ctx, st, f, t, after)
+}
+
+// requireRecords refuses a run phase on an in-process store this process
+// did not load: it starts empty, and the run would "succeed" with every
+// read NOT_FOUND. Verify is let through: counting the missing records is
+// what it is for.
+func requireRecords(t *trial.Trial, phase runner.Phase) error {
+	ip, ok := t.DB.(driver.InProcess)
+	if !ok || phase != runner.Transactions || ip.Len(t.WorkloadConfig.Table) > 0 {
+		return nil
+	}
+	return usageError(fmt.Errorf("ycsb run %s: the %s driver keeps no data between processes, and this one holds none: add --preload to load the records in this process first",
+		t.Driver.Name, t.Driver.Name))
 }
 
 // preload runs the load phase with its own workload state before the run
