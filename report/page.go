@@ -79,7 +79,7 @@ type cellView struct {
 	ShareCI string
 	Unfair  bool
 	Best    bool
-	Flags       string
+	Flags   string
 }
 
 type trialView struct {
