@@ -37,13 +37,14 @@ type figure struct {
 // Wide figures take the page's whole width.
 func (f *figure) Wide() bool { return f.width > figWidth }
 
-// legendEntry is one key of a figure's legend: a line (solid or dashed)
-// or, for bars, a filled square.
+// legendEntry is one key of a figure's legend: a line (solid or dashed),
+// for bars a filled square, for dots a filled circle.
 type legendEntry struct {
 	label  string
 	color  color.Color
 	dashes []vg.Length
 	box    bool
+	dot    bool
 }
 
 // pngDPI is dense enough for a printed column and small enough to mail.
@@ -115,6 +116,11 @@ func (f *figure) draw(c draw.Canvas) {
 }
 
 func (f *figure) drawKey(c draw.Canvas, e legendEntry, x, y vg.Length) {
+	if e.dot {
+		draw.CircleGlyph{}.DrawGlyph(&c, draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}},
+			vg.Point{X: x + legendKey/2, Y: y})
+		return
+	}
 	if e.box {
 		h := vg.Points(8)
 		c.FillPolygon(e.color, []vg.Point{{X: x + legendKey/2 - h/2, Y: y - h/2}, {X: x + legendKey/2 + h/2, Y: y - h/2},

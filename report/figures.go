@@ -229,38 +229,56 @@ func throughputFigure(s *summary, name string) *figure {
 		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*plot.Plot{p}}
 }
 
-// latencyFigure groups p50, p95, p99 and p99.9 per target for one row.
+// latencyFigure marks p50, p95, p99 and p99.9 of each target for one
+// row with dots. Not bars: on the log axis the percentiles need, a bar
+// runs from an arbitrary floor, so its length means nothing (a p50 of
+// 0.74 ms drew a tenth as long as one of 2.0 ms); a dot's height is the
+// value on either axis.
 func latencyFigure(s *summary, r *row, name string) *figure {
 	f := &figure{Name: name, Title: "Latency percentiles, " + r.label,
-		Caption: "Mean over repetitions of each percentile, in milliseconds.",
-		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, true)}
+		Caption: "Mean over repetitions of each percentile, in milliseconds; one dot per target.",
+		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
 	if r.measured == 0 {
 		f.Message = "No latency measured for this workload."
 		return f
 	}
+	for i := range f.legend {
+		f.legend[i].dot = true
+	}
 	p := newPlot()
-	b := &bars{groupGap: 0.25}
 	var all []float64
 	drawn := make([]bool, len(s.targets))
+	// Targets sit side by side within a percentile, so that equal values
+	// do not hide one another.
+	step := math.Min(0.15, 0.6/float64(len(s.targets)))
 	for ti := range s.targets {
 		l := r.cells[ti].lat
 		vals := []float64{l.P50 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3}
-		all = append(all, vals...)
-		b.values = append(b.values, vals)
-		b.colors = append(b.colors, colorAt(ti))
-		for _, v := range vals {
-			drawn[ti] = drawn[ti] || (finite(v) && v > 0)
+		var xys plotter.XYs
+		for cat, v := range vals {
+			if finite(v) && v > 0 {
+				xys = append(xys, plotter.XY{X: float64(cat) + (float64(ti)-float64(len(s.targets)-1)/2)*step, Y: v})
+				all = append(all, v)
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		drawn[ti] = true
+		if pts, err := plotter.NewScatter(xys); err == nil {
+			pts.Color, pts.Shape, pts.Radius = colorAt(ti), draw.CircleGlyph{}, vg.Points(3.5)
+			p.Add(pts)
 		}
 	}
 	f.keepDrawn(s, drawn, "No latency for")
-	p.Add(b)
 	if useLog(p, all...) {
 		f.Caption += " Log scale: the percentiles span more than a decade."
 	} else {
-		p.Y.Min = 0
+		fromZero(p)
 	}
 	p.Y.Label.Text = "latency (ms)"
 	categoryAxis(p, []string{"p50", "p95", "p99", "p99.9"}, f.width)
+	p.X.Min, p.X.Max = -0.5, 3.5
 	f.panels = []*plot.Plot{p}
 	return f
 }
