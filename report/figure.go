@@ -117,8 +117,7 @@ func (f *figure) draw(c draw.Canvas) {
 
 func (f *figure) drawKey(c draw.Canvas, e legendEntry, x, y vg.Length) {
 	if e.dot {
-		draw.CircleGlyph{}.DrawGlyph(&c, draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}},
-			vg.Point{X: x + legendKey/2, Y: y})
+		c.DrawGlyph(draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}, vg.Point{X: x + legendKey/2, Y: y})
 		return
 	}
 	if e.box {

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -110,7 +112,7 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 	for _, r := range s.rows[:perRow] {
 		groups = append(groups, figureGroup{Title: "Workload " + r.label, Figures: []*figure{
 			latencyFigure(s, r, name("latency-"+r.label)),
-			spectrumFigure(s, r, name("spectrum-"+r.label)),
+			spectrumFigure(d, s, r, name("spectrum-"+r.label)),
 			overtimeFigure(s, r, tl, name("overtime-"+r.label)),
 		}})
 	}
@@ -284,47 +286,107 @@ func latencyFigure(s *summary, r *row, name string) *figure {
 }
 
 // spectrumFigure draws each target's latency against the percentile on
-// a "nines" axis, from the percentiles a trial keeps.
-func spectrumFigure(s *summary, r *row, name string) *figure {
+// a "nines" axis: p50 to p99.9 from the trials' rows, p99.99 from their
+// HDR logs, then the maximum. The maximum is one operation, not a
+// percentile, so it is a ring at the end of a dashed line, and its tick
+// says so.
+func spectrumFigure(d *results.Data, s *summary, r *row, name string) *figure {
 	f := &figure{Name: name, Title: "Latency spectrum, " + r.label,
-		Caption: "Latency by percentile (x: 50, 90, 99, 99.9, max on a log-of-nines axis), mean over repetitions.",
-		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
-	const maxAt = 4 // the max one nine beyond p99.9
-	xs := []float64{nines(50), nines(90), nines(95), nines(99), nines(99.9), maxAt}
+		Caption: "Latency by percentile (x: 50, 90, 95, 99, 99.9, 99.99 on a log-of-nines axis, then the maximum), mean over repetitions. " +
+			"The maximum is the single slowest operation of a repetition: a ring on a dashed line, not a percentile.",
+		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+	xs := []float64{nines(50), nines(90), nines(95), nines(99), nines(99.9), nines(99.99)}
+	const maxAt = 5 // the max one nine beyond p99.99
 	p := newPlot()
 	var all []float64
 	drawn := make([]bool, len(s.targets))
+	var noTail []string
 	for ti := range s.targets {
-		l := r.cells[ti].lat
-		ys := []float64{l.P50 / 1e3, l.P90 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3, l.Max / 1e3}
-		line := xyLine(xs, ys, colorAt(ti), nil, true)
-		if line == nil {
+		c := &r.cells[ti]
+		p9999 := meanTail(d, c.trials)
+		if !finite(p9999) && len(c.trials) > 0 {
+			noTail = append(noTail, s.targets[ti])
+		}
+		l := c.lat
+		ys := []float64{l.P50 / 1e3, l.P90 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3, p9999 / 1e3}
+		pcts := spectrumLine(p, xs, ys, colorAt(ti))
+		tail := spectrumMax(p, pcts, maxAt, l.Max/1e3, colorAt(ti))
+		if len(pcts) == 0 && !tail {
 			continue
 		}
 		drawn[ti] = true
 		all = append(all, ys...)
-		pts, err := plotter.NewScatter(line.XYs)
-		if err == nil {
-			pts.Color = colorAt(ti)
-			pts.Shape = draw.CircleGlyph{}
-			pts.Radius = vg.Points(2.5)
-			p.Add(line, pts)
-		}
+		all = append(all, l.Max/1e3)
 	}
-	if len(all) == 0 {
+	if !slices.Contains(drawn, true) {
 		f.Message = "No latency measured for this workload."
 		return f
 	}
 	f.keepDrawn(s, drawn, "No latency for")
+	if len(noTail) > 0 {
+		f.Caption += " No p99.99 for " + strings.Join(noTail, ", ") + ": no HDR log (hdr/) to read it from."
+	}
 	if !useLog(p, all...) {
 		fromZero(p)
 	}
-	p.X.Min, p.X.Max = 0, maxAt
+	p.X.Min, p.X.Max = nines(50)-0.15, maxAt+0.15
 	p.X.Tick.Marker = ninesTicks{maxAt: maxAt}
 	p.X.Label.Text = "percentile"
 	p.Y.Label.Text = "latency (ms)"
 	f.panels = []*plot.Plot{p}
 	return f
+}
+
+// spectrumLine adds the solid line and dots of one target's percentiles
+// and returns the points drawn.
+func spectrumLine(p *plot.Plot, xs, ys []float64, clr color.Color) plotter.XYs {
+	line := xyLine(xs, ys, clr, nil, true)
+	if line == nil {
+		return nil
+	}
+	pts, err := plotter.NewScatter(line.XYs)
+	if err != nil {
+		return nil // unreachable: xyLine kept finite points only
+	}
+	pts.Color, pts.Shape, pts.Radius = clr, draw.CircleGlyph{}, vg.Points(2.5)
+	p.Add(line, pts)
+	return line.XYs
+}
+
+// spectrumMax adds a target's maximum as a ring, joined to its highest
+// percentile by a dashed line, and reports whether it drew one.
+func spectrumMax(p *plot.Plot, pcts plotter.XYs, at, max float64, clr color.Color) bool {
+	if !finite(max) || max <= 0 {
+		return false
+	}
+	if len(pcts) > 0 {
+		last := pcts[len(pcts)-1]
+		if l := xyLine([]float64{last.X, at}, []float64{last.Y, max}, clr, dashed(), true); l != nil {
+			p.Add(l)
+		}
+	}
+	ring, err := plotter.NewScatter(plotter.XYs{{X: at, Y: max}})
+	if err != nil {
+		return false
+	}
+	ring.Color, ring.Shape, ring.Radius = clr, draw.RingGlyph{}, vg.Points(4)
+	p.Add(ring)
+	return true
+}
+
+// meanTail is the mean p99.99 of trials from their HDR logs, in
+// microseconds; NaN when none has a readable log.
+func meanTail(d *results.Data, trials []*results.Trial) float64 {
+	var vs []float64
+	for _, t := range trials {
+		if st, ok, _ := d.TrialStats(t.ID); ok && finite(st.P9999) {
+			vs = append(vs, st.P9999)
+		}
+	}
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	return mean(vs)
 }
 
 // stack prepares panels that share an x range, labelling only the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -8,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // plotted returns the plotters of type T on a panel. gonum/plot keeps
@@ -47,5 +51,55 @@ func TestLatencyFigureDots(t *testing.T) {
 	}
 	for _, e := range f.legend {
 		require.True(t, e.dot, "the legend keys dots as dots")
+	}
+}
+
+// TestSpectrumFigure: the axis labels every point (no stray 0, p95
+// named), p99.99 comes from the HDR logs, and the maximum is a ring
+// labelled as the single sample it is.
+func TestSpectrumFigure(t *testing.T) {
+	d, err := results.Read(filepath.Join(goldenResults, "format2/sweep"))
+	require.NoError(t, err)
+	s := summarize(d)
+	var r *row
+	for _, rw := range s.rows {
+		if rw.label == "c · threads=4" {
+			r = rw
+		}
+	}
+	require.NotNil(t, r)
+	f := spectrumFigure(d, s, r, "spectrum")
+	require.Empty(t, f.Message)
+	p := f.panels[0]
+
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	require.Equal(t, []string{"50", "90", "95", "99", "99.9", "99.99", "max (1 sample)"}, labels)
+	require.Greater(t, p.X.Min, 0.0, "no empty stretch left of p50")
+
+	var dots, rings []*plotter.Scatter
+	for _, sc := range plotted[*plotter.Scatter](p) {
+		if _, ok := sc.GlyphStyle.Shape.(draw.RingGlyph); ok {
+			rings = append(rings, sc)
+		} else {
+			dots = append(dots, sc)
+		}
+	}
+	require.Len(t, dots, 2)
+	require.Len(t, rings, 2)
+	for ti := range s.targets {
+		c := &r.cells[ti]
+		var want []float64
+		for _, tr := range c.trials {
+			st, ok, err := d.TrialStats(tr.ID)
+			require.NoError(t, err)
+			require.True(t, ok)
+			want = append(want, st.P9999)
+		}
+		require.Len(t, dots[ti].XYs, 6, "p50 to p99.99")
+		require.InDelta(t, mean(want)/1e3, dots[ti].XYs[5].Y, 1e-9, "p99.99 of %s", s.targets[ti])
+		require.Equal(t, plotter.XY{X: 5, Y: c.lat.Max / 1e3}, rings[ti].XYs[0])
 	}
 }

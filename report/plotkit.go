@@ -315,17 +315,21 @@ func downsample(xys plotter.XYs, n int) plotter.XYs {
 }
 
 // ninesTicks label the percentile axis of a latency spectrum, where x is
-// the number of nines: -log10(1 - q).
+// the number of nines: -log10(1 - q). The last tick is the maximum, one
+// operation rather than a percentile, and says so.
 type ninesTicks struct{ maxAt float64 }
 
 func (t ninesTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := []plot.Tick{{Value: 0, Label: "0"}, {Value: nines(50), Label: "50"}, {Value: 1, Label: "90"},
+	ts := []plot.Tick{{Value: nines(50), Label: "50"}, {Value: 1, Label: "90"}, {Value: nines(95), Label: "95"},
 		{Value: 2, Label: "99"}, {Value: 3, Label: "99.9"}}
 	for e := 4.0; e < t.maxAt; e++ {
 		ts = append(ts, plot.Tick{Value: e, Label: "99." + strconv.Itoa(int(math.Pow(10, e-2))-1)})
 	}
-	return append(ts, plot.Tick{Value: t.maxAt, Label: "max"})
+	return append(ts, plot.Tick{Value: t.maxAt, Label: maxTick})
 }
+
+// maxTick labels the maximum on a spectrum's axis.
+const maxTick = "max (1 sample)"
 
 // nines maps a percentile to the spectrum's x axis: 90 -> 1, 99 -> 2.
 func nines(pct float64) float64 { return -math.Log10(1 - pct/100) }
