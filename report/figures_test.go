@@ -103,3 +103,24 @@ func TestSpectrumFigure(t *testing.T) {
 		require.Equal(t, plotter.XY{X: 5, Y: c.lat.Max / 1e3}, rings[ti].XYs[0])
 	}
 }
+
+// TestLoadFigureShort: a load shorter than one whole interval is named
+// as too short to chart (the golden sweep's took 13 ms), and a load of a
+// few intervals gets its points marked, so one point still shows.
+func TestLoadFigureShort(t *testing.T) {
+	d, err := results.Read(filepath.Join(goldenResults, "format2/sweep"))
+	require.NoError(t, err)
+	s := summarize(d)
+	f := loadFigure(s, newTimeline(d), "load")
+	require.Contains(t, f.Message+f.Caption, "too short to chart")
+	require.Contains(t, f.Message+f.Caption, "fast (13ms)")
+
+	fx := fullFixture()
+	dd := fx.write(t)
+	tl := newTimeline(dd)
+	id := "postgres.load.1"
+	tl.points[id] = tl.points[id][:1] // a load of one interval
+	f = loadFigure(summarize(dd), tl, "load")
+	require.Empty(t, f.Message)
+	require.NotEmpty(t, plotted[*plotter.Scatter](f.panels[0]), "a lone interval is a dot")
+}

@@ -44,7 +44,7 @@ func fullFixture() fixture {
 		targets: []results.TargetInfo{
 			{Name: "postgres", Database: "postgres", Driver: "postgres", Provider: "local", Version: "16.4", Nodes: 1,
 				CPUs: 2, MemoryBytes: 8 << 30, Hosts: []string{"pg-1"}, DataBytes: 2 << 30, ServerMemoryBytes: 4 << 30,
-				Native: map[string]float64{"pg_buffer_hit_ratio": 0.993}, Properties: map[string]string{"postgres.user": "bench"}},
+				Native: map[string]float64{"pg_buffer_hit_ratio": 0.993, "pg_blocks_hit": 1.25305e+07}, Properties: map[string]string{"postgres.user": "bench"}},
 			{Name: "cassandra", Database: "cassandra", Driver: "cql", Provider: "local", Version: "5.0.2", Nodes: 1,
 				MemoryBytes: 2 << 30, Hosts: []string{"cass-1"}, DataBytes: 3 << 30},
 		},

@@ -289,6 +289,27 @@ func xyLine(xs, ys []float64, clr color.Color, dash []vg.Length, positive bool) 
 	return l
 }
 
+// sparsePoints is the most points a line has for its points to be
+// marked as well: a line through one point draws nothing, and through a
+// handful it hides where the samples are.
+const sparsePoints = 12
+
+// addLine adds l to p, with a dot at each point when it has few, and
+// reports whether it added anything (l is nil when no point was finite).
+func addLine(p *plot.Plot, l *plotter.Line) bool {
+	if l == nil {
+		return false
+	}
+	p.Add(l)
+	if len(l.XYs) <= sparsePoints {
+		if pts, err := plotter.NewScatter(l.XYs); err == nil {
+			pts.Color, pts.Shape, pts.Radius = l.Color, draw.CircleGlyph{}, vg.Points(2.5)
+			p.Add(pts)
+		}
+	}
+	return true
+}
+
 // maxLinePoints bounds a line's points: an hour of one-second samples
 // per host would make the inline SVG megabytes for detail no screen
 // shows.

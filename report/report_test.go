@@ -207,6 +207,24 @@ func requireSVG(t *testing.T, path string) {
 	require.Equal(t, "svg", root, path)
 }
 
+// TestRenderTargets: raw counters read as numbers, a single property is
+// singular, and a note says what "data on disk" measures.
+func TestRenderTargets(t *testing.T) {
+	d := fullFixture().write(t)
+	var buf bytes.Buffer
+	require.NoError(t, Render(&buf, d))
+	html := buf.String()
+	sec := html[strings.Index(html, `<section id="targets">`):]
+	sec = sec[:strings.Index(sec, "</section>")]
+	requireHas(t, sec, "<code>pg_blocks_hit</code> 12,530,500")
+	requireHas(t, sec, "<code>pg_buffer_hit_ratio</code> 0.993")
+	require.NotContains(t, sec, "e+0")
+	requireHas(t, sec, "<summary>1 property</summary>")
+	requireHas(t, sec, `<p class="note" id="data-note">`)
+	requireHas(t, sec, "right after the last load")
+	requireHas(t, sec, "memtables not yet flushed")
+}
+
 func TestRenderPartial(t *testing.T) {
 	d := partialFixture().write(t)
 	var buf bytes.Buffer
@@ -317,6 +335,11 @@ func TestFormat(t *testing.T) {
 		{"bytes", fmtBytes(3 << 30), "3.0 GiB"},
 		{"si", fmtSI(15000), "15k"},
 		{"si fraction", fmtSI(0.25), "0.25"},
+		{"number count", fmtNumber(1.25305e+07), "12,530,500"},
+		{"number ratio", fmtNumber(0.993), "0.993"},
+		{"number small", fmtNumber(42), "42"},
+		{"number fraction", fmtNumber(3.14159), "3.142"},
+		{"number NaN", fmtNumber(math.NaN()), "–"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, tc.got) })
