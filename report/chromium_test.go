@@ -95,7 +95,7 @@ func TestChromium(t *testing.T) {
 
 	dom, log := runChromium(t, bin, "--virtual-time-budget=5000", "--dump-dom", url)
 	requireHas(t, dom, `<table class="verdict" id="verdict-table">`)
-	require.Equal(t, 13, strings.Count(dom, "<svg "), "every figure inline")
+	require.Equal(t, 12, strings.Count(dom, "<svg "), "every figure inline")
 	requireHas(t, dom, `data-target="cassandra">1.00×`)
 	require.Empty(t, consoleErrors(log))
 

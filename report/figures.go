@@ -23,9 +23,6 @@ const maxFigures = 60
 // maxSweepFigures bounds the client-sweep figures.
 const maxSweepFigures = 12
 
-// maxResourceFigures bounds the per-target resource timelines.
-const maxResourceFigures = 8
-
 // Figure sizes, in points (72 to the inch): a figure is about as wide as
 // half a 1400-pixel page, or a single column of a paper at 150 dpi.
 const (
@@ -64,15 +61,9 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 		overview.Figures = append(overview.Figures, loadFigure(s, tl, name("load-throughput")))
 	}
 	resources := figureGroup{Title: "Resources over time",
-		Note: "Each target's span of the experiment on one time axis (since the experiment started): its throughput and p99 per interval, then CPU, memory, disk and network of its database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
-	for i, target := range s.targets {
-		if i == maxResourceFigures {
-			resources.Note += fmt.Sprintf(" Only the first %d targets are drawn.", maxResourceFigures)
-			break
-		}
-		if f := resourceFigure(d, s, tl, target, name("resources-"+target)); f != nil {
-			resources.Figures = append(resources.Figures, f)
-		}
+		Note: "The whole experiment on one time axis (since it started), every target in its colour and on shared scales: throughput and p99 per interval, then CPU, memory, disk and network of the database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
+	if f := resourceFigure(d, s, tl, name("resources")); f != nil {
+		resources.Figures = append(resources.Figures, f)
 	}
 	budget := maxFigures - len(overview.Figures) - len(resources.Figures)
 	note := ""

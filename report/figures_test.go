@@ -124,3 +124,58 @@ func TestLoadFigureShort(t *testing.T) {
 	require.Empty(t, f.Message)
 	require.NotEmpty(t, plotted[*plotter.Scatter](f.panels[0]), "a lone interval is a dot")
 }
+
+// TestResourceFigure: one figure holds every target on the experiment's
+// clock with shared scales, and labels the window a reference tool ran in.
+func TestResourceFigure(t *testing.T) {
+	fx := fullFixture()
+	fx.refs = map[string]results.Reference{"postgres.c.1": {Tool: "pgbench", Throughput: 21000}}
+	d := fx.write(t)
+	s := summarize(d)
+	groups, _ := buildFigures(d, s)
+	var res []*figure
+	for _, g := range groups {
+		if g.Title == "Resources over time" {
+			res = g.Figures
+		}
+	}
+	require.Len(t, res, 1, "one figure for all targets")
+	f := res[0]
+	require.Equal(t, "resources", f.Name)
+
+	tl := newTimeline(d)
+	var first, last float64 = 1e18, -1e18
+	for i := range d.Trials {
+		first = min(first, tl.x(begin(&d.Trials[i], tl)))
+		last = max(last, tl.x(d.Trials[i].End))
+	}
+	for _, p := range f.panels {
+		require.LessOrEqual(t, p.X.Min, first, "every panel spans the first target's first trial")
+		require.GreaterOrEqual(t, p.X.Max, last, "and the last target's last")
+	}
+	lines := plotted[*plotter.Line](f.panels[0])
+	colors := map[any]bool{}
+	for _, l := range lines {
+		colors[l.Color] = true
+	}
+	require.Len(t, colors, 2, "both targets' throughput on the first panel")
+
+	var ref *shade
+	for _, sh := range plotted[*shade](f.panels[0]) {
+		if len(sh.labels) > 0 {
+			ref = sh
+		}
+	}
+	require.NotNil(t, ref, "the reference window is drawn and labelled")
+	require.Equal(t, []string{"pgbench"}, ref.labels)
+	var trial *results.Trial
+	for i := range d.Trials {
+		if d.Trials[i].ID == "postgres.c.1" {
+			trial = &d.Trials[i]
+		}
+	}
+	require.InDelta(t, tl.x(trial.End), ref.spans[0][0], 1e-9, "it starts where the trial ended")
+	require.Greater(t, ref.spans[0][1], ref.spans[0][0])
+	require.Contains(t, f.Caption, "pgbench")
+	require.Contains(t, f.Caption, "reference")
+}

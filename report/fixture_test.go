@@ -29,6 +29,8 @@ type fixture struct {
 	// flags[trial ID] are validity flags; errors[trial ID] error counts.
 	flags  map[string][]results.Flag
 	errors map[string]int64
+	// refs[trial ID] is a reference tool's run after the trial.
+	refs map[string]results.Reference
 	// noPoints lists trials written without a time series.
 	noPoints map[string]bool
 	// skip lists trials never run (the run stopped before them).
@@ -128,7 +130,7 @@ func (fx fixture) trial(target, kind, wl string, rep, index int, start time.Time
 		End: start.Add(time.Duration(secs) * time.Second), Duration: time.Duration(measured) * time.Second,
 		Operations: ops, Errors: fx.errors[id], Throughput: rate, Latency: lat,
 		LoaderCPU: 120, LoaderCPUMax: 150, LoaderCPUs: 2, Concurrency: rate * lat.Mean / 1e6,
-		Flags: fx.flags[id], Status: results.StatusCompleted}
+		Flags: fx.flags[id], Status: results.StatusCompleted, Reference: fx.refs[id]}
 	if fx.status == results.StatusInterrupted && fx.noPoints[id] {
 		tr.Status = results.StatusInterrupted
 	}

@@ -40,6 +40,7 @@ const paletteSize = 8
 const (
 	gridRGB    = 0xdddddd
 	shadeRGB   = 0xeeeeee
+	refRGB     = 0xfbeeb8 // a reference tool's run: pale yellow
 	markRGB    = 0xbbbbbb
 	textRGB    = 0x222222
 	keyRGB     = 0x666666 // legend keys that stand for a line style, not a colour
@@ -223,15 +224,28 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // shade fills x ranges across the whole height: the warm-up, which is
-// run but not measured.
-type shade struct{ spans [][2]float64 }
+// run but not measured (grey), or where a reference tool ran (refRGB),
+// each labelled along the top when there is room.
+type shade struct {
+	spans  [][2]float64
+	labels []string
+	rgb    uint32 // 0: shadeRGB
+}
 
 func (s *shade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, sp := range s.spans {
+	clr := rgb(shadeRGB)
+	if s.rgb != 0 {
+		clr = rgb(s.rgb)
+	}
+	lab := draw.TextStyle{Color: rgb(textRGB), Font: sans(7), Handler: p.TextHandler, XAlign: draw.XLeft, YAlign: draw.YTop}
+	for i, sp := range s.spans {
 		x0, x1 := trX(sp[0]), trX(sp[1])
 		pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
-		c.FillPolygon(rgb(shadeRGB), c.ClipPolygonX(pts))
+		c.FillPolygon(clr, c.ClipPolygonX(pts))
+		if i < len(s.labels) && c.ContainsX(x0) && lab.Width(s.labels[i])+vg.Points(3) < x1-x0 {
+			c.FillText(lab, vg.Point{X: x0 + vg.Points(1.5), Y: c.Max.Y - vg.Points(10)}, s.labels[i])
+		}
 	}
 }
 
@@ -292,7 +306,7 @@ func xyLine(xs, ys []float64, clr color.Color, dash []vg.Length, positive bool) 
 // sparsePoints is the most points a line has for its points to be
 // marked as well: a line through one point draws nothing, and through a
 // handful it hides where the samples are.
-const sparsePoints = 12
+const sparsePoints = 5
 
 // addLine adds l to p, with a dot at each point when it has few, and
 // reports whether it added anything (l is nil when no point was finite).

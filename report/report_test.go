@@ -173,7 +173,7 @@ func TestWriteFiguresAndOffline(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"throughput", "load-throughput",
 		"latency-a", "spectrum-a", "overtime-a", "latency-b", "spectrum-b", "overtime-b",
-		"latency-c", "spectrum-c", "overtime-c", "resources-postgres", "resources-cassandra"}, names)
+		"latency-c", "spectrum-c", "overtime-c", "resources"}, names)
 	require.Equal(t, len(names), strings.Count(html, "<svg "), "every figure is inline too")
 	for _, name := range names {
 		requireSVG(t, filepath.Join(d.Dir, results.FiguresDir, name+".svg"))
