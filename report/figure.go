@@ -30,7 +30,7 @@ type figure struct {
 
 	width, panelHeight vg.Length
 	legend             []legendEntry
-	panels             []*plot.Plot
+	panels             []*panel
 	svg                []byte
 }
 
@@ -106,7 +106,7 @@ func (f *figure) draw(c draw.Canvas) {
 	c.Max.Y -= f.legendHeight()
 	rows := make([][]*plot.Plot, len(f.panels))
 	for i, p := range f.panels {
-		rows[i] = []*plot.Plot{p}
+		rows[i] = []*plot.Plot{p.Plot}
 	}
 	tiles := draw.Tiles{Rows: len(f.panels), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4),
 		PadBottom: vg.Points(2), PadLeft: vg.Points(4), PadRight: vg.Points(12)}

@@ -171,7 +171,7 @@ func (f *figure) keepDrawn(s *summary, drawn []bool, why string) {
 
 // categoryAxis names the x positions and tilts long labels so they do not
 // overlap.
-func categoryAxis(p *plot.Plot, labels []string, width vg.Length) {
+func categoryAxis(p *panel, labels []string, width vg.Length) {
 	ticks := make([]plot.Tick, len(labels))
 	longest := vg.Length(0)
 	for i, l := range labels {
@@ -219,7 +219,7 @@ func throughputFigure(s *summary, name string) *figure {
 		caption += " Whiskers span the slowest to the fastest repetition."
 	}
 	return &figure{Name: name, Title: "Throughput per workload", Caption: caption,
-		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*plot.Plot{p}}
+		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*panel{p}}
 }
 
 // latencyFigure marks p50, p95, p99 and p99.9 of each target for one
@@ -272,7 +272,7 @@ func latencyFigure(s *summary, r *row, name string) *figure {
 	p.Y.Label.Text = "latency (ms)"
 	categoryAxis(p, []string{"p50", "p95", "p99", "p99.9"}, f.width)
 	p.X.Min, p.X.Max = -0.5, 3.5
-	f.panels = []*plot.Plot{p}
+	f.panels = []*panel{p}
 	return f
 }
 
@@ -324,13 +324,13 @@ func spectrumFigure(d *results.Data, s *summary, r *row, name string) *figure {
 	p.X.Tick.Marker = ninesTicks{maxAt: maxAt}
 	p.X.Label.Text = "percentile"
 	p.Y.Label.Text = "latency (ms)"
-	f.panels = []*plot.Plot{p}
+	f.panels = []*panel{p}
 	return f
 }
 
 // spectrumLine adds the solid line and dots of one target's percentiles
 // and returns the points drawn.
-func spectrumLine(p *plot.Plot, xs, ys []float64, clr color.Color) plotter.XYs {
+func spectrumLine(p *panel, xs, ys []float64, clr color.Color) plotter.XYs {
 	line := xyLine(xs, ys, clr, nil, true)
 	if line == nil {
 		return nil
@@ -346,7 +346,7 @@ func spectrumLine(p *plot.Plot, xs, ys []float64, clr color.Color) plotter.XYs {
 
 // spectrumMax adds a target's maximum as a ring, joined to its highest
 // percentile by a dashed line, and reports whether it drew one.
-func spectrumMax(p *plot.Plot, pcts plotter.XYs, at, max float64, clr color.Color) bool {
+func spectrumMax(p *panel, pcts plotter.XYs, at, max float64, clr color.Color) bool {
 	if !finite(max) || max <= 0 {
 		return false
 	}
@@ -382,7 +382,7 @@ func meanTail(d *results.Data, trials []*results.Trial) float64 {
 
 // stack prepares panels that share an x range, labelling only the
 // bottom one's axis.
-func stack(panels []*plot.Plot, xmin, xmax float64, xlabel string) {
+func stack(panels []*panel, xmin, xmax float64, xlabel string) {
 	for i, p := range panels {
 		p.X.Min, p.X.Max = xmin, xmax
 		p.X.Tick.Marker = siTicks{}

@@ -2,9 +2,7 @@ package report
 
 import (
 	"path/filepath"
-	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
@@ -14,13 +12,10 @@ import (
 	"github.com/dbarena/dbarena/results"
 )
 
-// plotted returns the plotters of type T on a panel. gonum/plot keeps
-// them in an unexported field and offers no accessor, hence reflect.
-func plotted[T any](p *plot.Plot) []T {
-	f := reflect.ValueOf(p).Elem().FieldByName("plotters")
-	all := *(*[]plot.Plotter)(unsafe.Pointer(f.UnsafeAddr())) // #nosec G103 -- test-only read of gonum's own slice
+// plotted returns the plotters of type T on a panel.
+func plotted[T any](p *panel) []T {
 	var out []T
-	for _, pl := range all {
+	for _, pl := range p.items {
 		if v, ok := pl.(T); ok {
 			out = append(out, v)
 		}

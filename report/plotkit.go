@@ -69,10 +69,24 @@ func sans(size vg.Length) font.Font {
 	return font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
 }
 
+// panel is one plot of a figure. It keeps what was added to it, which
+// gonum/plot does not give back, for the figure's interactive version
+// (chartOf) and for tests.
+type panel struct {
+	*plot.Plot
+	items []plot.Plotter
+}
+
+// Add adds plotters to the plot and remembers them.
+func (p *panel) Add(ps ...plot.Plotter) {
+	p.Plot.Add(ps...)
+	p.items = append(p.items, ps...)
+}
+
 // newPlot returns a plot in the report's style: sans-serif text, light
 // horizontal grid lines, no title (the HTML caption has it).
-func newPlot() *plot.Plot {
-	p := plot.New()
+func newPlot() *panel {
+	p := &panel{Plot: plot.New()}
 	for _, sty := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle} {
 		sty.Font = sans(11)
 		sty.Color = rgb(textRGB)
@@ -131,7 +145,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // useLog sets the plot's y axis to a log scale when the values span at
 // least a decade: p50 next to p99.9 on a linear axis leaves p50 a flat
 // line at zero. It returns whether it did.
-func useLog(p *plot.Plot, vals ...float64) bool {
+func useLog(p *panel, vals ...float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
 		if finite(v) && v > 0 {
@@ -151,7 +165,7 @@ func useLog(p *plot.Plot, vals ...float64) bool {
 // fromZero starts a linear y axis at zero, so that a difference is not
 // magnified by a cut-off axis, and leaves headroom so that a line at its
 // peak does not run along the frame.
-func fromZero(p *plot.Plot) {
+func fromZero(p *panel) {
 	p.Y.Min = 0
 	if finite(p.Y.Max) && p.Y.Max > 0 {
 		p.Y.Max *= 1.08
@@ -310,7 +324,7 @@ const sparsePoints = 5
 
 // addLine adds l to p, with a dot at each point when it has few, and
 // reports whether it added anything (l is nil when no point was finite).
-func addLine(p *plot.Plot, l *plotter.Line) bool {
+func addLine(p *panel, l *plotter.Line) bool {
 	if l == nil {
 		return false
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dbarena/dbarena/results"
@@ -89,7 +88,7 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 // activityPanels draw the throughput and p99 of every target's trials
 // on the shared clock, with the warm-ups to shade and the trial starts
 // to mark on every panel of the figure.
-func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*plot.Plot, *shade, *marks) {
+func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade, *marks) {
 	rate, p99 := newPlot(), newPlot()
 	sh, mk := &shade{}, &marks{}
 	var p99s []float64
@@ -124,7 +123,7 @@ func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*plot.Plot, *s
 		fromZero(p99)
 	}
 	p99.Y.Label.Text = "p99 (ms)"
-	return []*plot.Plot{rate, p99}, sh, mk
+	return []*panel{rate, p99}, sh, mk
 }
 
 // referenceWindows are where a database's own load tool ran after a
@@ -172,7 +171,7 @@ func uniq(xs []string) []string {
 
 // sysPanels are the CPU, memory, disk and network panels, each left out
 // when no host measured it.
-func sysPanels(hosts []hostSeries) []*plot.Plot {
+func sysPanels(hosts []hostSeries) []*panel {
 	type metric struct {
 		label  string
 		series func(h *hostSeries) [][]float64
@@ -183,7 +182,7 @@ func sysPanels(hosts []hostSeries) []*plot.Plot {
 		{"disk (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.diskR, h.diskW} }},
 		{"network (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.netRx, h.netTx} }},
 	}
-	var out []*plot.Plot
+	var out []*panel
 	for _, m := range metrics {
 		p := newPlot()
 		drawn := false

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -213,7 +211,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		fromZero(bottom)
 	}
 	bottom.Y.Label.Text = "p99 (ms)"
-	f.panels = []*plot.Plot{top, bottom}
+	f.panels = []*panel{top, bottom}
 	stack(f.panels, 0, xmax, "seconds since the trial began")
 	return f
 }
@@ -266,7 +264,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 	p.X.Min = 0
 	p.X.Label.Text = "seconds since the load began"
 	p.X.Tick.Marker = siTicks{}
-	f.panels = []*plot.Plot{p}
+	f.panels = []*panel{p}
 	return f
 }
 
