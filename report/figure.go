@@ -27,7 +27,12 @@ type figure struct {
 	// SVG is the inline image; PNGError says why its PNG is missing.
 	SVG      template.HTML
 	PNGError string
+	// Chart is the JSON of the interactive version (charts.js) of a
+	// figure over time; "" for the others.
+	Chart template.JS
 
+	// interactive: a time series, also drawn with uPlot in the page.
+	interactive        bool
 	width, panelHeight vg.Length
 	legend             []legendEntry
 	panels             []*panel
@@ -151,6 +156,9 @@ func (f *figure) render() {
 	}
 	f.svg = buf.Bytes()
 	f.SVG = template.HTML(inlineSVG(f.svg, w, h, f.Title)) // #nosec G203 -- drawn here; vgsvg escapes its text
+	if f.interactive {
+		f.Chart = chartJSON(chartOf(f))
+	}
 }
 
 // png draws the figure as a PNG.

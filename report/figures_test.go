@@ -174,3 +174,40 @@ func TestResourceFigure(t *testing.T) {
 	require.Contains(t, f.Caption, "pgbench")
 	require.Contains(t, f.Caption, "reference")
 }
+
+// TestChartOf: the interactive chart carries the SVG's panels, one series
+// per target with a gap between its trials, and the labelled bands.
+func TestChartOf(t *testing.T) {
+	fx := fullFixture()
+	fx.refs = map[string]results.Reference{"postgres.c.1": {Tool: "pgbench", Throughput: 21000}}
+	d := fx.write(t)
+	s := summarize(d)
+	f := resourceFigure(d, s, newTimeline(d), "resources")
+	c := chartOf(f)
+	require.Len(t, c.Panels, len(f.panels))
+	require.Equal(t, "seconds since the experiment started", c.XLabel)
+	top := c.Panels[0]
+	require.Equal(t, "ops/s", top.Label)
+	require.Len(t, top.Series, 2)
+	require.Equal(t, "postgres", top.Series[0].Label)
+	require.Equal(t, "#0072b2", top.Series[0].Color)
+	gaps := 0
+	for _, y := range top.Series[0].Y {
+		if !finite(float64(y)) {
+			gaps++
+		}
+	}
+	require.Equal(t, 7-1, gaps, "postgres' 7 trials, a gap between each two")
+	var labels []string
+	for _, b := range c.Bands {
+		if b.Label != "" {
+			labels = append(labels, b.Label)
+		}
+	}
+	require.Equal(t, []string{"pgbench"}, labels)
+	require.NotEmpty(t, c.Marks)
+	js := string(chartJSON(c))
+	require.Contains(t, js, `"label":"pgbench"`)
+	require.Contains(t, js, "null", "gaps as null")
+	require.NotContains(t, js, "NaN")
+}

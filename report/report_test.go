@@ -162,9 +162,17 @@ func TestWriteFiguresAndOffline(t *testing.T) {
 	html := string(b)
 
 	require.Empty(t, resourceRef.FindAllString(html, -1), "the report must not load anything from the network")
-	require.False(t, strings.Contains(html, "http://"), "inline SVG carries no namespace URLs either")
-	require.False(t, strings.Contains(html, "https://"))
-	require.False(t, strings.Contains(html, "<script"))
+	lib, err := assets.ReadFile("uplot/uPlot.iife.min.js")
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(html, string(lib)), "uPlot is embedded, once")
+	requireHas(t, html, "Permission is hereby granted", "with its licence")
+	requireHas(t, html, "uPlot "+uplotVersion)
+	own := strings.Replace(html, string(lib), "", 1) // its header names its home page
+	require.False(t, strings.Contains(own, "http://"), "inline SVG carries no namespace URLs either")
+	require.False(t, strings.Contains(own, "https://"))
+	require.Equal(t, 2, strings.Count(html, "<script>"), "uPlot and charts.js, inline")
+	require.Equal(t, 5, strings.Count(html, `<script type="application/json" class="chart-data">`), "one chart per figure over time")
+	require.Equal(t, len(regexp.MustCompile(`<script[^>]*\ssrc=`).FindAllString(html, -1)), 0)
 
 	linked := regexp.MustCompile(`href="figures/([^"]+)\.svg"`).FindAllStringSubmatch(html, -1)
 	var names []string

@@ -41,7 +41,7 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 	}
 	f := &figure{Name: name, Title: "Resources over time",
 		Caption: "Warm-ups shaded grey; solid lines read/receive, dashed write/transmit. CPU: 100% is one core.",
-		width:   wideWidth, panelHeight: stackHeight}
+		width:   wideWidth, panelHeight: stackHeight, interactive: true}
 	for ti, target := range s.targets {
 		f.legend = append(f.legend, legendEntry{label: target, color: colorAt(ti)})
 	}

@@ -158,7 +158,7 @@ func (tl *timeline) firstWithPoints(ts []*results.Trial) *results.Trial {
 func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	f := &figure{Name: name, Title: "Throughput and p99 over time, " + r.label,
 		Caption: "Per interval, first repetition of each target; the warm-up (not measured) is shaded.",
-		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false)}
+		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false), interactive: true}
 	top, bottom := newPlot(), newPlot()
 	sh := &shade{}
 	top.Add(sh)
@@ -222,7 +222,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 // rather than left as an empty frame.
 func loadFigure(s *summary, tl *timeline, name string) *figure {
 	f := &figure{Name: name, Title: "Load phase throughput", Caption: "Inserts per second during the load, first load of each target.",
-		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false), interactive: true}
 	p := newPlot()
 	drawn := make([]bool, len(s.targets))
 	var tooShort []string
