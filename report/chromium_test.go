@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -95,9 +96,22 @@ func TestChromium(t *testing.T) {
 
 	dom, log := runChromium(t, bin, "--virtual-time-budget=5000", "--dump-dom", url)
 	requireHas(t, dom, `<table class="verdict" id="verdict-table">`)
-	require.Equal(t, 13, strings.Count(dom, "<svg "), "every figure inline")
+	require.Equal(t, 12, strings.Count(dom, "<svg "), "every figure inline")
 	requireHas(t, dom, `data-target="cassandra">1.00×`)
 	require.Empty(t, consoleErrors(log))
+
+	// The figures over time are interactive too: 3 workloads x 2 panels,
+	// the load, 6 resource panels. "#probe" makes charts.js point at the
+	// first chart and note its legend: the second and a value of each
+	// target, as a reader's hover shows them.
+	dom, log = runChromium(t, bin, "--virtual-time-budget=5000", "--dump-dom", url+"#probe")
+	require.Empty(t, consoleErrors(log))
+	requireHas(t, dom, `data-charts="13"`)
+	require.Equal(t, 13, strings.Count(dom, `<div class="uplot`), "a uPlot chart per panel")
+	require.Equal(t, 13, strings.Count(dom, "<canvas"), "each drawn on its canvas")
+	probe := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+	require.NotNil(t, probe, "the hover was recorded")
+	require.Regexp(t, `^\d+(\.\d+)? s \| \d+(\.\d+)?k? \| \d+(\.\d+)?k?$`, probe[1], "x in seconds, then each target's ops/s")
 
 	shot := filepath.Join(t.TempDir(), "report.png")
 	_, log = runChromium(t, bin, "--screenshot="+shot, "--window-size=1400,3000", "--hide-scrollbars", url)

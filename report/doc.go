@@ -26,5 +26,7 @@
 // interrupted run, a working set larger than memory), the targets, the
 // figures and a collapsible table of every trial. Figures are drawn with
 // gonum.org/v1/plot and capped at 60, so that a large matrix keeps a
-// readable page.
+// readable page. The figures over time also carry their data as JSON,
+// which charts.js draws with the embedded uPlot (uplot/, MIT) for
+// pointing and zooming; the SVG stays for readers without JavaScript.
 package report

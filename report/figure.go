@@ -27,23 +27,29 @@ type figure struct {
 	// SVG is the inline image; PNGError says why its PNG is missing.
 	SVG      template.HTML
 	PNGError string
+	// Chart is the JSON of the interactive version (charts.js) of a
+	// figure over time; "" for the others.
+	Chart template.JS
 
+	// interactive: a time series, also drawn with uPlot in the page.
+	interactive        bool
 	width, panelHeight vg.Length
 	legend             []legendEntry
-	panels             []*plot.Plot
+	panels             []*panel
 	svg                []byte
 }
 
 // Wide figures take the page's whole width.
 func (f *figure) Wide() bool { return f.width > figWidth }
 
-// legendEntry is one key of a figure's legend: a line (solid or dashed)
-// or, for bars, a filled square.
+// legendEntry is one key of a figure's legend: a line (solid or dashed),
+// for bars a filled square, for dots a filled circle.
 type legendEntry struct {
 	label  string
 	color  color.Color
 	dashes []vg.Length
 	box    bool
+	dot    bool
 }
 
 // pngDPI is dense enough for a printed column and small enough to mail.
@@ -105,7 +111,7 @@ func (f *figure) draw(c draw.Canvas) {
 	c.Max.Y -= f.legendHeight()
 	rows := make([][]*plot.Plot, len(f.panels))
 	for i, p := range f.panels {
-		rows[i] = []*plot.Plot{p}
+		rows[i] = []*plot.Plot{p.Plot}
 	}
 	tiles := draw.Tiles{Rows: len(f.panels), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4),
 		PadBottom: vg.Points(2), PadLeft: vg.Points(4), PadRight: vg.Points(12)}
@@ -115,6 +121,10 @@ func (f *figure) draw(c draw.Canvas) {
 }
 
 func (f *figure) drawKey(c draw.Canvas, e legendEntry, x, y vg.Length) {
+	if e.dot {
+		c.DrawGlyph(draw.GlyphStyle{Color: e.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}, vg.Point{X: x + legendKey/2, Y: y})
+		return
+	}
 	if e.box {
 		h := vg.Points(8)
 		c.FillPolygon(e.color, []vg.Point{{X: x + legendKey/2 - h/2, Y: y - h/2}, {X: x + legendKey/2 + h/2, Y: y - h/2},
@@ -146,6 +156,9 @@ func (f *figure) render() {
 	}
 	f.svg = buf.Bytes()
 	f.SVG = template.HTML(inlineSVG(f.svg, w, h, f.Title)) // #nosec G203 -- drawn here; vgsvg escapes its text
+	if f.interactive {
+		f.Chart = chartJSON(chartOf(f))
+	}
 }
 
 // png draws the figure as a PNG.

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -20,9 +22,6 @@ const maxFigures = 60
 
 // maxSweepFigures bounds the client-sweep figures.
 const maxSweepFigures = 12
-
-// maxResourceFigures bounds the per-target resource timelines.
-const maxResourceFigures = 8
 
 // Figure sizes, in points (72 to the inch): a figure is about as wide as
 // half a 1400-pixel page, or a single column of a paper at 150 dpi.
@@ -62,15 +61,9 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 		overview.Figures = append(overview.Figures, loadFigure(s, tl, name("load-throughput")))
 	}
 	resources := figureGroup{Title: "Resources over time",
-		Note: "Each target's span of the experiment on one time axis (since the experiment started): its throughput and p99 per interval, then CPU, memory, disk and network of its database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
-	for i, target := range s.targets {
-		if i == maxResourceFigures {
-			resources.Note += fmt.Sprintf(" Only the first %d targets are drawn.", maxResourceFigures)
-			break
-		}
-		if f := resourceFigure(d, s, tl, target, name("resources-"+target)); f != nil {
-			resources.Figures = append(resources.Figures, f)
-		}
+		Note: "The whole experiment on one time axis (since it started), every target in its colour and on shared scales: throughput and p99 per interval, then CPU, memory, disk and network of the database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
+	if f := resourceFigure(d, s, tl, name("resources")); f != nil {
+		resources.Figures = append(resources.Figures, f)
 	}
 	budget := maxFigures - len(overview.Figures) - len(resources.Figures)
 	note := ""
@@ -110,7 +103,7 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 	for _, r := range s.rows[:perRow] {
 		groups = append(groups, figureGroup{Title: "Workload " + r.label, Figures: []*figure{
 			latencyFigure(s, r, name("latency-"+r.label)),
-			spectrumFigure(s, r, name("spectrum-"+r.label)),
+			spectrumFigure(d, s, r, name("spectrum-"+r.label)),
 			overtimeFigure(s, r, tl, name("overtime-"+r.label)),
 		}})
 	}
@@ -178,7 +171,7 @@ func (f *figure) keepDrawn(s *summary, drawn []bool, why string) {
 
 // categoryAxis names the x positions and tilts long labels so they do not
 // overlap.
-func categoryAxis(p *plot.Plot, labels []string, width vg.Length) {
+func categoryAxis(p *panel, labels []string, width vg.Length) {
 	ticks := make([]plot.Tick, len(labels))
 	longest := vg.Length(0)
 	for i, l := range labels {
@@ -226,92 +219,170 @@ func throughputFigure(s *summary, name string) *figure {
 		caption += " Whiskers span the slowest to the fastest repetition."
 	}
 	return &figure{Name: name, Title: "Throughput per workload", Caption: caption,
-		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*plot.Plot{p}}
+		width: width, panelHeight: panelHeight + 20, legend: targetLegend(s, true), panels: []*panel{p}}
 }
 
-// latencyFigure groups p50, p95, p99 and p99.9 per target for one row.
+// latencyFigure marks p50, p95, p99 and p99.9 of each target for one
+// row with dots. Not bars: on the log axis the percentiles need, a bar
+// runs from an arbitrary floor, so its length means nothing (a p50 of
+// 0.74 ms drew a tenth as long as one of 2.0 ms); a dot's height is the
+// value on either axis.
 func latencyFigure(s *summary, r *row, name string) *figure {
 	f := &figure{Name: name, Title: "Latency percentiles, " + r.label,
-		Caption: "Mean over repetitions of each percentile, in milliseconds.",
-		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, true)}
+		Caption: "Mean over repetitions of each percentile, in milliseconds; one dot per target.",
+		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
 	if r.measured == 0 {
 		f.Message = "No latency measured for this workload."
 		return f
 	}
+	for i := range f.legend {
+		f.legend[i].dot = true
+	}
 	p := newPlot()
-	b := &bars{groupGap: 0.25}
 	var all []float64
 	drawn := make([]bool, len(s.targets))
+	// Targets sit side by side within a percentile, so that equal values
+	// do not hide one another.
+	step := math.Min(0.15, 0.6/float64(len(s.targets)))
 	for ti := range s.targets {
 		l := r.cells[ti].lat
 		vals := []float64{l.P50 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3}
-		all = append(all, vals...)
-		b.values = append(b.values, vals)
-		b.colors = append(b.colors, colorAt(ti))
-		for _, v := range vals {
-			drawn[ti] = drawn[ti] || (finite(v) && v > 0)
+		var xys plotter.XYs
+		for cat, v := range vals {
+			if finite(v) && v > 0 {
+				xys = append(xys, plotter.XY{X: float64(cat) + (float64(ti)-float64(len(s.targets)-1)/2)*step, Y: v})
+				all = append(all, v)
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		drawn[ti] = true
+		if pts, err := plotter.NewScatter(xys); err == nil {
+			pts.Color, pts.Shape, pts.Radius = colorAt(ti), draw.CircleGlyph{}, vg.Points(3.5)
+			p.Add(pts)
 		}
 	}
 	f.keepDrawn(s, drawn, "No latency for")
-	p.Add(b)
 	if useLog(p, all...) {
 		f.Caption += " Log scale: the percentiles span more than a decade."
 	} else {
-		p.Y.Min = 0
+		fromZero(p)
 	}
 	p.Y.Label.Text = "latency (ms)"
 	categoryAxis(p, []string{"p50", "p95", "p99", "p99.9"}, f.width)
-	f.panels = []*plot.Plot{p}
+	p.X.Min, p.X.Max = -0.5, 3.5
+	f.panels = []*panel{p}
 	return f
 }
 
 // spectrumFigure draws each target's latency against the percentile on
-// a "nines" axis, from the percentiles a trial keeps.
-func spectrumFigure(s *summary, r *row, name string) *figure {
+// a "nines" axis: p50 to p99.9 from the trials' rows, p99.99 from their
+// HDR logs, then the maximum. The maximum is one operation, not a
+// percentile, so it is a ring at the end of a dashed line, and its tick
+// says so.
+func spectrumFigure(d *results.Data, s *summary, r *row, name string) *figure {
 	f := &figure{Name: name, Title: "Latency spectrum, " + r.label,
-		Caption: "Latency by percentile (x: 50, 90, 99, 99.9, max on a log-of-nines axis), mean over repetitions.",
-		width:   figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
-	const maxAt = 4 // the max one nine beyond p99.9
-	xs := []float64{nines(50), nines(90), nines(95), nines(99), nines(99.9), maxAt}
+		Caption: "Latency by percentile (x: 50, 90, 95, 99, 99.9, 99.99 on a log-of-nines axis, then the maximum), mean over repetitions. " +
+			"The maximum is the single slowest operation of a repetition: a ring on a dashed line, not a percentile.",
+		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+	xs := []float64{nines(50), nines(90), nines(95), nines(99), nines(99.9), nines(99.99)}
+	const maxAt = 5 // the max one nine beyond p99.99
 	p := newPlot()
 	var all []float64
 	drawn := make([]bool, len(s.targets))
+	var noTail []string
 	for ti := range s.targets {
-		l := r.cells[ti].lat
-		ys := []float64{l.P50 / 1e3, l.P90 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3, l.Max / 1e3}
-		line := xyLine(xs, ys, colorAt(ti), nil, true)
-		if line == nil {
+		c := &r.cells[ti]
+		p9999 := meanTail(d, c.trials)
+		if !finite(p9999) && len(c.trials) > 0 {
+			noTail = append(noTail, s.targets[ti])
+		}
+		l := c.lat
+		ys := []float64{l.P50 / 1e3, l.P90 / 1e3, l.P95 / 1e3, l.P99 / 1e3, l.P999 / 1e3, p9999 / 1e3}
+		pcts := spectrumLine(p, xs, ys, colorAt(ti))
+		tail := spectrumMax(p, pcts, maxAt, l.Max/1e3, colorAt(ti))
+		if len(pcts) == 0 && !tail {
 			continue
 		}
 		drawn[ti] = true
 		all = append(all, ys...)
-		pts, err := plotter.NewScatter(line.XYs)
-		if err == nil {
-			pts.Color = colorAt(ti)
-			pts.Shape = draw.CircleGlyph{}
-			pts.Radius = vg.Points(2.5)
-			p.Add(line, pts)
-		}
+		all = append(all, l.Max/1e3)
 	}
-	if len(all) == 0 {
+	if !slices.Contains(drawn, true) {
 		f.Message = "No latency measured for this workload."
 		return f
 	}
 	f.keepDrawn(s, drawn, "No latency for")
+	if len(noTail) > 0 {
+		f.Caption += " No p99.99 for " + strings.Join(noTail, ", ") + ": no HDR log (hdr/) to read it from."
+	}
 	if !useLog(p, all...) {
 		fromZero(p)
 	}
-	p.X.Min, p.X.Max = 0, maxAt
+	p.X.Min, p.X.Max = nines(50)-0.15, maxAt+0.15
 	p.X.Tick.Marker = ninesTicks{maxAt: maxAt}
 	p.X.Label.Text = "percentile"
 	p.Y.Label.Text = "latency (ms)"
-	f.panels = []*plot.Plot{p}
+	f.panels = []*panel{p}
 	return f
+}
+
+// spectrumLine adds the solid line and dots of one target's percentiles
+// and returns the points drawn.
+func spectrumLine(p *panel, xs, ys []float64, clr color.Color) plotter.XYs {
+	line := xyLine(xs, ys, clr, nil, true)
+	if line == nil {
+		return nil
+	}
+	pts, err := plotter.NewScatter(line.XYs)
+	if err != nil {
+		return nil // unreachable: xyLine kept finite points only
+	}
+	pts.Color, pts.Shape, pts.Radius = clr, draw.CircleGlyph{}, vg.Points(2.5)
+	p.Add(line, pts)
+	return line.XYs
+}
+
+// spectrumMax adds a target's maximum as a ring, joined to its highest
+// percentile by a dashed line, and reports whether it drew one.
+func spectrumMax(p *panel, pcts plotter.XYs, at, max float64, clr color.Color) bool {
+	if !finite(max) || max <= 0 {
+		return false
+	}
+	if len(pcts) > 0 {
+		last := pcts[len(pcts)-1]
+		if l := xyLine([]float64{last.X, at}, []float64{last.Y, max}, clr, dashed(), true); l != nil {
+			p.Add(l)
+		}
+	}
+	ring, err := plotter.NewScatter(plotter.XYs{{X: at, Y: max}})
+	if err != nil {
+		return false
+	}
+	ring.Color, ring.Shape, ring.Radius = clr, draw.RingGlyph{}, vg.Points(4)
+	p.Add(ring)
+	return true
+}
+
+// meanTail is the mean p99.99 of trials from their HDR logs, in
+// microseconds; NaN when none has a readable log.
+func meanTail(d *results.Data, trials []*results.Trial) float64 {
+	var vs []float64
+	for _, t := range trials {
+		if st, ok, _ := d.TrialStats(t.ID); ok && finite(st.P9999) {
+			vs = append(vs, st.P9999)
+		}
+	}
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	return mean(vs)
 }
 
 // stack prepares panels that share an x range, labelling only the
 // bottom one's axis.
-func stack(panels []*plot.Plot, xmin, xmax float64, xlabel string) {
+func stack(panels []*panel, xmin, xmax float64, xlabel string) {
 	for i, p := range panels {
 		p.X.Min, p.X.Max = xmin, xmax
 		p.X.Tick.Marker = siTicks{}

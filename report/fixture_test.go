@@ -29,6 +29,8 @@ type fixture struct {
 	// flags[trial ID] are validity flags; errors[trial ID] error counts.
 	flags  map[string][]results.Flag
 	errors map[string]int64
+	// refs[trial ID] is a reference tool's run after the trial.
+	refs map[string]results.Reference
 	// noPoints lists trials written without a time series.
 	noPoints map[string]bool
 	// skip lists trials never run (the run stopped before them).
@@ -44,7 +46,7 @@ func fullFixture() fixture {
 		targets: []results.TargetInfo{
 			{Name: "postgres", Database: "postgres", Driver: "postgres", Provider: "local", Version: "16.4", Nodes: 1,
 				CPUs: 2, MemoryBytes: 8 << 30, Hosts: []string{"pg-1"}, DataBytes: 2 << 30, ServerMemoryBytes: 4 << 30,
-				Native: map[string]float64{"pg_buffer_hit_ratio": 0.993}, Properties: map[string]string{"postgres.user": "bench"}},
+				Native: map[string]float64{"pg_buffer_hit_ratio": 0.993, "pg_blocks_hit": 1.25305e+07}, Properties: map[string]string{"postgres.user": "bench"}},
 			{Name: "cassandra", Database: "cassandra", Driver: "cql", Provider: "local", Version: "5.0.2", Nodes: 1,
 				MemoryBytes: 2 << 30, Hosts: []string{"cass-1"}, DataBytes: 3 << 30},
 		},
@@ -128,7 +130,7 @@ func (fx fixture) trial(target, kind, wl string, rep, index int, start time.Time
 		End: start.Add(time.Duration(secs) * time.Second), Duration: time.Duration(measured) * time.Second,
 		Operations: ops, Errors: fx.errors[id], Throughput: rate, Latency: lat,
 		LoaderCPU: 120, LoaderCPUMax: 150, LoaderCPUs: 2, Concurrency: rate * lat.Mean / 1e6,
-		Flags: fx.flags[id], Status: results.StatusCompleted}
+		Flags: fx.flags[id], Status: results.StatusCompleted, Reference: fx.refs[id]}
 	if fx.status == results.StatusInterrupted && fx.noPoints[id] {
 		tr.Status = results.StatusInterrupted
 	}

@@ -112,6 +112,23 @@ func fmtBytes(n float64) string {
 	return fmtSig(n) + " " + units[i]
 }
 
+// fmtNumber writes a raw figure, such as a database's own counter, for
+// a reader rather than in scientific notation: a count with thousands
+// separators ("12,530,500"), a fraction with four significant digits
+// ("0.9934").
+func fmtNumber(v float64) string {
+	switch a := math.Abs(v); {
+	case !finite(v):
+		return dash
+	case a >= 1e15:
+		return fmtSI(v) // beyond int64's exact range: 1.2e+18 would say less
+	case a >= 1000 || v == math.Trunc(v):
+		return groupThousands(int64(math.Round(v)))
+	default:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+}
+
 // fmtSI writes v with an SI suffix ("12k", "1.5M") for axis ticks.
 func fmtSI(v float64) string {
 	a := math.Abs(v)

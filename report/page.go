@@ -58,6 +58,8 @@ type targetView struct {
 	Nodes, CPUs, Memory, Data, ServerMemory string
 	Hosts                                   string
 	Native, Properties                      []fact
+	// PropertiesLabel counts Properties: "1 property", "3 properties".
+	PropertiesLabel string
 }
 
 type rowView struct {
@@ -242,10 +244,14 @@ func targetOf(d *results.Data, name string, i int) targetView {
 		v.Hosts = strings.Join(t.Hosts, ", ")
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Native)) {
-		v.Native = append(v.Native, fact{k, strconv.FormatFloat(t.Native[k], 'g', 6, 64)})
+		v.Native = append(v.Native, fact{k, fmtNumber(t.Native[k])})
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Properties)) {
 		v.Properties = append(v.Properties, fact{k, t.Properties[k]})
+	}
+	v.PropertiesLabel = fmt.Sprintf("%d properties", len(v.Properties))
+	if len(v.Properties) == 1 {
+		v.PropertiesLabel = "1 property"
 	}
 	return v
 }

@@ -40,6 +40,7 @@ const paletteSize = 8
 const (
 	gridRGB    = 0xdddddd
 	shadeRGB   = 0xeeeeee
+	refRGB     = 0xfbeeb8 // a reference tool's run: pale yellow
 	markRGB    = 0xbbbbbb
 	textRGB    = 0x222222
 	keyRGB     = 0x666666 // legend keys that stand for a line style, not a colour
@@ -68,10 +69,24 @@ func sans(size vg.Length) font.Font {
 	return font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
 }
 
+// panel is one plot of a figure. It keeps what was added to it, which
+// gonum/plot does not give back, for the figure's interactive version
+// (chartOf) and for tests.
+type panel struct {
+	*plot.Plot
+	items []plot.Plotter
+}
+
+// Add adds plotters to the plot and remembers them.
+func (p *panel) Add(ps ...plot.Plotter) {
+	p.Plot.Add(ps...)
+	p.items = append(p.items, ps...)
+}
+
 // newPlot returns a plot in the report's style: sans-serif text, light
 // horizontal grid lines, no title (the HTML caption has it).
-func newPlot() *plot.Plot {
-	p := plot.New()
+func newPlot() *panel {
+	p := &panel{Plot: plot.New()}
 	for _, sty := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle} {
 		sty.Font = sans(11)
 		sty.Color = rgb(textRGB)
@@ -130,7 +145,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // useLog sets the plot's y axis to a log scale when the values span at
 // least a decade: p50 next to p99.9 on a linear axis leaves p50 a flat
 // line at zero. It returns whether it did.
-func useLog(p *plot.Plot, vals ...float64) bool {
+func useLog(p *panel, vals ...float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
 		if finite(v) && v > 0 {
@@ -150,7 +165,7 @@ func useLog(p *plot.Plot, vals ...float64) bool {
 // fromZero starts a linear y axis at zero, so that a difference is not
 // magnified by a cut-off axis, and leaves headroom so that a line at its
 // peak does not run along the frame.
-func fromZero(p *plot.Plot) {
+func fromZero(p *panel) {
 	p.Y.Min = 0
 	if finite(p.Y.Max) && p.Y.Max > 0 {
 		p.Y.Max *= 1.08
@@ -223,15 +238,28 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // shade fills x ranges across the whole height: the warm-up, which is
-// run but not measured.
-type shade struct{ spans [][2]float64 }
+// run but not measured (grey), or where a reference tool ran (refRGB),
+// each labelled along the top when there is room.
+type shade struct {
+	spans  [][2]float64
+	labels []string
+	rgb    uint32 // 0: shadeRGB
+}
 
 func (s *shade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, sp := range s.spans {
+	clr := rgb(shadeRGB)
+	if s.rgb != 0 {
+		clr = rgb(s.rgb)
+	}
+	lab := draw.TextStyle{Color: rgb(textRGB), Font: sans(7), Handler: p.TextHandler, XAlign: draw.XLeft, YAlign: draw.YTop}
+	for i, sp := range s.spans {
 		x0, x1 := trX(sp[0]), trX(sp[1])
 		pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
-		c.FillPolygon(rgb(shadeRGB), c.ClipPolygonX(pts))
+		c.FillPolygon(clr, c.ClipPolygonX(pts))
+		if i < len(s.labels) && c.ContainsX(x0) && lab.Width(s.labels[i])+vg.Points(3) < x1-x0 {
+			c.FillText(lab, vg.Point{X: x0 + vg.Points(1.5), Y: c.Max.Y - vg.Points(10)}, s.labels[i])
+		}
 	}
 }
 
@@ -289,6 +317,27 @@ func xyLine(xs, ys []float64, clr color.Color, dash []vg.Length, positive bool) 
 	return l
 }
 
+// sparsePoints is the most points a line has for its points to be
+// marked as well: a line through one point draws nothing, and through a
+// handful it hides where the samples are.
+const sparsePoints = 5
+
+// addLine adds l to p, with a dot at each point when it has few, and
+// reports whether it added anything (l is nil when no point was finite).
+func addLine(p *panel, l *plotter.Line) bool {
+	if l == nil {
+		return false
+	}
+	p.Add(l)
+	if len(l.XYs) <= sparsePoints {
+		if pts, err := plotter.NewScatter(l.XYs); err == nil {
+			pts.Color, pts.Shape, pts.Radius = l.Color, draw.CircleGlyph{}, vg.Points(2.5)
+			p.Add(pts)
+		}
+	}
+	return true
+}
+
 // maxLinePoints bounds a line's points: an hour of one-second samples
 // per host would make the inline SVG megabytes for detail no screen
 // shows.
@@ -315,17 +364,21 @@ func downsample(xys plotter.XYs, n int) plotter.XYs {
 }
 
 // ninesTicks label the percentile axis of a latency spectrum, where x is
-// the number of nines: -log10(1 - q).
+// the number of nines: -log10(1 - q). The last tick is the maximum, one
+// operation rather than a percentile, and says so.
 type ninesTicks struct{ maxAt float64 }
 
 func (t ninesTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := []plot.Tick{{Value: 0, Label: "0"}, {Value: nines(50), Label: "50"}, {Value: 1, Label: "90"},
+	ts := []plot.Tick{{Value: nines(50), Label: "50"}, {Value: 1, Label: "90"}, {Value: nines(95), Label: "95"},
 		{Value: 2, Label: "99"}, {Value: 3, Label: "99.9"}}
 	for e := 4.0; e < t.maxAt; e++ {
 		ts = append(ts, plot.Tick{Value: e, Label: "99." + strconv.Itoa(int(math.Pow(10, e-2))-1)})
 	}
-	return append(ts, plot.Tick{Value: t.maxAt, Label: "max"})
+	return append(ts, plot.Tick{Value: t.maxAt, Label: maxTick})
 }
+
+// maxTick labels the maximum on a spectrum's axis.
+const maxTick = "max (1 sample)"
 
 // nines maps a percentile to the spectrum's x axis: 90 -> 1, 99 -> 2.
 func nines(pct float64) float64 { return -math.Log10(1 - pct/100) }

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dbarena/dbarena/results"
@@ -162,7 +161,7 @@ func sloLine(slo *results.SLO) float64 {
 }
 
 // addHLine draws a horizontal dashed grey line at y across [x0, x1].
-func addHLine(p *plot.Plot, y, x0, x1 float64) {
+func addHLine(p *panel, y, x0, x1 float64) {
 	if !finite(y) {
 		return
 	}
@@ -215,7 +214,7 @@ func rateSweepFigure(s *summary, sw *sweep, slo *results.SLO, name string) *figu
 	ap.X.Min, ap.X.Max, ap.Y.Min, ap.Y.Max = 0, top, 0, top
 	ap.Y.Label.Text = "achieved (ops/s)"
 	ap.Y.Tick.Marker = siTicks{}
-	for _, p := range []*plot.Plot{ap, lp} {
+	for _, p := range []*panel{ap, lp} {
 		p.X.Label.Text = "target (ops/s)"
 		p.X.Tick.Marker = siTicks{}
 	}
@@ -231,11 +230,11 @@ func rateSweepFigure(s *summary, sw *sweep, slo *results.SLO, name string) *figu
 	if finite(bound) {
 		lats = append(lats, bound)
 	}
-	for _, p := range []*plot.Plot{lp, kp} {
+	for _, p := range []*panel{lp, kp} {
 		if !useLog(p, lats...) {
 			fromZero(p)
 		}
 	}
-	f.panels = []*plot.Plot{ap, lp, kp}
+	f.panels = []*panel{ap, lp, kp}
 	return f
 }

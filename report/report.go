@@ -9,11 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dbarena/dbarena/results"
 )
 
-//go:embed report.html.tmpl style.css
+//go:embed report.html.tmpl style.css charts.js uplot/uPlot.iife.min.js uplot/uPlot.min.css uplot/LICENSE
 var assets embed.FS
 
 // Render writes the self-contained HTML report of d to w: figures are
@@ -77,16 +78,33 @@ func writeFigures(dir string, p *page) error {
 	return nil
 }
 
+// uplotScript is the library with its licence in a comment at its
+// head, as the MIT licence asks of every copy. It is made here, not in
+// the template: html/template drops comments from scripts.
+func uplotScript(license, js []byte) template.JS {
+	notice := strings.ReplaceAll(string(license), "*/", "* /")
+	return template.JS("/* uPlot " + uplotVersion + ", embedded in this report.\n" + notice + "*/\n" + string(js)) // #nosec G203 -- our embedded files
+}
+
 // renderPage executes the template. It parses the template on each call
 // rather than keeping a package-level one: parsing takes well under a
 // millisecond next to drawing the figures.
 func renderPage(w io.Writer, p *page) error {
-	css, err := assets.ReadFile("style.css")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+	files := map[string][]byte{}
+	for _, name := range []string{"style.css", "charts.js", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css", "uplot/LICENSE"} {
+		b, err := assets.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		files[name] = b
 	}
+	// #nosec G203 -- our embedded files
 	tmpl, err := template.New("report.html.tmpl").Funcs(template.FuncMap{
-		"css": func() template.CSS { return template.CSS(css) }, // #nosec G203 -- our embedded file
+		"css":          func() template.CSS { return template.CSS(files["style.css"]) },
+		"uplotCSS":     func() template.CSS { return template.CSS(files["uplot/uPlot.min.css"]) },
+		"uplotJS":      func() template.JS { return uplotScript(files["uplot/LICENSE"], files["uplot/uPlot.iife.min.js"]) },
+		"uplotVersion": func() string { return uplotVersion },
+		"chartsJS":     func() template.JS { return template.JS(files["charts.js"]) },
 	}).ParseFS(assets, "report.html.tmpl")
 	if err != nil {
 		return fmt.Errorf("report: template: %w", err)

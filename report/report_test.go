@@ -162,9 +162,17 @@ func TestWriteFiguresAndOffline(t *testing.T) {
 	html := string(b)
 
 	require.Empty(t, resourceRef.FindAllString(html, -1), "the report must not load anything from the network")
-	require.False(t, strings.Contains(html, "http://"), "inline SVG carries no namespace URLs either")
-	require.False(t, strings.Contains(html, "https://"))
-	require.False(t, strings.Contains(html, "<script"))
+	lib, err := assets.ReadFile("uplot/uPlot.iife.min.js")
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(html, string(lib)), "uPlot is embedded, once")
+	requireHas(t, html, "Permission is hereby granted", "with its licence")
+	requireHas(t, html, "uPlot "+uplotVersion)
+	own := strings.Replace(html, string(lib), "", 1) // its header names its home page
+	require.False(t, strings.Contains(own, "http://"), "inline SVG carries no namespace URLs either")
+	require.False(t, strings.Contains(own, "https://"))
+	require.Equal(t, 2, strings.Count(html, "<script>"), "uPlot and charts.js, inline")
+	require.Equal(t, 5, strings.Count(html, `<script type="application/json" class="chart-data">`), "one chart per figure over time")
+	require.Equal(t, len(regexp.MustCompile(`<script[^>]*\ssrc=`).FindAllString(html, -1)), 0)
 
 	linked := regexp.MustCompile(`href="figures/([^"]+)\.svg"`).FindAllStringSubmatch(html, -1)
 	var names []string
@@ -173,7 +181,7 @@ func TestWriteFiguresAndOffline(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"throughput", "load-throughput",
 		"latency-a", "spectrum-a", "overtime-a", "latency-b", "spectrum-b", "overtime-b",
-		"latency-c", "spectrum-c", "overtime-c", "resources-postgres", "resources-cassandra"}, names)
+		"latency-c", "spectrum-c", "overtime-c", "resources"}, names)
 	require.Equal(t, len(names), strings.Count(html, "<svg "), "every figure is inline too")
 	for _, name := range names {
 		requireSVG(t, filepath.Join(d.Dir, results.FiguresDir, name+".svg"))
@@ -205,6 +213,24 @@ func requireSVG(t *testing.T, path string) {
 		}
 	}
 	require.Equal(t, "svg", root, path)
+}
+
+// TestRenderTargets: raw counters read as numbers, a single property is
+// singular, and a note says what "data on disk" measures.
+func TestRenderTargets(t *testing.T) {
+	d := fullFixture().write(t)
+	var buf bytes.Buffer
+	require.NoError(t, Render(&buf, d))
+	html := buf.String()
+	sec := html[strings.Index(html, `<section id="targets">`):]
+	sec = sec[:strings.Index(sec, "</section>")]
+	requireHas(t, sec, "<code>pg_blocks_hit</code> 12,530,500")
+	requireHas(t, sec, "<code>pg_buffer_hit_ratio</code> 0.993")
+	require.NotContains(t, sec, "e+0")
+	requireHas(t, sec, "<summary>1 property</summary>")
+	requireHas(t, sec, `<p class="note" id="data-note">`)
+	requireHas(t, sec, "right after the last load")
+	requireHas(t, sec, "memtables not yet flushed")
 }
 
 func TestRenderPartial(t *testing.T) {
@@ -317,6 +343,11 @@ func TestFormat(t *testing.T) {
 		{"bytes", fmtBytes(3 << 30), "3.0 GiB"},
 		{"si", fmtSI(15000), "15k"},
 		{"si fraction", fmtSI(0.25), "0.25"},
+		{"number count", fmtNumber(1.25305e+07), "12,530,500"},
+		{"number ratio", fmtNumber(0.993), "0.993"},
+		{"number small", fmtNumber(42), "42"},
+		{"number fraction", fmtNumber(3.14159), "3.142"},
+		{"number NaN", fmtNumber(math.NaN()), "–"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, tc.got) })

@@ -3,10 +3,11 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dbarena/dbarena/results"
@@ -16,37 +17,41 @@ import (
 type hostSeries struct {
 	host, role string
 	color      color.Color
-	xs         []float64
-	cpu, mem   []float64
-	diskR      []float64
-	diskW      []float64
-	netRx      []float64
-	netTx      []float64
+	// owned: a target's own database host, drawn in its colour.
+	owned    bool
+	xs       []float64
+	cpu, mem []float64
+	diskR    []float64
+	diskW    []float64
+	netRx    []float64
+	netTx    []float64
 }
 
-// resourceFigure draws one target's span of the experiment: throughput
-// and p99 of its trials, then CPU, memory, disk and network of the hosts
-// involved, all on the experiment's clock. It returns nil when the
-// target left no trace in time.
-func resourceFigure(d *results.Data, s *summary, tl *timeline, target, name string) *figure {
-	ti := indexOf(s.targets, target)
-	var trials []*results.Trial
-	for i := range d.Trials {
-		if d.Trials[i].Target == target {
-			trials = append(trials, &d.Trials[i])
-		}
-	}
-	lo, hi, ok := window(d, tl, target, trials)
+// resourceFigure draws the whole experiment on its own clock: every
+// target's throughput and p99, then CPU, memory, disk and network of the
+// database hosts, the load generator and the machine, stacked on one
+// time axis with shared scales, so that targets that ran one after the
+// other compare at a glance. Bands mark the warm-ups and where a
+// database's own load tool ran as the reference of a trial. It returns
+// nil when nothing left a trace in time.
+func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *figure {
+	lo, hi, ok := window(d, tl)
 	if !ok {
 		return nil
 	}
-	f := &figure{Name: name, Title: "Resources over time, " + target,
-		Caption: "Warm-ups shaded; solid lines read/receive, dashed write/transmit. CPU: 100% is one core.",
-		width:   wideWidth, panelHeight: stackHeight}
-	f.legend = []legendEntry{{label: target + " ops/s, p99", color: colorAt(ti)}}
-	panels, sh, mk := activityPanels(tl, trials, colorAt(ti))
-	hosts := hostsOf(d, s, tl, target, lo, hi)
+	f := &figure{Name: name, Title: "Resources over time",
+		Caption: "Warm-ups shaded grey; solid lines read/receive, dashed write/transmit. CPU: 100% is one core.",
+		width:   wideWidth, panelHeight: stackHeight, interactive: true}
+	for ti, target := range s.targets {
+		f.legend = append(f.legend, legendEntry{label: target, color: colorAt(ti)})
+	}
+	panels, sh, mk := activityPanels(d, tl, s)
+	refs := referenceWindows(d, tl)
+	hosts := hostsOf(d, s, tl, lo, hi)
 	for _, h := range hosts {
+		if h.owned {
+			continue // keyed by its target's colour
+		}
 		label := h.host
 		if h.role != "" && h.role != h.host {
 			label += " (" + h.role + ")"
@@ -55,19 +60,24 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, target, name stri
 	}
 	panels = append(panels, sysPanels(hosts)...)
 	if len(panels) == 0 {
-		f.Message = "No time series or system metrics recorded for " + target + "."
+		f.Message = "No time series or system metrics recorded."
 		return f
 	}
 	if len(hosts) > 0 {
 		f.legend = append(f.legend, legendEntry{label: "read / rx", color: rgb(keyRGB)},
 			legendEntry{label: "write / tx", color: rgb(keyRGB), dashes: dashed()})
 	}
+	if len(refs.spans) > 0 {
+		f.legend = append(f.legend, legendEntry{label: "reference tool run", color: rgb(refRGB), box: true})
+		f.Caption += " Yellow bands: the database's own load tool (" + strings.Join(uniq(refs.labels), ", ") +
+			") ran there, right after the trial, as its reference (see Client ceiling); dbarena measured nothing then."
+	}
 	for i, p := range panels {
 		p.Add(sh)
 		if i == 0 {
-			p.Add(mk)
+			p.Add(refs, mk)
 		} else {
-			p.Add(&marks{xs: mk.xs})
+			p.Add(&shade{spans: refs.spans, rgb: refRGB}, &marks{xs: mk.xs})
 		}
 	}
 	stack(panels, lo, hi, tl.label())
@@ -75,18 +85,20 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, target, name stri
 	return f
 }
 
-// activityPanels draw the throughput and p99 of a target's trials on
-// the shared clock, with the warm-ups to shade and the trial starts to
-// mark on every panel of the figure.
-func activityPanels(tl *timeline, trials []*results.Trial, clr color.Color) ([]*plot.Plot, *shade, *marks) {
+// activityPanels draw the throughput and p99 of every target's trials
+// on the shared clock, with the warm-ups to shade and the trial starts
+// to mark on every panel of the figure.
+func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade, *marks) {
 	rate, p99 := newPlot(), newPlot()
 	sh, mk := &shade{}, &marks{}
 	var p99s []float64
-	for _, t := range trials {
+	for i := range d.Trials {
+		t := &d.Trials[i]
 		ps := tl.points[t.ID]
 		if len(ps) == 0 {
 			continue
 		}
+		clr := colorAt(indexOf(s.targets, t.Target))
 		xs, rs, qs := make([]float64, len(ps)), make([]float64, len(ps)), make([]float64, len(ps))
 		for i, p := range ps {
 			xs[i], rs[i], qs[i] = tl.x(p.Time), p.Rate, p.Latency.P99/1e3
@@ -97,11 +109,8 @@ func activityPanels(tl *timeline, trials []*results.Trial, clr color.Color) ([]*
 		if wlo, whi, ok := warmup(ps); ok {
 			sh.spans = append(sh.spans, [2]float64{tl.x(start.Add(seconds(wlo))), tl.x(start.Add(seconds(whi)))})
 		}
-		if l := xyLine(xs, rs, clr, nil, false); l != nil {
-			rate.Add(l)
-		}
-		if l := xyLine(xs, qs, clr, nil, true); l != nil {
-			p99.Add(l)
+		addLine(rate, xyLine(xs, rs, clr, nil, false))
+		if addLine(p99, xyLine(xs, qs, clr, nil, true)) {
 			p99s = append(p99s, qs...)
 		}
 	}
@@ -114,12 +123,55 @@ func activityPanels(tl *timeline, trials []*results.Trial, clr color.Color) ([]*
 		fromZero(p99)
 	}
 	p99.Y.Label.Text = "p99 (ms)"
-	return []*plot.Plot{rate, p99}, sh, mk
+	return []*panel{rate, p99}, sh, mk
+}
+
+// referenceWindows are where a database's own load tool ran after a
+// trial (run.reference), labelled with the tool: from the trial's end,
+// for the trial's measured duration (the tool runs as long), cut at the
+// next trial's start.
+func referenceWindows(d *results.Data, tl *timeline) *shade {
+	w := &shade{rgb: refRGB}
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		if t.Reference.Tool == "" || t.End.IsZero() {
+			continue
+		}
+		end := t.End.Add(t.Duration)
+		for j := range d.Trials {
+			if b := begin(&d.Trials[j], tl); b.After(t.End) && b.Before(end) {
+				end = b
+			}
+		}
+		w.spans = append(w.spans, [2]float64{tl.x(t.End), tl.x(end)})
+		w.labels = append(w.labels, t.Reference.Tool)
+	}
+	return w
+}
+
+// begin is when a trial started, warm-up included: its first interval's
+// start, else its row's start.
+func begin(t *results.Trial, tl *timeline) time.Time {
+	if ps := tl.points[t.ID]; len(ps) > 0 {
+		return ps[0].Time.Add(-ps[0].Elapsed)
+	}
+	return t.Start
+}
+
+// uniq drops repeated strings, keeping the first of each.
+func uniq(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // sysPanels are the CPU, memory, disk and network panels, each left out
 // when no host measured it.
-func sysPanels(hosts []hostSeries) []*plot.Plot {
+func sysPanels(hosts []hostSeries) []*panel {
 	type metric struct {
 		label  string
 		series func(h *hostSeries) [][]float64
@@ -130,7 +182,7 @@ func sysPanels(hosts []hostSeries) []*plot.Plot {
 		{"disk (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.diskR, h.diskW} }},
 		{"network (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.netRx, h.netTx} }},
 	}
-	var out []*plot.Plot
+	var out []*panel
 	for _, m := range metrics {
 		p := newPlot()
 		drawn := false
@@ -156,31 +208,34 @@ func sysPanels(hosts []hostSeries) []*plot.Plot {
 	return out
 }
 
-// window is the span of the shared axis a target's figure covers: its
-// trials, from the first interval to the last, padded a little. A target
-// without trials falls back to when it was up.
-func window(d *results.Data, tl *timeline, target string, trials []*results.Trial) (lo, hi float64, ok bool) {
+// window is the span of the shared axis the figure covers: every
+// trial, from its first interval to its last, and the reference runs
+// after them, padded a little. Without trials it falls back to when the
+// targets were up.
+func window(d *results.Data, tl *timeline) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	see := func(t time.Time) {
 		if !t.IsZero() {
 			lo, hi = math.Min(lo, tl.x(t)), math.Max(hi, tl.x(t))
 		}
 	}
-	for _, t := range trials {
-		see(t.Start)
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		see(begin(t, tl))
 		see(t.End)
 		if ps := tl.points[t.ID]; len(ps) > 0 {
-			see(ps[0].Time.Add(-ps[0].Elapsed))
 			see(ps[len(ps)-1].Time)
 		}
 	}
+	for _, sp := range referenceWindows(d, tl).spans {
+		hi = math.Max(hi, sp[1])
+	}
 	if !finite(lo) {
 		for i := range d.Manifest.Targets {
-			if ti := &d.Manifest.Targets[i]; ti.Name == target {
-				see(ti.Up)
-				if ti.Down != nil {
-					see(*ti.Down)
-				}
+			ti := &d.Manifest.Targets[i]
+			see(ti.Up)
+			if ti.Down != nil {
+				see(*ti.Down)
 			}
 		}
 	}
@@ -191,27 +246,24 @@ func window(d *results.Data, tl *timeline, target string, trials []*results.Tria
 	return lo - pad, hi + pad, true
 }
 
-// hostsOf collects the system metrics of the hosts that matter to a
-// target within [lo, hi]: its own database hosts, database hosts no
-// target claims, the load generator and the machine.
-func hostsOf(d *results.Data, s *summary, tl *timeline, target string, lo, hi float64) []hostSeries {
+// hostsOf collects the system metrics of every host within [lo, hi]: a
+// target's own database hosts in its colour (owned), other hosts in
+// colours after the targets', the load generator dark and the machine
+// light.
+func hostsOf(d *results.Data, s *summary, tl *timeline, lo, hi float64) []hostSeries {
 	owner := map[string]string{}
 	for _, t := range d.Manifest.Targets {
 		for _, h := range t.Hosts {
 			owner[h] = t.Name
 		}
 	}
-	ti := indexOf(s.targets, target)
 	byHost := map[string]int{}
+	ownHosts := map[string]int{}
 	var out []hostSeries
-	ownHosts := 0
 	for i := range d.Sys {
 		r := &d.Sys[i]
 		x := tl.x(r.Time)
 		if x < lo || x > hi {
-			continue
-		}
-		if o, claimed := owner[r.Host]; claimed && o != target {
 			continue
 		}
 		k, seen := byHost[r.Host]
@@ -219,14 +271,14 @@ func hostsOf(d *results.Data, s *summary, tl *timeline, target string, lo, hi fl
 			k = len(out)
 			byHost[r.Host] = k
 			h := hostSeries{host: r.Host, role: r.Role}
-			switch {
+			switch o, claimed := owner[r.Host]; {
 			case r.Role == "loader":
 				h.color = rgb(loaderRGB)
 			case r.Role == "machine":
 				h.color = rgb(machineRGB)
-			case owner[r.Host] == target:
-				h.color = colorAt(ti + ownHosts*paletteSize/2)
-				ownHosts++
+			case claimed:
+				h.color, h.owned = colorAt(indexOf(s.targets, o)+ownHosts[o]*paletteSize/2), true
+				ownHosts[o]++
 			default:
 				h.color = colorAt(len(s.targets) + k)
 			}

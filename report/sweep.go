@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -224,7 +223,7 @@ func sweepFigure(s *summary, sw *sweep, slo *results.SLO, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No sweep points for")
-	for _, p := range []*plot.Plot{tp, lp} {
+	for _, p := range []*panel{tp, lp} {
 		p.X.Min = 0
 		p.X.Max = maxN * 1.05
 		p.X.Tick.Marker = siTicks{}
@@ -247,11 +246,11 @@ func sweepFigure(s *summary, sw *sweep, slo *results.SLO, name string) *figure {
 	if !useLog(kp, lats...) {
 		fromZero(kp)
 	}
-	f.panels = []*plot.Plot{tp, lp, kp}
+	f.panels = []*panel{tp, lp, kp}
 	return f
 }
 
-func addLineWithDots(p *plot.Plot, xs, ys []float64, clr color.Color) {
+func addLineWithDots(p *panel, xs, ys []float64, clr color.Color) {
 	line := xyLine(xs, ys, clr, nil, true)
 	if line == nil {
 		return

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
-
-	"gonum.org/v1/plot"
 
 	"github.com/dbarena/dbarena/results"
 )
@@ -158,7 +158,7 @@ func (tl *timeline) firstWithPoints(ts []*results.Trial) *results.Trial {
 func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	f := &figure{Name: name, Title: "Throughput and p99 over time, " + r.label,
 		Caption: "Per interval, first repetition of each target; the warm-up (not measured) is shaded.",
-		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false)}
+		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false), interactive: true}
 	top, bottom := newPlot(), newPlot()
 	sh := &shade{}
 	top.Add(sh)
@@ -188,11 +188,8 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		for _, x := range xs {
 			xmax = max(xmax, x)
 		}
-		if l := xyLine(xs, rate, colorAt(ti), nil, false); l != nil {
-			top.Add(l)
-		}
-		if l := xyLine(xs, p99, colorAt(ti), nil, true); l != nil {
-			bottom.Add(l)
+		addLine(top, xyLine(xs, rate, colorAt(ti), nil, false))
+		if addLine(bottom, xyLine(xs, p99, colorAt(ti), nil, true)) {
 			p99s = append(p99s, p99...)
 		}
 	}
@@ -214,19 +211,21 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		fromZero(bottom)
 	}
 	bottom.Y.Label.Text = "p99 (ms)"
-	f.panels = []*plot.Plot{top, bottom}
+	f.panels = []*panel{top, bottom}
 	stack(f.panels, 0, xmax, "seconds since the trial began")
 	return f
 }
 
 // loadFigure draws each target's load throughput over the load's
-// elapsed time.
+// elapsed time. A load of a few intervals gets its points marked, and
+// one shorter than a whole interval is named as too short to chart
+// rather than left as an empty frame.
 func loadFigure(s *summary, tl *timeline, name string) *figure {
 	f := &figure{Name: name, Title: "Load phase throughput", Caption: "Inserts per second during the load, first load of each target.",
-		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false)}
+		width: figWidth, panelHeight: panelHeight, legend: targetLegend(s, false), interactive: true}
 	p := newPlot()
 	drawn := make([]bool, len(s.targets))
-	anyDrawn := false
+	var tooShort []string
 	short := 0
 	for ti, target := range s.targets {
 		var ts []*results.Trial
@@ -241,13 +240,20 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 		}
 		xs, rate, _, n := series(tl.points[t.ID])
 		short += n
-		if l := xyLine(xs, rate, colorAt(ti), nil, false); l != nil {
-			p.Add(l)
-			drawn[ti], anyDrawn = true, true
+		if addLine(p, xyLine(xs, rate, colorAt(ti), nil, false)) {
+			drawn[ti] = true
+		} else {
+			tooShort = append(tooShort, fmt.Sprintf("%s (%s)", target, loadLength(t, tl.points[t.ID])))
 		}
 	}
-	if !anyDrawn {
+	if len(tooShort) > 0 {
+		f.Caption += fmt.Sprintf(" Too short to chart, shorter than one whole interval: %s; the trial table has its throughput.", strings.Join(tooShort, ", "))
+	}
+	if !slices.Contains(drawn, true) {
 		f.Message = "No time series recorded for the load phase."
+		if len(tooShort) > 0 {
+			f.Message = "Each load was too short to chart over time: " + strings.Join(tooShort, ", ") + ". The trial table has its throughput."
+		}
 		return f
 	}
 	f.keepDrawn(s, drawn, "No load time series for")
@@ -258,6 +264,20 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 	p.X.Min = 0
 	p.X.Label.Text = "seconds since the load began"
 	p.X.Tick.Marker = siTicks{}
-	f.panels = []*plot.Plot{p}
+	f.panels = []*panel{p}
 	return f
+}
+
+// loadLength is how long a load took: its row's span, else its last
+// interval's elapsed time; to the millisecond under a second, where
+// fmtDuration would say "0s".
+func loadLength(t *results.Trial, ps []results.Point) string {
+	d := t.End.Sub(t.Start)
+	if d <= 0 && len(ps) > 0 {
+		d = ps[len(ps)-1].Elapsed
+	}
+	if d > 0 && d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return fmtDuration(d)
 }
