@@ -20,6 +20,7 @@ import (
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/internal/suggest"
 )
 
 // Info describes a registered driver.
@@ -101,12 +102,18 @@ func Prefixes() []string {
 }
 
 // Lookup finds a driver by name; an unknown name is an error listing the
-// valid ones.
+// valid ones and naming the nearest, when one is near enough to be a
+// typo ("postgress").
 func Lookup(name string) (Info, error) {
 	for _, d := range table() {
 		if d.Name == name {
 			return d, nil
 		}
 	}
-	return Info{}, fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(Names(), ", "))
+	names := Names()
+	err := fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(names, ", "))
+	if s := suggest.Nearest(name, names); s != "" {
+		err = fmt.Errorf("%w; did you mean %q?", err, s)
+	}
+	return Info{}, err
 }
