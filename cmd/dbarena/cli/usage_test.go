@@ -2,12 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // runBinary runs the built command with args and stdin, and returns its
@@ -80,4 +85,67 @@ func TestUsageErrorsFromBinary(t *testing.T) {
 		require.Equal(t, ExitOK, code, errs)
 		require.Contains(t, out, "Available Commands:")
 	})
+}
+
+// TestDashIsStdoutFromBinary checks that "-" as an output file means
+// standard output, holding that output alone (the text moves to stderr),
+// and that no file named "-" is created. It used to be.
+func TestDashIsStdoutFromBinary(t *testing.T) {
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	ycsb := []string{"ycsb", "run", "memory", "--preload", "-q", "-seed", "1", "-p", "recordcount=100", "-p", "operationcount=500"}
+
+	t.Run("json", func(t *testing.T) {
+		code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "--json", "-")...)
+		require.Equal(t, ExitOK, code, errs)
+		var s results.Summary
+		require.NoError(t, json.Unmarshal([]byte(out), &s), "stdout is the JSON summary alone:\n%s", out)
+		require.Equal(t, int64(500), s.Measured.Operations)
+		require.Contains(t, errs, "[OVERALL], RunTime(ms), ", "the YCSB text went to stderr")
+		require.NoFileExists(t, filepath.Join(dir, "-"))
+	})
+	t.Run("json property", func(t *testing.T) {
+		code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "-p", "json.output=-")...)
+		require.Equal(t, ExitOK, code, errs)
+		require.True(t, json.Valid([]byte(out)), out)
+	})
+	t.Run("hdr log", func(t *testing.T) {
+		code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "--hdr-log", "-")...)
+		require.Equal(t, ExitOK, code, errs)
+		require.True(t, strings.HasPrefix(out, "#[Histogram log format version 1.3]") || strings.Contains(out, "\n#[Histogram log format version 1.3]"), out)
+		require.NotContains(t, out, "[OVERALL]")
+		require.Contains(t, errs, "[OVERALL], RunTime(ms), ")
+		require.NoFileExists(t, filepath.Join(dir, "-"))
+	})
+	t.Run("export and json to a file", func(t *testing.T) {
+		code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "--export", "-", "--json", "s.json")...)
+		require.Equal(t, ExitOK, code, errs)
+		require.Contains(t, out, "[OVERALL], RunTime(ms), ")
+		require.FileExists(t, filepath.Join(dir, "s.json"))
+	})
+	t.Run("two outputs on stdout", func(t *testing.T) {
+		code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "--json", "-", "--hdr-log", "-")...)
+		require.Equal(t, ExitUsage, code, errs)
+		require.Empty(t, out)
+		require.Contains(t, errs, "--json (json.output), --hdr-log (hdr.log) all name standard output (-)")
+	})
+	t.Run("merge", func(t *testing.T) {
+		code, _, errs := runBinary(t, bin, dir, "", append(ycsb, "--hdr-log", "run.hlog")...)
+		require.Equal(t, ExitOK, code, errs)
+		code, out, errs := runBinary(t, bin, dir, "", "merge", "--json", "-", "run.hlog")
+		require.Equal(t, ExitOK, code, errs)
+		require.True(t, json.Valid([]byte(out)), out)
+		require.Contains(t, errs, "Merged 1 loaders")
+		code, out, errs = runBinary(t, bin, dir, "", "merge", "--out", "-", "run.hlog")
+		require.Equal(t, ExitOK, code, errs)
+		require.Contains(t, out, "#[Histogram log format version 1.3]")
+		require.NoFileExists(t, filepath.Join(dir, "-"))
+	})
+}
+
+func TestKeysCSVToStdout(t *testing.T) {
+	code, out, errs := run(t, context.Background(), "keys", "--records", "10", "--draws", "1000", "--top", "1", "--csv", "-")
+	require.Equal(t, ExitOK, code, errs)
+	require.True(t, strings.HasPrefix(out, "rank,frequency\n1,"), out)
+	require.Contains(t, errs, "top k records")
 }
