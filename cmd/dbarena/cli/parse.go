@@ -89,7 +89,7 @@ func flagErrors(args []string) func(*cobra.Command, error) error {
 		}
 		var ne *pflag.NotExistError
 		if !errors.As(err, &ne) {
-			return fmt.Errorf("%s: %w", cmd.CommandPath(), err)
+			return err
 		}
 		word, name := "--"+ne.GetSpecifiedName(), ne.GetSpecifiedName()
 		if sh := ne.GetSpecifiedShortnames(); sh != "" {
