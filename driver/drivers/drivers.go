@@ -38,6 +38,37 @@ type Info struct {
 	Endpoint  driver.EndpointFunc
 }
 
+// Description is what `dbarena drivers --format json` prints of a
+// driver: the parts of Info a person or a program choosing a driver
+// reads. Its field names are an interface: fields may be added, never
+// renamed.
+type Description struct {
+	Name string `json:"name"`
+	// Prefix is the property prefix the driver reads ("postgres" for
+	// postgres.url, ...).
+	Prefix  string `json:"prefix"`
+	Summary string `json:"summary"`
+	// Reference is the database's own load tool run beside a trial
+	// ("pgbench"), omitted when there is none.
+	Reference string `json:"reference,omitempty"`
+}
+
+// Catalogue is what `dbarena drivers --format json` prints: an object,
+// so that fields can be added beside the list.
+type Catalogue struct {
+	// Drivers are sorted by name.
+	Drivers []Description `json:"drivers"`
+}
+
+// Describe returns the Catalogue of the registered drivers.
+func Describe() Catalogue {
+	var c Catalogue
+	for _, d := range All() {
+		c.Drivers = append(c.Drivers, Description{Name: d.Name, Prefix: d.Prefix, Summary: d.Summary, Reference: d.Reference})
+	}
+	return c
+}
+
 // table lists every built-in driver, each opened through redacted.
 func table() []Info {
 	t := []Info{
