@@ -90,6 +90,7 @@ See examples/ for one file per kind of study, and --dry-run to see a plan.`,
 			}
 			return runExperiment(cmd.Context(), st, f, s, string(text))
 		},
+		ValidArgsFunction: completeExperimentFile,
 	}
 	f.register(cmd)
 	return cmd

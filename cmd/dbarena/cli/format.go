@@ -41,8 +41,7 @@ func (f *formatValue) json() bool { return *f == formatJSON }
 func addFormatFlag(cmd *cobra.Command) *formatValue {
 	f := formatValue(formatText)
 	cmd.Flags().Var(&f, "format", "output format: text or json")
-	// The flag was just defined, so registering cannot fail.
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
+	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
 	return &f
 }
 

@@ -53,6 +53,9 @@ record).`,
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.StringArrayVarP(&f.files, "workload-file", "P", nil, "YCSB property file")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value")
+	registerFlagCompletion(cmd, "distribution", completeDistribution)
+	registerFlagCompletion(cmd, "property", completeProperty)
+	registerFlagCompletion(cmd, "workload-file", completeWorkloadFile)
 	return cmd
 }
 

@@ -92,6 +92,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runYCSB(cmd, st, phase, args[0], f)
 		},
+		ValidArgsFunction: completeDriver,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.files, results.FlagWorkloadFile, "P", nil, "YCSB property file; repeatable, later files override earlier ones")
@@ -117,6 +118,8 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	if phase != runner.Load {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
+	registerFlagCompletion(cmd, "property", completeProperty)
+	registerFlagCompletion(cmd, results.FlagWorkloadFile, completeWorkloadFile)
 	return cmd
 }
 
