@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -121,14 +122,35 @@ func ReadSummary(path string) (Summary, error) {
 
 // WriteSummary writes s as indented JSON to path.
 func WriteSummary(path string, s Summary) error {
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := marshalSummary(s)
 	if err != nil {
-		return fmt.Errorf("encode JSON summary: %w", err)
+		return err
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("write JSON summary: %w", err)
 	}
 	return nil
+}
+
+// EncodeSummary writes s to w as WriteSummary writes it to a file.
+func EncodeSummary(w io.Writer, s Summary) error {
+	b, err := marshalSummary(s)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("write JSON summary: %w", err)
+	}
+	return nil
+}
+
+// marshalSummary is s as indented JSON, ending in a newline.
+func marshalSummary(s Summary) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode JSON summary: %w", err)
+	}
+	return append(b, '\n'), nil
 }
 
 // The `dbarena ycsb` flags a loader's command line uses. The CLI

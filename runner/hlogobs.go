@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 // database's seconds stay in the log where they happened. Each interval
 // is flushed as it is written: a killed run keeps every completed one.
 type HlogObserver struct {
-	f   *os.File
+	c   io.Closer
 	bw  *bufio.Writer
 	w   *hlog.Writer
 	err error
@@ -35,14 +36,30 @@ func CreateHlog(path string, start time.Time, comment string) (*HlogObserver, er
 	if err != nil {
 		return nil, fmt.Errorf("hdr log: %w", err)
 	}
-	bw := bufio.NewWriter(f)
-	w, err := hlog.NewWriter(bw, start, comment)
+	o, err := NewHlog(f, start, comment)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("hdr log %s: %w", path, err)
 	}
-	return &HlogObserver{f: f, bw: bw, w: w}, nil
+	o.c = f
+	return o, nil
 }
+
+// NewHlog writes the log to w, its times counted from start; Close
+// flushes it but leaves w open (standard output, for "--hdr-log -").
+func NewHlog(w io.Writer, start time.Time, comment string) (*HlogObserver, error) {
+	bw := bufio.NewWriter(w)
+	hw, err := hlog.NewWriter(bw, start, comment)
+	if err != nil {
+		return nil, err
+	}
+	return &HlogObserver{c: nopCloser{}, bw: bw, w: hw}, nil
+}
+
+// nopCloser closes nothing: the writer belongs to the caller.
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
 
 // Interval implements Observer.
 func (o *HlogObserver) Interval(iv *Interval) {
@@ -82,5 +99,5 @@ func (o *HlogObserver) Close() error {
 	if err == nil {
 		err = o.bw.Flush()
 	}
-	return errors.Join(err, o.f.Close())
+	return errors.Join(err, o.c.Close())
 }

@@ -79,8 +79,13 @@ func (c Config) validateCounts() error {
 	return nil
 }
 
+// RequestDistributions returns the valid values of requestdistribution.
+func RequestDistributions() []Distribution {
+	return []Distribution{DistUniform, DistZipfian, DistHotspot, DistLatest, DistSequential, DistExponential}
+}
+
 func (c Config) validateDistributions() error {
-	request := []Distribution{DistUniform, DistZipfian, DistHotspot, DistLatest, DistSequential, DistExponential}
+	request := RequestDistributions()
 	if !oneOf(c.RequestDistribution, request...) {
 		return c.errorf("requestdistribution", "unknown distribution %q: want one of %s", c.RequestDistribution, names(request...))
 	}

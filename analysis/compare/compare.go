@@ -149,6 +149,8 @@ type Report struct {
 	OnlyInA, OnlyInB []Key
 	// Warnings say why the runs may not be comparable at all.
 	Warnings []string
+	// Level is the confidence level of the intervals.
+	Level float64
 }
 
 // Compare compares run b against run a at the confidence level (0 means
@@ -164,7 +166,7 @@ func Compare(a, b *results.Data, level float64) (*Report, error) {
 		return nil, fmt.Errorf("compare: confidence level %v: want a fraction between 0 and 1, such as 0.95", level)
 	}
 	ga, gb := group(a.Trials, results.KindRun), group(b.Trials, results.KindRun)
-	r := &Report{A: name(a, "A"), B: name(b, "B")}
+	r := &Report{A: name(a, "A"), B: name(b, "B"), Level: level}
 	for _, k := range ga.order {
 		tb, ok := gb.trials[k]
 		if !ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/internal/suggest"
 )
 
 // Info describes a registered driver.
@@ -35,6 +36,37 @@ type Info struct {
 	// reads the properties for it.
 	Reference string
 	Endpoint  driver.EndpointFunc
+}
+
+// Description is what `dbarena drivers --format json` prints of a
+// driver: the parts of Info a person or a program choosing a driver
+// reads. Its field names are an interface: fields may be added, never
+// renamed.
+type Description struct {
+	Name string `json:"name"`
+	// Prefix is the property prefix the driver reads ("postgres" for
+	// postgres.url, ...).
+	Prefix  string `json:"prefix"`
+	Summary string `json:"summary"`
+	// Reference is the database's own load tool run beside a trial
+	// ("pgbench"), omitted when there is none.
+	Reference string `json:"reference,omitempty"`
+}
+
+// Catalogue is what `dbarena drivers --format json` prints: an object,
+// so that fields can be added beside the list.
+type Catalogue struct {
+	// Drivers are sorted by name.
+	Drivers []Description `json:"drivers"`
+}
+
+// Describe returns the Catalogue of the registered drivers.
+func Describe() Catalogue {
+	var c Catalogue
+	for _, d := range All() {
+		c.Drivers = append(c.Drivers, Description{Name: d.Name, Prefix: d.Prefix, Summary: d.Summary, Reference: d.Reference})
+	}
+	return c
 }
 
 // table lists every built-in driver, each opened through redacted.
@@ -101,14 +133,20 @@ func Prefixes() []string {
 }
 
 // Lookup finds a driver by name; an unknown name is an error listing the
-// valid ones.
+// valid ones and naming the nearest, when one is near enough to be a
+// typo ("postgress").
 func Lookup(name string) (Info, error) {
 	for _, d := range table() {
 		if d.Name == name {
 			return d, nil
 		}
 	}
-	return Info{}, fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(Names(), ", "))
+	names := Names()
+	err := fmt.Errorf("unknown driver %q: valid drivers are %s", name, strings.Join(names, ", "))
+	if s := suggest.Nearest(name, names); s != "" {
+		err = fmt.Errorf("%w; did you mean %q?", err, s)
+	}
+	return Info{}, err
 }
 
 // ForYCSB returns the drivers that stand in for a YCSB binding, named as

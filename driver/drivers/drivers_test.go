@@ -35,3 +35,13 @@ func TestOpenErrorsHideCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupSuggests checks that an unknown driver lists the valid ones
+// and names the nearest when it is a plausible typo.
+func TestLookupSuggests(t *testing.T) {
+	_, err := Lookup("postgress")
+	require.ErrorContains(t, err, `unknown driver "postgress": valid drivers are aerospike, basic, `)
+	require.ErrorContains(t, err, `; did you mean "postgres"?`)
+	_, err = Lookup("oracle")
+	require.NotContains(t, err.Error(), "did you mean")
+}

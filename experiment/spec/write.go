@@ -45,18 +45,7 @@ func (p *Plan) Write(w io.Writer) error {
 
 // summary is the closing line: counts and the time estimate.
 func (p *Plan) summary() string {
-	var timed time.Duration
-	opRuns := 0
-	for i := range p.Steps {
-		st := &p.Steps[i]
-		switch {
-		case st.Kind != Run:
-		case st.Operations > 0:
-			opRuns++
-		default:
-			timed += st.Duration + st.Warmup
-		}
-	}
+	timed, opRuns := p.estimate()
 	var unknown []string
 	if n := p.LoadCount(); n > 0 {
 		unknown = append(unknown, plural(n, "load"))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ func newCompareCommand(st *State) *cobra.Command {
 		level        float64
 		failOnSlower bool
 	)
+	var format *formatValue
 	cmd := &cobra.Command{
 		Use:   "compare DIR_A DIR_B",
 		Short: "Compare two results directories: the change in throughput and latency, with confidence intervals",
@@ -27,7 +29,8 @@ Interrupted or failed trials are left out with a note; settings that make
 the runs incomparable (threads, rate, records, database versions) are
 listed as warnings. It never talks to a database.`,
 		Example: `  dbarena compare dbarena-results/pg16-20261122-101500 dbarena-results/pg17-20261122-113000
-  dbarena compare --fail-on-slower baseline/ candidate/   # exit 3 on a regression, for CI`,
+  dbarena compare --fail-on-slower baseline/ candidate/   # exit 3 on a regression, for CI
+  dbarena compare --format json baseline/ candidate/ > comparison.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageError(fmt.Errorf("compare: want two results directories DIR_A DIR_B, got %d arguments", len(args)))
@@ -53,11 +56,15 @@ listed as warnings. It never talks to a database.`,
 			if err != nil {
 				return usageError(err)
 			}
-			if err := r.Write(st.Stdout); err != nil {
+			write := r.Write
+			if format.json() {
+				write = func(w io.Writer) error { return writeJSON(w, r.JSON()) }
+			}
+			if err := write(st.Stdout); err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
 			if failOnSlower {
-				if n := slower(r); n > 0 {
+				if n := r.Slower(); n > 0 {
 					return &exitError{code: ExitSlower, err: fmt.Errorf("compare: %d figures are slower in B than in A beyond the noise of the repetitions", n)}
 				}
 			}
@@ -67,16 +74,6 @@ listed as warnings. It never talks to a database.`,
 	fl := cmd.Flags()
 	fl.Float64Var(&level, "level", compare.DefaultLevel, "confidence level of the intervals")
 	fl.BoolVar(&failOnSlower, "fail-on-slower", false, "exit with code 3 when any figure is significantly slower in B")
+	format = addFormatFlag(cmd)
 	return cmd
-}
-
-// slower counts the changes judged slower.
-func slower(r *compare.Report) int {
-	n := 0
-	for _, c := range r.Changes {
-		if c.Verdict == compare.VerdictSlower {
-			n++
-		}
-	}
-	return n
 }

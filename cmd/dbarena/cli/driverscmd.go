@@ -10,11 +10,15 @@ import (
 )
 
 func newDriversCommand(st *State) *cobra.Command {
-	return &cobra.Command{
+	var format *formatValue
+	cmd := &cobra.Command{
 		Use:   "drivers",
 		Short: "List the database drivers",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if format.json() {
+				return writeJSON(st.Stdout, drivers.Describe())
+			}
 			tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "DRIVER\tPROPERTIES\tDESCRIPTION")
 			for _, d := range drivers.All() {
@@ -23,4 +27,6 @@ func newDriversCommand(st *State) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	format = addFormatFlag(cmd)
+	return cmd
 }

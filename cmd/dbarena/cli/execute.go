@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
-	"time"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/redact"
@@ -54,7 +54,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 	var hl *runner.HlogObserver
 	if rs.HdrLog != "" {
 		var err error
-		if hl, err = runner.CreateHlog(rs.HdrLog, time.Now(), "dbarena "+Version+"; values in nanoseconds"+f.ls.comment()); err != nil {
+		if hl, err = createHlog(st, rs.HdrLog, "dbarena "+Version+"; values in nanoseconds"+f.ls.comment()); err != nil {
 			return usageError(err)
 		}
 		observers = append(observers, hl)
@@ -91,7 +91,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 			counters = append(counters, results.Counter{Name: c.Name, Value: c.Value, Help: c.Help})
 		}
 	}
-	errs = append(errs, writeOutputs(st, t, f.refs, res, rep, counters, f.ls, usage))
+	errs = append(errs, writeOutputs(st, f.text, t, f.refs, res, rep, counters, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -126,9 +126,11 @@ func shownProps(st *State, props *properties.Set, refs map[string]string) map[st
 	return m
 }
 
-func writeOutputs(st *State, t *trial.Trial, refs map[string]string, res *runner.Result, rep *results.VerifyReport, counters []results.Counter, ls loaderSpec, usage runUsage) error {
+// writeOutputs writes the YCSB text (to text when no --export file is
+// given) and the JSON summary.
+func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]string, res *runner.Result, rep *results.VerifyReport, counters []results.Counter, ls loaderSpec, usage runUsage) error {
 	rs := t.Settings
-	w, closeText, err := openOutput(rs.ExportFile, st.Stdout)
+	w, closeText, err := openOutput(st, rs.ExportFile, text)
 	if err != nil {
 		return err
 	}
@@ -153,6 +155,9 @@ func writeOutputs(st *State, t *trial.Trial, refs map[string]string, res *runner
 		if ls.count > 0 {
 			sum.LoaderIndex = results.LoaderIndex(ls.index, ls.count)
 		}
+	}
+	if rs.JSONOut == stdoutPath {
+		return errors.Join(textErr, results.EncodeSummary(st.Stdout, sum))
 	}
 	return errors.Join(textErr, results.WriteSummary(rs.JSONOut, sum))
 }

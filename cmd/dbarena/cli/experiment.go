@@ -21,7 +21,9 @@ import (
 
 // experimentFlags are the options of `run` and `quickstart`.
 type experimentFlags struct {
-	dryRun  bool
+	dryRun bool
+	// format is how --dry-run prints the plan.
+	format  *formatValue
 	keep    bool
 	dir     string
 	workDir string
@@ -36,6 +38,8 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.dir, "results", "", "results directory to create (default: the file's results: setting / NAME-DATE-TIME)")
 	fl.StringVar(&f.workDir, "work-dir", "", "work root: local databases' data and logs go in ROOT/local/PID-NAME-RANDOM (default: $"+workdir.EnvVar+", else $TMPDIR/dbarena; see 'dbarena clean')")
 	fl.StringVar(&f.loaderBinary, "loader-binary", "", "the dbarena program run.loaders starts (default: this one)")
+	f.format = addFormatFlag(cmd)
+	fl.Lookup("format").Usage = "with --dry-run: print the plan as text or json"
 }
 
 // specOptions tells the spec parser which names are valid.
@@ -86,6 +90,7 @@ See examples/ for one file per kind of study, and --dry-run to see a plan.`,
 			}
 			return runExperiment(cmd.Context(), st, f, s, string(text))
 		},
+		ValidArgsFunction: completeExperimentFile,
 	}
 	f.register(cmd)
 	return cmd
@@ -98,6 +103,9 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		return usageError(err)
 	}
 	if f.dryRun {
+		if f.format.json() {
+			return writeJSON(st.Stdout, plan.JSON())
+		}
 		return plan.Write(st.Stdout)
 	}
 	bi := ReadBuildInfo()

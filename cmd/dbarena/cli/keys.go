@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -50,10 +49,13 @@ record).`,
 	fl.Int64Var(&f.records, "records", 1_000_000, "number of records (recordcount)")
 	fl.Int64Var(&f.draws, "draws", 10_000_000, "number of keys to draw")
 	fl.Int64SliceVar(&f.top, "top", []int64{1, 10, 100, 1000, 10000}, "top-k record counts to report")
-	fl.StringVar(&f.csv, "csv", "", "also write rank,frequency for every drawn record to this CSV file")
+	fl.StringVar(&f.csv, "csv", "", "also write rank,frequency for every drawn record to this CSV file, - for stdout (the text then goes to stderr)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.StringArrayVarP(&f.files, "workload-file", "P", nil, "YCSB property file")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value")
+	registerFlagCompletion(cmd, "distribution", completeDistribution)
+	registerFlagCompletion(cmd, "property", completeProperty)
+	registerFlagCompletion(cmd, "workload-file", completeWorkloadFile)
 	return cmd
 }
 
@@ -106,20 +108,24 @@ func runKeys(st *State, f *keysFlags) error {
 		counts.Add(wk.NextKeyNum() - base)
 	}
 	ranked := counts.Ranked()
-	fmt.Fprintf(st.Stdout, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
-	if err := keystats.Summarize(ranked, f.records, counts.Draws(), f.top).Write(st.Stdout); err != nil {
+	text, err := textWriter(st, output{"--csv", f.csv})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(text, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
+	if err := keystats.Summarize(ranked, f.records, counts.Draws(), f.top).Write(text); err != nil {
 		return err
 	}
 	if f.csv == "" {
 		return nil
 	}
-	out, err := os.Create(f.csv)
+	out, closeCSV, err := openOutput(st, f.csv, nil)
 	if err != nil {
 		return usageError(fmt.Errorf("keys: --csv: %w", err))
 	}
 	if err := keystats.WriteCSV(out, ranked); err != nil {
-		out.Close()
+		closeCSV()
 		return fmt.Errorf("keys: write %s: %w", f.csv, err)
 	}
-	return out.Close()
+	return closeCSV()
 }

@@ -46,6 +46,10 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 			if window <= 0 {
 				return usageError(fmt.Errorf("merge: --window %s: want a positive duration such as 1s", window))
 			}
+			text, err := textWriter(st, output{"--out", out}, output{"--json", jsonOut})
+			if err != nil {
+				return err
+			}
 			inputs, err := mergeInputs(args, offsets)
 			if err != nil {
 				return usageError(err)
@@ -55,14 +59,14 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 				return usageError(err)
 			}
 			if out != "" {
-				if err := writeFile(out, func(w io.Writer) error {
+				if err := writeFile(st, out, func(w io.Writer) error {
 					return r.WriteLog(w, fmt.Sprintf("dbarena %s; merged from %d loaders; values in nanoseconds", Version, len(inputs)))
 				}); err != nil {
 					return &exitError{code: ExitFailure, err: fmt.Errorf("merge: %w", err)}
 				}
 			}
 			if jsonOut != "" {
-				if err := writeFile(jsonOut, func(w io.Writer) error {
+				if err := writeFile(st, jsonOut, func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					enc.SetIndent("", "  ")
 					return enc.Encode(mergeSummary(r))
@@ -70,13 +74,13 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 					return &exitError{code: ExitFailure, err: fmt.Errorf("merge: %w", err)}
 				}
 			}
-			writeMerge(st.Stdout, r)
+			writeMerge(text, r)
 			return nil
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "write the merged interval log to this file")
-	fl.StringVar(&jsonOut, "json", "", "write the merged summary as JSON to this file")
+	fl.StringVar(&out, "out", "", "write the merged interval log to this file, - for stdout (the text then goes to stderr)")
+	fl.StringVar(&jsonOut, "json", "", "write the merged summary as JSON to this file, - for stdout (the text then goes to stderr)")
 	fl.DurationVar(&window, "window", time.Second, "length of the merged intervals")
 	fl.StringArrayVar(&offsets, "offset", nil, "FILE=DURATION: that loader's clock minus the reference clock; repeatable")
 	return cmd
@@ -139,15 +143,16 @@ func hlogFiles(arg string) ([]string, error) {
 	return files, nil
 }
 
-// writeFile writes a file through a buffer, reporting the first error.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+// writeFile writes a file ("-": st.Stdout) through a buffer, reporting
+// the first error.
+func writeFile(st *State, path string, write func(io.Writer) error) error {
+	w, closeFile, err := openOutput(st, path, st.Stdout)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(f)
+	bw := bufio.NewWriter(w)
 	err = write(bw)
-	return errors.Join(err, bw.Flush(), f.Close())
+	return errors.Join(err, bw.Flush(), closeFile())
 }
 
 // mergedJSON is the merged summary as JSON.

@@ -17,10 +17,12 @@ import (
 func Main(ctx context.Context, st *State, args []string) int {
 	st = st.redacting()
 	root := newRootCommand(st)
-	root.SetArgs(normalizeArgs(args))
+	args = normalizeArgs(args)
+	root.SetArgs(args)
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
-	err := root.ExecuteContext(ctx)
+	root.SetFlagErrorFunc(flagErrors(args))
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
@@ -31,8 +33,14 @@ func Main(ctx context.Context, st *State, args []string) int {
 		}
 		return ee.code
 	}
-	// Errors cobra raises itself (unknown command or flag) are usage errors.
-	fmt.Fprintf(st.Stderr, "dbarena: %v\nRun 'dbarena --help' for usage.\n", err)
+	// Errors met reading the command line (unknown command or flag, see
+	// parse.go) are usage errors: point at the help of the command that
+	// was being read.
+	path := root.CommandPath()
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	fmt.Fprintf(st.Stderr, "dbarena: %v\nRun '%s --help' for usage.\n", err, path)
 	return ExitUsage
 }
 
@@ -56,6 +64,11 @@ Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
 	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newSchemaCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st), newClockCommand(st), newDeployCommand(st), newYCSBCommand(st),
 		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st), newCleanCommand(st))
 	addLogFlags(root, st)
+	// Cobra would add "completion" when executing; added now, it is
+	// guarded like every other group.
+	root.InitDefaultCompletionCmd()
+	guardGroups(root)
+	addVersionFlag(root)
 	return root
 }
 

@@ -29,22 +29,37 @@ func ReadBuildInfo() results.BuildInfo {
 	return b
 }
 
+// versionText is what `dbarena version` and `dbarena --version` print.
+func versionText() string {
+	b := ReadBuildInfo()
+	commit := b.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	if b.Modified {
+		commit += " (modified)"
+	}
+	return fmt.Sprintf("dbarena %s\ncommit %s\n%s\n", b.Version, commit, b.GoVersion)
+}
+
 func newVersionCommand(st *State) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			b := ReadBuildInfo()
-			commit := b.Commit
-			if commit == "" {
-				commit = "unknown"
-			}
-			if b.Modified {
-				commit += " (modified)"
-			}
-			_, err := fmt.Fprintf(st.Stdout, "dbarena %s\ncommit %s\n%s\n", b.Version, commit, b.GoVersion)
+			_, err := fmt.Fprint(st.Stdout, versionText())
 			return err
 		},
 	}
+}
+
+// addVersionFlag gives root --version, printing what `dbarena version`
+// prints: the flag most programs have, and the first thing tried. It
+// has no -v shorthand, which cobra would add, to keep -v free.
+func addVersionFlag(root *cobra.Command) {
+	root.Version = Version
+	root.Flags().Bool("version", false, "print the version, commit and Go version (as 'dbarena version')")
+	// The template is text/template; the version text holds no "{{".
+	root.SetVersionTemplate(versionText())
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +44,8 @@ type ycsbFlags struct {
 	// input closes: a loader started over ssh or kubectl exec stops when
 	// the experiment that started it is gone.
 	stdinStops bool
+	// text is where the YCSB text goes when --export names no file.
+	text io.Writer
 	// refs are the properties given as ${env:...} or ${file:...}
 	// references, as written: the JSON summary shows these, not the
 	// values.
@@ -92,6 +93,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runYCSB(cmd, st, phase, args[0], f)
 		},
+		ValidArgsFunction: completeDriver,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.files, results.FlagWorkloadFile, "P", nil, "YCSB property file; repeatable, later files override earlier ones")
@@ -100,8 +102,8 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.Float64Var(&f.target, "target", 0, "total target rate in operations per second; 0 = as fast as possible (property target)")
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed; the same seed and threads draw the same operations (property seed; default: random, printed)")
 	fl.BoolVarP(&f.status, "status", "s", false, "print a YCSB status line to stderr every status.interval seconds (default 10)")
-	fl.StringVar(&f.jsonOut, results.FlagJSON, "", "write the JSON summary to this file (property json.output)")
-	fl.StringVar(&f.hdrLog, results.FlagHdrLog, "", "write per-second HdrHistogram interval logs to this file (property hdr.log)")
+	fl.StringVar(&f.jsonOut, results.FlagJSON, "", "write the JSON summary to this file, - for stdout (the text then goes to stderr) (property json.output)")
+	fl.StringVar(&f.hdrLog, results.FlagHdrLog, "", "write per-second HdrHistogram interval logs to this file, - for stdout (the text then goes to stderr) (property hdr.log)")
 	fl.StringVar(&f.exportFile, results.FlagExport, "", "write the YCSB text summary to this file instead of stdout (property exportfile)")
 	fl.BoolVarP(&f.quiet, results.FlagQuiet, "q", false, "no live progress line on a terminal")
 	fl.StringVar(&f.loader, results.FlagLoader, "", "I/N: this process is loader I of N sharing one run: it loads or verifies its share of the keys, or runs its share of operationcount and target")
@@ -117,6 +119,8 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	if phase != runner.Load {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
+	registerFlagCompletion(cmd, "property", completeProperty)
+	registerFlagCompletion(cmd, results.FlagWorkloadFile, completeWorkloadFile)
 	return cmd
 }
 
@@ -175,6 +179,9 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	}
 	for _, n := range plan.Settings.Notes {
 		fmt.Fprintln(st.Stderr, n)
+	}
+	if f.text, err = ycsbText(st, plan.Settings); err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	if f.stdinStops {
@@ -250,16 +257,4 @@ func preload(ctx context.Context, st *State, t *trial.Trial) error {
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted during preload")}
 	}
 	return nil
-}
-
-// openOutput opens path for writing, or returns def when path is empty.
-func openOutput(path string, def io.Writer) (io.Writer, func() error, error) {
-	if path == "" {
-		return def, func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, usageError(fmt.Errorf("create output file: %w", err))
-	}
-	return f, f.Close, nil
 }

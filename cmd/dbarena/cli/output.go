@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/trial"
+)
+
+// stdoutPath names standard output wherever a flag or property names a
+// file dbarena writes (--json, --hdr-log, --export, merge --out and
+// --json, keys --csv), as in most Unix tools: "--json -" pipes the
+// summary on instead of creating a file called "-".
+const stdoutPath = "-"
+
+// output is a flag naming a file a command writes, and its value.
+type output struct{ flag, path string }
+
+// textWriter returns where a command's human-readable text goes when one
+// of outs may take standard output: there by default, to standard error
+// once an output is "-", so that what is piped on stays one document a
+// program can parse. Two outputs cannot share standard output.
+func textWriter(st *State, outs ...output) (io.Writer, error) {
+	var took []string
+	for _, o := range outs {
+		if o.path == stdoutPath {
+			took = append(took, o.flag)
+		}
+	}
+	switch len(took) {
+	case 0:
+		return st.Stdout, nil
+	case 1:
+		return st.Stderr, nil
+	}
+	return nil, usageError(fmt.Errorf("%s all name standard output (-); at most one output can", strings.Join(took, ", ")))
+}
+
+// ycsbText returns where the YCSB text goes when --export names no file:
+// stdout, unless the JSON summary or the HdrHistogram log took it.
+func ycsbText(st *State, rs trial.Settings) (io.Writer, error) {
+	w, err := textWriter(st, output{"--json (json.output)", rs.JSONOut}, output{"--hdr-log (hdr.log)", rs.HdrLog},
+		output{"--export (exportfile)", rs.ExportFile})
+	if err != nil || rs.ExportFile == stdoutPath {
+		// "--export -" asks for the text on stdout: it took it itself.
+		return st.Stdout, err
+	}
+	return w, nil
+}
+
+// openOutput opens path for writing: def when path is empty, st.Stdout
+// for "-" (neither is closed), else the file, created or truncated.
+func openOutput(st *State, path string, def io.Writer) (io.Writer, func() error, error) {
+	switch path {
+	case "":
+		return def, func() error { return nil }, nil
+	case stdoutPath:
+		return st.Stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usageError(fmt.Errorf("create output file: %w", err))
+	}
+	return f, f.Close, nil
+}
+
+// createHlog starts the HdrHistogram log at path, "-" being st.Stdout.
+func createHlog(st *State, path, comment string) (*runner.HlogObserver, error) {
+	if path == stdoutPath {
+		return runner.NewHlog(st.Stdout, time.Now(), comment)
+	}
+	return runner.CreateHlog(path, time.Now(), comment)
+}
