@@ -2,18 +2,25 @@ package cli
 
 import (
 	"fmt"
-	"github.com/dbarena/dbarena/results"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // Version is the release version; builds from a checkout say "dev".
 const Version = "0.1.0-dev"
 
-// ReadBuildInfo returns the version and the VCS commit the binary was built
-// from, when the build recorded it.
+// stampedCommit and stampedModified name the commit where the Go
+// toolchain records none (go run, -buildvcs=false, the Docker build,
+// which has no .git): scripts/stamp prints the -ldflags that set them.
+// The linker writes them; nothing changes them at run time.
+var stampedCommit, stampedModified string
+
+// ReadBuildInfo returns the version and the commit the binary was built
+// from: the toolchain's VCS record, else the linker's stamp.
 func ReadBuildInfo() results.BuildInfo {
 	b := results.BuildInfo{Version: Version, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -25,6 +32,9 @@ func ReadBuildInfo() results.BuildInfo {
 				b.Modified = s.Value == "true"
 			}
 		}
+	}
+	if b.Commit == "" && stampedCommit != "" {
+		b.Commit, b.Modified = stampedCommit, stampedModified == "true"
 	}
 	return b
 }
