@@ -540,13 +540,27 @@ func (s *runState) finish(ctx context.Context, runErr error) (*Outcome, error) {
 	out := &Outcome{Dir: s.w.Dir(), Status: status}
 	d, err := results.Read(s.w.Dir())
 	if err == nil {
-		out.Report, err = report.Write(d)
 		out.Verdict = report.Verdict(d)
+		// A run that measured nothing (every target failed to deploy or
+		// to load) has no report to speak of: the verdict says why.
+		if measuredAny(d) {
+			out.Report, err = report.Write(d)
+		}
 	}
 	if err != nil {
 		errs = append(errs, fmt.Errorf("report: %w", err))
 	}
 	return out, errors.Join(errs...)
+}
+
+// measuredAny reports whether any trial of d measured something.
+func measuredAny(d *results.Data) bool {
+	for i := range d.Trials {
+		if d.Trials[i].Status != results.StatusFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeProps lays over on top of base.

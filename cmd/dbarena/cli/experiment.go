@@ -103,10 +103,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		return usageError(err)
 	}
 	if f.dryRun {
-		if f.format.json() {
-			return writeJSON(st.Stdout, plan.JSON())
-		}
-		return plan.Write(st.Stdout)
+		return dryRun(st, f, plan)
 	}
 	bi := ReadBuildInfo()
 	out, err := experiment.Run(ctx, plan, experiment.Options{
@@ -131,6 +128,32 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		return &exitError{code: ExitInterrupted, err: err}
 	}
 	return &exitError{code: ExitFailure, err: err}
+}
+
+// dryRun prints the plan as the run would take it: its results
+// directory, its steps with the reference runs after them, and the
+// preflight the run starts with, whose failure fails the dry run too.
+func dryRun(st *State, f *experimentFlags, plan *spec.Plan) error {
+	if f.format.json() {
+		if err := writeJSON(st.Stdout, plan.JSON()); err != nil {
+			return err
+		}
+	} else {
+		if err := plan.Write(st.Stdout); err != nil {
+			return err
+		}
+		if f.dir != "" {
+			fmt.Fprintf(st.Stdout, "results: %s (--results)\n", f.dir)
+		}
+		if plan.Spec.Run.Reference {
+			fmt.Fprintln(st.Stdout, "after each read-only run: the database's own load tool on the same reads (pgbench, redis-benchmark), where its driver has one")
+		}
+	}
+	if err := experiment.Preflight(plan); err != nil {
+		return &exitError{code: ExitFailure, err: fmt.Errorf("preflight (the run would stop here): %w", err)}
+	}
+	fmt.Fprintln(st.Stderr, "dbarena: preflight passed: every target's provider can deploy it here")
+	return nil
 }
 
 func newReportCommand(st *State) *cobra.Command {
