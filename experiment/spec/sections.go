@@ -75,6 +75,16 @@ func ownedProperties() map[string]string {
 		"max-error-rate":     "run.max_error_rate",
 		"stop-on-error-rate": "run.stop_on_error_rate",
 		"db":                 "targets[].driver",
+		"warmup.steady":      "run.warmup: {until: steady, max: D}",
+		// The results directory holds every trial's summary and interval
+		// log; a trial's own output files would collide with the
+		// loaders'.
+		"exporter":                 "the results directory (trials.csv, timeseries.csv)",
+		"exportfile":               "the results directory (trials.csv, timeseries.csv)",
+		"json.output":              "the results directory (trials.csv, timeseries.csv)",
+		"hdr.log":                  "the results directory (hdr/TRIAL.hlog)",
+		"hdrhistogram.fileoutput":  "the results directory (hdr/TRIAL.hlog)",
+		"hdrhistogram.output.path": "the results directory (hdr/TRIAL.hlog)",
 	}
 }
 

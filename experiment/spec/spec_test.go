@@ -136,8 +136,9 @@ func badFixtures() map[string][]string {
 		"owned.bad.yaml": {
 			`owned.bad.yaml:4: properties.threadcount: set by the experiment: use run.threads, load.threads or a matrix axis "threads" instead`,
 			`owned.bad.yaml:5: properties.operationcount: set by the experiment: use run.operations instead`,
-			`owned.bad.yaml:8:18: targets[0].properties.db: set by the experiment: use targets[].driver instead`,
-			`owned.bad.yaml:13: workloads[0].properties.maxexecutiontime: set by the experiment: use run.duration instead`,
+			`owned.bad.yaml:6: properties.exportfile: set by the experiment: use the results directory (trials.csv, timeseries.csv) instead`,
+			`owned.bad.yaml:9:18: targets[0].properties.db: set by the experiment: use targets[].driver instead`,
+			`owned.bad.yaml:14: workloads[0].properties.maxexecutiontime: set by the experiment: use run.duration instead`,
 		},
 		"unknown-property.bad.yaml": {
 			`unknown-property.bad.yaml:8:61: targets[0].properties.colour: unknown property "colour": want a YCSB workload or client property, a dbarena one, or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*)`,
