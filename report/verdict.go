@@ -2,12 +2,10 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/dbarena/dbarena/analysis/compare"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -355,24 +353,13 @@ func (r *row) lowestP99() int {
 }
 
 // ratioInterval is the confidence interval of a.mean / b.mean at
-// ciLevel, from a Welch t interval on the log ratio (delta method:
-// Var(log mean) = s²/(n·mean²)), so that it never crosses zero and is
-// as asymmetric as a ratio's should be. ok is false unless both sides
-// have two or more repetitions.
+// ciLevel, as compare gives its changes (a Welch t interval on the log
+// ratio), so that it never crosses zero and is as asymmetric as a
+// ratio's should be. ok is false unless both sides have two or more
+// repetitions.
 func ratioInterval(a, b *cell) (lo, hi float64, ok bool) {
-	if a.n < 2 || b.n < 2 || a.mean <= 0 || b.mean <= 0 || !finite(a.std) || !finite(b.std) {
-		return 0, 0, false
-	}
-	va := a.std * a.std / (float64(a.n) * a.mean * a.mean)
-	vb := b.std * b.std / (float64(b.n) * b.mean * b.mean)
-	r := math.Log(a.mean / b.mean)
-	se := math.Sqrt(va + vb)
-	if se == 0 {
-		return math.Exp(r), math.Exp(r), true
-	}
-	df := (va + vb) * (va + vb) / (va*va/float64(a.n-1) + vb*vb/float64(b.n-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-ciLevel)/2)
-	return math.Exp(r - t*se), math.Exp(r + t*se), true
+	return compare.RatioInterval(compare.Summary{N: b.n, Mean: b.mean, StdDev: b.std},
+		compare.Summary{N: a.n, Mean: a.mean, StdDev: a.std}, ciLevel)
 }
 
 // appendNew appends the names not yet in xs.

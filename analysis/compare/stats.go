@@ -73,13 +73,38 @@ type interval struct {
 // and the interval is exp(log R ± t(1-(1-level)/2, df)·sqrt(vA + vB)) - 1.
 func relativeCI(a, b Summary, level float64) interval {
 	r := b.Mean / a.Mean
-	iv := interval{Delta: r - 1}
+	iv := interval{Delta: r - 1, DF: math.Inf(1)}
+	lo, hi, df := ratioInterval(a, b, level)
+	iv.Low, iv.High = lo-1, hi-1
+	if df > 0 {
+		iv.DF = df
+	}
+	return iv
+}
+
+// RatioInterval is the confidence interval at level of b.Mean / a.Mean,
+// computed as relativeCI's is (a Welch t interval on the log ratio).
+// ok is false unless both sides have two or more repetitions and
+// positive means. The report's verdict gives its ratios with it.
+func RatioInterval(a, b Summary, level float64) (low, high float64, ok bool) {
+	if a.N < 2 || b.N < 2 || !(a.Mean > 0) || !(b.Mean > 0) || math.IsNaN(a.StdDev) || math.IsNaN(b.StdDev) {
+		return 0, 0, false
+	}
+	low, high, _ = ratioInterval(a, b, level)
+	return low, high, true
+}
+
+// ratioInterval is the interval of r = b.Mean/a.Mean and the
+// Welch-Satterthwaite degrees of freedom (0 when there is nothing to
+// estimate: B all zero, or no noise on either side, where the interval
+// is the point).
+func ratioInterval(a, b Summary, level float64) (low, high, df float64) {
+	r := b.Mean / a.Mean
 	if r <= 0 {
 		// Every repetition of B measured 0 (the figures are never
 		// negative): the ratio is 0 whatever A's noise, and its log
 		// has no interval.
-		iv.Low, iv.High, iv.DF = iv.Delta, iv.Delta, math.Inf(1)
-		return iv
+		return r, r, 0
 	}
 	vA := a.StdDev * a.StdDev / (float64(a.N) * a.Mean * a.Mean)
 	vB := b.StdDev * b.StdDev / (float64(b.N) * b.Mean * b.Mean)
@@ -87,13 +112,11 @@ func relativeCI(a, b Summary, level float64) interval {
 	if se == 0 {
 		// Identical repetitions on both sides: the data show no noise,
 		// so the interval is the point itself.
-		iv.Low, iv.High, iv.DF = iv.Delta, iv.Delta, math.Inf(1)
-		return iv
+		return r, r, 0
 	}
-	iv.DF = (vA + vB) * (vA + vB) / (vA*vA/float64(a.N-1) + vB*vB/float64(b.N-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: iv.DF}.Quantile(1 - (1-level)/2)
-	iv.Low, iv.High = math.Exp(math.Log(r)-t*se)-1, math.Exp(math.Log(r)+t*se)-1
-	return iv
+	df = (vA + vB) * (vA + vB) / (vA*vA/float64(a.N-1) + vB*vB/float64(b.N-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
+	return math.Exp(math.Log(r) - t*se), math.Exp(math.Log(r) + t*se), df
 }
 
 // verdict reads an interval: a change counts only when the interval
