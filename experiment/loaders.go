@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -197,19 +200,20 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		if r := remotes[i]; r != nil {
 			pfile, out = r.path("trial.properties"), r.dir
 		}
+		// The interval log streams back on the loader's standard
+		// output as it is written: whatever happens to the loader, what
+		// it measured until then is here.
 		runs[i] = results.LoaderRun{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Index: i, Count: lp.n, RunID: st.ID,
-			StartAt: startAt, HdrLog: filepath.Join(out, loaderFile(i, "hlog")), JSON: filepath.Join(out, loaderFile(i, "json"))}
+			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, loaderFile(i, "json"))}
 	}
-	exitErrs, err := tr.runLoaderProcesses(ctx, bin, remotes, runs)
+	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, dir, startAt)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The loaders' files come back also after an interrupt: they hold
-	// what was measured.
-	if err := fetchLoaderFiles(ctx, remotes, dir, exitErrs); err != nil {
-		return nil, nil, err
-	}
-	inputs, sums, err := readLoaderFiles(dir, offsets, exitErrs)
+	// The summaries come back also after an interrupt: they hold what
+	// was measured. A lost loader may have left none.
+	fetchLoaderSummaries(ctx, remotes, dir, ends)
+	inputs, sums, err := readLoaderFiles(dir, offsets, ends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,8 +224,13 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	for _, fl := range m.Flags {
 		s.log.Warn("loaders", "step", st.ID, "warning", fl)
 	}
-	res := mergedResult(m, sums, cfg)
-	return res, &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, sums), startAt: startAt}, nil
+	fillLostSummaries(m, sums, inputs)
+	res := mergedResult(m, summariesOf(sums), cfg)
+	out := &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, summariesOf(sums)), startAt: startAt}
+	if loss := lossOf(ends, m, inputs, startAt, cfg); loss != nil {
+		return res, out, loss
+	}
+	return res, out, nil
 }
 
 // loaderProps are the properties every loader of a step runs with, and
@@ -309,23 +318,66 @@ func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes [
 	return offsets, nil
 }
 
-// runLoaderProcesses starts every loader and waits for all of them. The
+// loaderStall is how long a running loader may send nothing before it
+// is declared lost: it writes an interval every second.
+const loaderStall = 5 * time.Second
+
+// loaderEnd is how one loader process ended.
+type loaderEnd struct {
+	// lost says why the loader is lost ("" when it finished): killed by
+	// a signal, no data for loaderStall, exited with an error.
+	lost string
+	// at is when it ended or was declared lost.
+	at time.Time
+	// tail is the end of its standard error, for the log.
+	tail string
+}
+
+// stream is a loader's standard output copied into its interval log
+// file, with the time of the last write.
+type stream struct {
+	f    *os.File
+	last atomic.Int64 // unix nanoseconds
+}
+
+func (s *stream) Write(p []byte) (int, error) {
+	s.last.Store(time.Now().UnixNano())
+	return s.f.Write(p)
+}
+
+// runLoaderProcesses starts every loader, streams its interval log into
+// dir, and waits for all of them. A loader that sends nothing for
+// loaderStall after the common start is declared lost and killed; its
+// process (or the ssh or kubectl in front of it) ends, and with it the
+// remote process, which stops when its standard input closes. The
 // error is one that kept a loader from starting (the others are then
-// killed); the exit errors are per loader, each with the end of its
-// output, and nil for a loader that exited cleanly or stopped because
-// ctx ended.
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun) ([]error, error) {
+// killed).
+func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, dir string, startAt time.Time) ([]loaderEnd, error) {
 	n := len(runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
+	streams := make([]*stream, n)
+	defer func() {
+		for _, st := range streams {
+			if st != nil {
+				_ = st.f.Close()
+			}
+		}
+	}()
 	for i, lr := range runs {
 		argv := append([]string{bin}, lr.Args()...)
 		if r := remotes[i]; r != nil {
 			argv = r.command(append([]string{r.path("dbarena")}, lr.Args()...)...)
 		}
+		f, err := os.Create(filepath.Join(dir, loaderFile(i, "hlog")))
+		if err != nil {
+			return nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
+		}
+		streams[i] = &stream{f: f}
+		streams[i].last.Store(startAt.UnixNano())
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
-		cmd.Stdout, cmd.Stderr = logs[i], logs[i]
+		cmd.Stdout, cmd.Stderr = streams[i], logs[i]
 		// A pipe nothing is written to, open while this process lives:
 		// when it is closed (at an interrupt) or this process is killed,
 		// ssh or kubectl passes the close on, and the loader stops as if
@@ -349,51 +401,219 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	}
 	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
 	defer stopAbort()
-	exitErrs := make([]error, n)
-	for i, c := range cmds {
-		if err := c.Wait(); err != nil && ctx.Err() == nil {
-			exitErrs[i] = fmt.Errorf("loader %d of %d: %w: %s", i, n, err, tail(logs[i].String(), 600))
+	ends := make([]loaderEnd, n)
+	var mu sync.Mutex
+	exited := make([]bool, n)
+	stall := make([]string, n)
+	done := make(chan struct{})
+	go func() {
+		// The watchdog: a loader that stopped sending is lost.
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				if now.Before(startAt.Add(loaderStall)) {
+					continue
+				}
+				mu.Lock()
+				for i, st := range streams {
+					if exited[i] || stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < loaderStall {
+						continue
+					}
+					stall[i] = fmt.Sprintf("no data for %s", loaderStall)
+					tr.s.log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", loaderStall)
+					_ = cmds[i].Process.Kill()
+				}
+				mu.Unlock()
+			}
 		}
+	}()
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := c.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			exited[i] = true
+			e := loaderEnd{at: time.Now(), tail: tail(logs[i].String(), 600)}
+			switch {
+			case stall[i] != "":
+				e.lost = stall[i]
+			case err != nil && ctx.Err() == nil:
+				e.lost = exitReason(err)
+			}
+			if e.lost != "" {
+				tr.s.log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.lost, "output", e.tail)
+			}
+			ends[i] = e
+		}()
 	}
-	return exitErrs, nil
+	wg.Wait()
+	close(done)
+	return ends, nil
 }
 
-// fetchLoaderFiles copies each remote loader's log and summary into dir,
-// within loaderFetchWait and also after ctx ended. A loader whose files
-// do not come back fails the step with its exit error.
-func fetchLoaderFiles(ctx context.Context, remotes []*remoteLoader, dir string, exitErrs []error) error {
+// exitReason says how a loader process ended badly, in words: "killed
+// by signal 9", "exited with status 1".
+func exitReason(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// fetchLoaderSummaries copies each remote loader's summary into dir,
+// within loaderFetchWait and also after ctx ended. A summary that does
+// not come back is logged: the loader's intervals streamed back already.
+func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir string, ends []loaderEnd) {
 	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
 	defer cancel()
 	for i, r := range remotes {
 		if r == nil {
 			continue
 		}
-		for _, f := range []string{loaderFile(i, "hlog"), loaderFile(i, "json")} {
-			if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
-				return errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: %w", i, len(remotes), err))
-			}
+		f := loaderFile(i, "json")
+		if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil && ends[i].lost == "" {
+			ends[i].lost = fmt.Sprintf("its summary did not come back: %v", err)
 		}
 	}
-	return nil
 }
 
-// readLoaderFiles reads every loader's summary and names its log as an
-// input of the merge, with its clock offset. A loader without a summary
-// fails the step with its exit error, which holds the end of its output.
-func readLoaderFiles(dir string, offsets []merge.Offset, exitErrs []error) ([]merge.Input, []results.Summary, error) {
+// readLoaderFiles names every loader's streamed log that holds an
+// interval as an input of the merge, with its clock offset, and reads
+// the summaries there are (nil for a lost loader that left none). It
+// fails when no loader measured anything.
+func readLoaderFiles(dir string, offsets []merge.Offset, ends []loaderEnd) ([]merge.Input, []*results.Summary, error) {
 	n := len(offsets)
 	var inputs []merge.Input
-	var sums []results.Summary
+	sums := make([]*results.Summary, n)
+	var errs []error
 	for i := range n {
-		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: filepath.Join(dir, loaderFile(i, "hlog")),
-			Offset: offsets[i].Offset})
-		sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json")))
-		if err != nil {
-			return nil, nil, errors.Join(exitErrs[i], fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
+		path := filepath.Join(dir, loaderFile(i, "hlog"))
+		if measuredSomething(path) {
+			inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: path, Offset: offsets[i].Offset})
+		} else {
+			errs = append(errs, fmt.Errorf("loader %d of %d measured nothing%s", i, n, lostText(ends[i])))
 		}
-		sums = append(sums, sum)
+		if sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json"))); err == nil {
+			sums[i] = &sum
+		} else if ends[i].lost == "" {
+			errs = append(errs, fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
+		}
+	}
+	if len(inputs) == 0 {
+		return nil, nil, errors.Join(errs...)
 	}
 	return inputs, sums, nil
+}
+
+// lostText is ": WHY" for a lost loader, "" for one that finished.
+func lostText(e loaderEnd) string {
+	if e.lost == "" {
+		return ""
+	}
+	return ": " + e.lost
+}
+
+// measuredSomething says whether an interval log holds an interval.
+func measuredSomething(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = hlog.NewReader(f).Next()
+	return err == nil
+}
+
+// fillLostSummaries gives a loader that left no summary one made from
+// the intervals it streamed: its operations and failures by the tags'
+// counts.
+func fillLostSummaries(m *merge.Result, sums []*results.Summary, inputs []merge.Input) {
+	byName := map[string]merge.Loader{}
+	for _, l := range m.Loaders {
+		byName[l.Name] = l
+	}
+	for i, sum := range sums {
+		if sum != nil {
+			continue
+		}
+		l, ok := byName[fmt.Sprintf("loader %d", i)]
+		if !ok {
+			continue
+		}
+		s := &results.Summary{StopReason: "lost"}
+		for tag, c := range l.Counts {
+			t := hlog.ParseTag(tag)
+			if t.Warmup || t.Op == runner.VerifySeries {
+				continue
+			}
+			switch t.Kind {
+			case hlog.Service:
+				s.Measured.Operations += c
+			case hlog.Failed:
+				s.Measured.Operations += c
+				s.Measured.Errors += c
+			}
+		}
+		sums[i] = s
+	}
+}
+
+// summariesOf are the summaries by loader, an empty one for a loader
+// that left none and measured nothing.
+func summariesOf(sums []*results.Summary) []results.Summary {
+	out := make([]results.Summary, len(sums))
+	for i, s := range sums {
+		if s != nil {
+			out[i] = *s
+		}
+	}
+	return out
+}
+
+// loaderLoss is a trial some of whose loaders were lost: it holds what
+// every loader measured until then, and fails by the error policy.
+type loaderLoss struct {
+	lost     []string
+	coverage float64
+}
+
+func (e *loaderLoss) Error() string {
+	return fmt.Sprintf("%s; the trial holds %.0f%% of its planned loader time", strings.Join(e.lost, "; "), 100*e.coverage)
+}
+
+// lossOf describes the lost loaders (nil when none was): which, when
+// into the trial, and why, and the share of the planned loader time the
+// trial holds.
+func lossOf(ends []loaderEnd, m *merge.Result, inputs []merge.Input, startAt time.Time, cfg runner.Config) *loaderLoss {
+	var lost []string
+	for i, e := range ends {
+		if e.lost != "" {
+			lost = append(lost, fmt.Sprintf("loader %d of %d lost %s into the trial: %s", i, len(ends), e.at.Sub(startAt).Round(100*time.Millisecond), e.lost))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	planned := cfg.MaxExecutionTime
+	if planned <= 0 {
+		planned = m.End.Sub(m.Start)
+	}
+	var covered time.Duration
+	for _, l := range m.Loaders {
+		covered += min(l.Last.Sub(l.First), planned)
+	}
+	return &loaderLoss{lost: lost, coverage: covered.Seconds() / (planned.Seconds() * float64(len(ends)))}
 }
 
 // machineCPU is the CPU the loaders on one machine used over a step.

@@ -130,6 +130,12 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	}
 	row := tr.trialRow(st, cfg, res, m.out != nil, machines, m.obs.rates)
 	failure := res.Failure()
+	if m.lost != "" {
+		row.Flags = append(row.Flags, results.NewFlag(results.FlagLoaderLost, m.lost))
+		if failure == "" {
+			failure = m.lost
+		}
+	}
 	if failure == "" && !res.Interrupted && st.Kind == spec.Load {
 		failure = tr.verify(ctx, p, m.out != nil, label)
 	}
@@ -172,6 +178,9 @@ type measured struct {
 	out    *loaderOutcome
 	obs    *trialObserver
 	runErr error
+	// lost says which loaders were lost, when and why ("" when none
+	// was): the trial keeps what they all measured, and fails.
+	lost string
 }
 
 // measure runs a prepared step here or on its loaders, writing its
@@ -190,6 +199,10 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 	s.setTrial(st.ID)
 	if lp := tr.loaders(); lp.runs(st.Kind) {
 		m.res, m.out, m.runErr = tr.runLoaders(ctx, st, lp, m.cfg)
+		var loss *loaderLoss
+		if errors.As(m.runErr, &loss) && m.res != nil {
+			m.lost, m.runErr = loss.Error(), nil
+		}
 		if m.res != nil {
 			// The rows count every loader's workers.
 			m.cfg.Threads *= lp.n

@@ -49,6 +49,10 @@ const (
 	// (package analysis/steady's trend test), so its mean describes a
 	// moving target, such as a JVM still warming up.
 	FlagNotSteady FlagKind = "not-steady"
+	// FlagLoaderLost: a loader process of the trial died, hung or lost
+	// its link; the trial holds what every loader measured until then
+	// and fails by the error policy.
+	FlagLoaderLost FlagKind = "loader lost"
 	// FlagReconstructed: Read rebuilt the row from the trial's intervals
 	// because the writer died before writing it.
 	FlagReconstructed FlagKind = "reconstructed"

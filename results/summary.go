@@ -153,6 +153,10 @@ func marshalSummary(s Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// StdoutPath names standard output wherever a flag or property names a
+// file to write: a loader streams its interval log back through it.
+const StdoutPath = "-"
+
 // The `dbarena ycsb` flags a loader's command line uses. The CLI
 // declares its flags with these names, and LoaderRun.Args and the
 // Kubernetes loader Job write them, so a renamed flag changes every

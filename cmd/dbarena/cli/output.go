@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/trial"
 )
@@ -15,7 +16,7 @@ import (
 // file dbarena writes (--json, --hdr-log, --export, merge --out and
 // --json, keys --csv), as in most Unix tools: "--json -" pipes the
 // summary on instead of creating a file called "-".
-const stdoutPath = "-"
+const stdoutPath = results.StdoutPath
 
 // output is a flag naming a file a command writes, and its value.
 type output struct{ flag, path string }

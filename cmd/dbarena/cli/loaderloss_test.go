@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// findLoader returns the PID of the loader process whose command line
+// holds "--loader" index and mark (a path only this test uses), waiting
+// for it to start.
+func findLoader(t *testing.T, index, mark string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil {
+				continue
+			}
+			args := strings.Split(string(b), "\x00")
+			line := strings.Join(args, " ")
+			if strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb ") {
+				fmt.Sscan(e.Name(), &pid)
+				return true
+			}
+		}
+		return false
+	}, 20*time.Second, 50*time.Millisecond, "loader %s not found", index)
+	return pid
+}
+
+// noLoaderLeft checks that no process of the test's loaders runs.
+func noLoaderLeft(t *testing.T, mark string) {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), mark) && strings.Contains(string(b), "ycsb") {
+			t.Errorf("loader left running: pid %s: %s", e.Name(), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}
+
+// TestLoaderLossKeepsWhatTheOthersMeasured kills one of three loaders
+// (kill -9) or freezes it (SIGSTOP) in the measured window: the trial
+// keeps every interval the loaders sent, carries a flag naming the lost
+// loader, when and why, fails by the error policy (exit 1 at the end),
+// and no loader is left running.
+func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
+	bin := buildDbarena(t)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		why  string
+	}{
+		{"kill -9", syscall.SIGKILL, "killed by signal 9"},
+		{"SIGSTOP", syscall.SIGSTOP, "no data for 5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startOwnRedis(t)
+			dir := t.TempDir()
+			work := filepath.Join(dir, "work-"+strings.ReplaceAll(tc.name, " ", ""))
+			file := filepath.Join(dir, "lose.yaml")
+			require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: lose
+properties: {recordcount: 300}
+targets:
+  - name: r
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: "%s"}
+workloads: [c]
+run: {duration: 10s, threads: 2, loaders: 3}
+`, srv.addr)), 0o644))
+			res := filepath.Join(dir, "r")
+			go func() {
+				pid := findLoader(t, "1/3", work)
+				// Into the measured window: the loaders start together
+				// about 3 s after they are launched.
+				time.Sleep(6 * time.Second)
+				_ = syscall.Kill(pid, tc.sig)
+			}()
+			start := time.Now()
+			code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+			took := time.Since(start)
+			require.Equal(t, ExitFailure, code, errs)
+			require.Less(t, took, 30*time.Second, "a frozen loader does not hold the experiment")
+			d, err := results.Read(res)
+			require.NoError(t, err)
+			row, ok := rowsByID(d)["r.c"]
+			require.True(t, ok, "the trial's row is written")
+			require.Equal(t, results.StatusFailed, row.Status)
+			require.True(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
+			require.Contains(t, row.StatusReason, "loader 1 of 3 lost")
+			require.Contains(t, row.StatusReason, tc.why)
+			require.Contains(t, row.StatusReason, "of its planned loader time")
+			require.Positive(t, row.Operations, "the healthy loaders' operations are kept")
+			var seconds int
+			for _, p := range d.Points {
+				if p.Trial == "r.c" && p.Op == results.AllOps && !p.Warmup {
+					seconds++
+				}
+			}
+			require.GreaterOrEqual(t, seconds, 8, "the healthy loaders' intervals reach the time series")
+			require.Contains(t, out, "r.c: failed: loader 1 of 3 lost")
+			noLoaderLeft(t, work)
+		})
+	}
+}
