@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -154,7 +155,7 @@ type loaderOutcome struct {
 // and rate (or keys), starting together, and merges their logs into one
 // runner.Result the trial row is made from. The merged series goes to
 // timeseries.csv and the merged log to hdr/ID.hlog.
-func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config) (*runner.Result, *loaderOutcome, error) {
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config, prog *progress) (*runner.Result, *loaderOutcome, error) {
 	s := tr.s
 	props, verb, err := tr.loaderProps(st, lp, cfg)
 	if err != nil {
@@ -206,7 +207,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		runs[i] = results.LoaderRun{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Index: i, Count: lp.n, RunID: st.ID,
 			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, loaderFile(i, "json"))}
 	}
-	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, dir, startAt)
+	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, dir, startAt, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -334,15 +335,58 @@ type loaderEnd struct {
 }
 
 // stream is a loader's standard output copied into its interval log
-// file, with the time of the last write.
+// file, with the time of the last write, and read as it comes for the
+// live line.
 type stream struct {
 	f    *os.File
 	last atomic.Int64 // unix nanoseconds
+	live *io.PipeWriter
+	// rate is the operations per second of the loader's latest
+	// interval (float64 bits), warm whether it was the warm-up's.
+	rate atomic.Uint64
+	warm atomic.Bool
 }
 
 func (s *stream) Write(p []byte) (int, error) {
 	s.last.Store(time.Now().UnixNano())
-	return s.f.Write(p)
+	n, err := s.f.Write(p)
+	if err == nil {
+		// The reader drains the pipe whatever it finds in it.
+		_, _ = s.live.Write(p)
+	}
+	return n, err
+}
+
+// read follows the interval log on r: each interval's operations, of
+// every operation type's successes and failures, give the loader's
+// latest rate.
+func (s *stream) read(r io.Reader) {
+	// Drain what is left, so that the loader's output never blocks.
+	defer func() { _, _ = io.Copy(io.Discard, r) }()
+	rd := hlog.NewReader(r)
+	var start time.Time
+	var count int64
+	var length time.Duration
+	var warm bool
+	for {
+		iv, err := rd.Next()
+		if err != nil {
+			return
+		}
+		tag := hlog.ParseTag(iv.Tag)
+		if tag.Kind != hlog.Service && tag.Kind != hlog.Failed {
+			continue
+		}
+		if !iv.Start.Equal(start) {
+			if length > 0 {
+				s.rate.Store(math.Float64bits(float64(count) / length.Seconds()))
+				s.warm.Store(warm)
+			}
+			start, count, length = iv.Start, 0, iv.Length
+		}
+		count += iv.Histogram.TotalCount()
+		warm = tag.Warmup
+	}
 }
 
 // runLoaderProcesses starts every loader, streams its interval log into
@@ -352,7 +396,7 @@ func (s *stream) Write(p []byte) (int, error) {
 // remote process, which stops when its standard input closes. The
 // error is one that kept a loader from starting (the others are then
 // killed).
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, dir string, startAt time.Time) ([]loaderEnd, error) {
+func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, dir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
 	n := len(runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
@@ -361,6 +405,7 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		for _, st := range streams {
 			if st != nil {
 				_ = st.f.Close()
+				_ = st.live.Close()
 			}
 		}
 	}()
@@ -373,8 +418,10 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		if err != nil {
 			return nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
-		streams[i] = &stream{f: f}
+		pr, pw := io.Pipe()
+		streams[i] = &stream{f: f, live: pw}
 		streams[i].last.Store(startAt.UnixNano())
+		go streams[i].read(pr)
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = streams[i], logs[i]
@@ -406,8 +453,10 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	exited := make([]bool, n)
 	stall := make([]string, n)
 	done := make(chan struct{})
+	var lastLine time.Time
 	go func() {
-		// The watchdog: a loader that stopped sending is lost.
+		// The watchdog: a loader that stopped sending is lost. It also
+		// draws the live line each second.
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -415,6 +464,10 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 			case <-done:
 				return
 			case now := <-t.C:
+				if now.Sub(lastLine) >= time.Second && now.After(startAt) {
+					lastLine = now
+					tr.liveLine(prog, now.Sub(startAt), streams)
+				}
 				if now.Before(startAt.Add(loaderStall)) {
 					continue
 				}
@@ -456,6 +509,25 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	wg.Wait()
 	close(done)
 	return ends, nil
+}
+
+// liveLine draws the live line from the loaders' latest rates.
+func (tr *targetRun) liveLine(prog *progress, elapsed time.Duration, streams []*stream) {
+	if prog == nil {
+		return
+	}
+	var rate float64
+	warm, sending := false, 0
+	for _, st := range streams {
+		if r := math.Float64frombits(st.rate.Load()); r > 0 {
+			rate += r
+			warm = warm || st.warm.Load()
+		}
+		if time.Since(time.Unix(0, st.last.Load())) < 2*time.Second {
+			sending++
+		}
+	}
+	prog.loaders(elapsed, rate, warm, sending, len(streams))
 }
 
 // exitReason says how a loader process ended badly, in words: "killed

@@ -200,6 +200,27 @@ func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram, er
 	}
 }
 
+// loaders shows the merged rate of a trial's loaders, read from their
+// streams as they arrive: every 10th call off a terminal, as the
+// intervals of a trial run here.
+func (p *progress) loaders(elapsed time.Duration, rate float64, warm bool, reporting, n int) {
+	p.n++
+	if !p.terminal && p.n%10 != 0 {
+		return
+	}
+	phase := " measuring"
+	if warm {
+		phase = " warm-up  "
+	}
+	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  %d of %d loaders sending  ETA %s", p.label, elapsed.Seconds(), phase,
+		rate, reporting, n, p.eta(elapsed).Round(time.Second))
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
 // done clears a terminal's rewritten line: the trial's summary line
 // takes its place.
 func (p *progress) done() {

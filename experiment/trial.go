@@ -198,7 +198,7 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 	}
 	s.setTrial(st.ID)
 	if lp := tr.loaders(); lp.runs(st.Kind) {
-		m.res, m.out, m.runErr = tr.runLoaders(ctx, st, lp, m.cfg)
+		m.res, m.out, m.runErr = tr.runLoaders(ctx, st, lp, m.cfg, prog)
 		var loss *loaderLoss
 		if errors.As(m.runErr, &loss) && m.res != nil {
 			m.lost, m.runErr = loss.Error(), nil
