@@ -84,17 +84,7 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	client := goredis.NewClient(&goredis.Options{Addr: srv.addr})
 	defer client.Close()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "slowing.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: slowing
-properties: {recordcount: 200}
-targets:
-  - name: r
-    database: redis
-    deploy: {provider: existing}
-    properties: {redis.addr: "%s"}
-workloads: [c]
-run: {duration: 8s, threads: 2}
-`, srv.addr)), 0o644))
+	file := redisExperiment(t, dir, "slowing", srv.addr, "{duration: 8s, threads: 2}")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {

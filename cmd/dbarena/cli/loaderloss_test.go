@@ -71,17 +71,7 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 			srv := startOwnRedis(t)
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work-"+strings.ReplaceAll(tc.name, " ", ""))
-			file := filepath.Join(dir, "lose.yaml")
-			require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: lose
-properties: {recordcount: 300}
-targets:
-  - name: r
-    database: redis
-    deploy: {provider: existing}
-    properties: {redis.addr: "%s"}
-workloads: [c]
-run: {duration: 10s, threads: 2, loaders: 3}
-`, srv.addr)), 0o644))
+			file := redisExperiment(t, dir, "lose", srv.addr, "{duration: 10s, threads: 2, loaders: 3}")
 			res := filepath.Join(dir, "r")
 			go func() {
 				pid := findLoader(t, "1/3", work)
@@ -116,4 +106,23 @@ run: {duration: 10s, threads: 2, loaders: 3}
 			noLoaderLeft(t, work)
 		})
 	}
+}
+
+// redisExperiment writes an experiment named name of workload C on the
+// Redis at addr (200 records, target r, provider existing) with the
+// given run section, and returns its path.
+func redisExperiment(t *testing.T, dir, name, addr, runSection string) string {
+	t.Helper()
+	file := filepath.Join(dir, name+".yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: %s
+properties: {recordcount: 200}
+targets:
+  - name: r
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: "%s"}
+workloads: [c]
+run: %s
+`, name, addr, runSection)), 0o644))
+	return file
 }
