@@ -550,7 +550,9 @@ func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir stri
 	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
 	defer cancel()
 	for i, r := range remotes {
-		if r == nil {
+		if r == nil || ends[i].lost != "" {
+			// A lost loader's summary would not come, or not in time:
+			// its stream is what it measured.
 			continue
 		}
 		f := loaderFile(i, "json")
@@ -1103,5 +1105,11 @@ func (r *remoteLoader) fetch(ctx context.Context, name, to string) error {
 // clean removes the loader's directory; a failure leaves a directory in
 // the other side's /tmp, nothing more.
 func (r *remoteLoader) clean() {
-	_ = r.sh(context.Background(), "rm -rf "+r.dir, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), loaderCleanWait)
+	defer cancel()
+	_ = r.sh(ctx, "rm -rf "+r.dir, nil, nil)
 }
+
+// loaderCleanWait bounds removing a loader's directory: a host that
+// no longer answers (its link cut) must not hold the experiment.
+const loaderCleanWait = 10 * time.Second

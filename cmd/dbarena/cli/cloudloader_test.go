@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,8 +71,24 @@ LogLevel VERBOSE
 	log = &syncBuffer{}
 	cmd := exec.Command("ip", "netns", "exec", h.Name, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	cmd.Stdout, cmd.Stderr = log, log
+	// A session whose client is gone (its wire cut) would hold the
+	// output pipes open: Wait gives up on them after a while.
+	cmd.WaitDelay = 2 * time.Second
 	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		// Every process left in the namespace: sessions sshd forked,
+		// what they run.
+		if out, err := exec.Command("ip", "netns", "pids", h.Name).Output(); err == nil {
+			for _, f := range strings.Fields(string(out)) {
+				var pid int
+				if _, err := fmt.Sscan(f, &pid); err == nil {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+		_ = cmd.Wait()
+	})
 	waitListening(t, net.JoinHostPort(h.IP, "22"))
 	return key, log
 }

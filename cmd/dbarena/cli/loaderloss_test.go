@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -125,4 +126,40 @@ workloads: [c]
 run: %s
 `, name, addr, runSection)), 0o644))
 	return file
+}
+
+// TestLoaderOverSSHLosesItsLink runs one of two loaders on a "VM" (a
+// network namespace with a real OpenSSH server) and cuts its wire in
+// the measured window: its stream over ssh stops, it is declared lost
+// after 5 s without data, and the trial keeps what both loaders sent.
+func TestLoaderOverSSHLosesItsLink(t *testing.T) {
+	requireLocalServers(t, "redis-server", "ssh", "ssh-keygen", "/usr/sbin/sshd")
+	vm := newNetHosts(t, 215, 1)[0]
+	key, _ := startSSHD(t, vm)
+	bin := buildDbarena(t)
+	port := startRedis(t, vm.HostIP)
+	dir := t.TempDir()
+	ssh := fmt.Sprintf("ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i %s root@%s", key, vm.IP)
+	file := redisExperiment(t, dir, "cut", fmt.Sprintf("%s:%d", vm.HostIP, port),
+		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
+	work := filepath.Join(dir, "work")
+	go func() {
+		// The local loader starts with the remote one, about 3 s after
+		// both are launched; cut the wire 3 s into the trial.
+		findLoader(t, "1/2", work)
+		time.Sleep(6 * time.Second)
+		_ = exec.Command("ip", "link", "set", vm.Veth, "down").Run()
+	}()
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.Equal(t, ExitFailure, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row, ok := rowsByID(d)["r.c"]
+	require.True(t, ok, "the trial's row is written")
+	require.Equal(t, results.StatusFailed, row.Status)
+	require.Contains(t, row.StatusReason, "loader 0 of 2 lost")
+	require.Contains(t, row.StatusReason, "no data for 5s")
+	require.Positive(t, row.Operations)
+	noLoaderLeft(t, work)
 }
