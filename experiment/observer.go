@@ -174,36 +174,27 @@ type progress struct {
 }
 
 func (p *progress) interval(iv *runner.Interval, all *hdrhistogram.Histogram, errs int64) {
-	p.n++
-	if !p.terminal && p.n%10 != 0 {
-		return
-	}
 	secs := iv.End.Sub(iv.Start).Seconds()
 	rate, errRate := 0.0, 0.0
 	if secs > 0 {
 		rate, errRate = float64(iv.Ops-errs)/secs, float64(errs)/secs
 	}
-	phase := " measuring"
-	if iv.Warmup {
-		phase = " warm-up  "
-	}
-	errText := ""
+	detail := fmt.Sprintf("p99 %8.2f ms", float64(all.ValueAtQuantile(99))/1e6)
 	if errs > 0 {
-		errText = fmt.Sprintf("  %.0f errors/s", errRate)
+		detail += fmt.Sprintf("  %.0f errors/s", errRate)
 	}
-	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  p99 %8.2f ms%s  ETA %s", p.label, iv.Elapsed.Seconds(), phase,
-		rate, float64(all.ValueAtQuantile(99))/1e6, errText, p.eta(iv.Elapsed).Round(time.Second))
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-	} else {
-		fmt.Fprintln(p.w, line)
-	}
+	p.show(iv.Elapsed, iv.Warmup, rate, detail)
 }
 
 // loaders shows the merged rate of a trial's loaders, read from their
-// streams as they arrive: every 10th call off a terminal, as the
-// intervals of a trial run here.
+// streams as they arrive, as interval does a trial run here.
 func (p *progress) loaders(elapsed time.Duration, rate float64, warm bool, reporting, n int) {
+	p.show(elapsed, warm, rate, fmt.Sprintf("%d of %d loaders sending", reporting, n))
+}
+
+// show writes the live line: rewritten in place on a terminal, every
+// 10th one on a line of its own elsewhere.
+func (p *progress) show(elapsed time.Duration, warm bool, rate float64, detail string) {
 	p.n++
 	if !p.terminal && p.n%10 != 0 {
 		return
@@ -212,8 +203,8 @@ func (p *progress) loaders(elapsed time.Duration, rate float64, warm bool, repor
 	if warm {
 		phase = " warm-up  "
 	}
-	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  %d of %d loaders sending  ETA %s", p.label, elapsed.Seconds(), phase,
-		rate, reporting, n, p.eta(elapsed).Round(time.Second))
+	line := fmt.Sprintf("%s %5.0fs%s %9.0f ops/s  %s  ETA %s", p.label, elapsed.Seconds(), phase, rate, detail,
+		p.eta(elapsed).Round(time.Second))
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

@@ -437,11 +437,8 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 			s.log.Warn("the loaders reported no CPU figures (a --loader-binary older than this dbarena?): this trial is not checked for a client bottleneck", "trial", row.ID)
 		}
 	} else {
-		s.mu.Lock()
-		samples := append([]sysmetrics.Sample(nil), s.samples...)
-		s.mu.Unlock()
 		row.LoaderCPUs = sysmetrics.CPUCount()
-		for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
+		for _, st := range s.statsDuring(row.Start, row.End) {
 			if st.Role == "loader" {
 				row.LoaderCPU, row.LoaderCPUMax = st.MeanCPU, st.MaxCPU
 			}
@@ -504,16 +501,20 @@ func (tr *targetRun) fairness(row *results.Trial, cfg runner.Config, viaLoaders 
 	}
 }
 
+// statsDuring summarizes every host's samples from..to.
+func (s *runState) statsDuring(from, to time.Time) []sysmetrics.Stats {
+	s.mu.Lock()
+	samples := append([]sysmetrics.Sample(nil), s.samples...)
+	s.mu.Unlock()
+	return sysmetrics.Summarize(samples, from, to)
+}
+
 // hostSaturation flags a trial whose machine (this one: the load
 // generator ran here) used at least hostBusy of its CPU on average over
 // the measured window.
 func (tr *targetRun) hostSaturation(row *results.Trial) {
-	s := tr.s
-	s.mu.Lock()
-	samples := append([]sysmetrics.Sample(nil), s.samples...)
-	s.mu.Unlock()
 	cores := sysmetrics.CPUCount()
-	for _, st := range sysmetrics.Summarize(samples, row.Start, row.End) {
+	for _, st := range tr.s.statsDuring(row.Start, row.End) {
 		if st.Role != sysmetrics.RoleMachine || cores == 0 || st.MeanCPU < hostBusy*float64(cores)*100 {
 			continue
 		}

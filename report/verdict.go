@@ -381,13 +381,18 @@ func groupWarnings(ws []warning) []warning {
 		subjects []string
 		first    results.Flag
 	}
-	var out []warning
+	// How the run ended comes first, as it did; the manifest's and the
+	// files' notes last.
+	var head, tail []warning
 	groups := map[results.FlagKind]*group{}
 	var order []results.FlagKind
 	for _, w := range ws {
 		switch w.Subject {
-		case "run", "manifest", "files":
-			out = append(out, w)
+		case "run":
+			head = append(head, w)
+			continue
+		case "manifest", "files":
+			tail = append(tail, w)
 			continue
 		}
 		f := results.Flag(w.Text)
@@ -399,11 +404,10 @@ func groupWarnings(ws []warning) []warning {
 		}
 		g.subjects = append(g.subjects, w.Subject)
 	}
-	var grouped []warning
 	for _, k := range order {
 		g := groups[k]
 		if len(g.subjects) == 1 {
-			grouped = append(grouped, warning{Subject: g.subjects[0], Text: string(g.first)})
+			head = append(head, warning{Subject: g.subjects[0], Text: string(g.first)})
 			continue
 		}
 		names := g.subjects
@@ -411,20 +415,10 @@ func groupWarnings(ws []warning) []warning {
 		if len(names) > 3 {
 			names, more = names[:3], fmt.Sprintf(" and %d more", len(g.subjects)-3)
 		}
-		grouped = append(grouped, warning{Subject: fmt.Sprintf("%s on %d trials (%s%s)", k, len(g.subjects), strings.Join(names, ", "), more),
+		head = append(head, warning{Subject: fmt.Sprintf("%s on %d trials (%s%s)", k, len(g.subjects), strings.Join(names, ", "), more),
 			Text: "first: " + g.first.Details()})
 	}
-	// How the run ended comes first, as it did; the manifest's and the
-	// files' notes last.
-	var head, tail []warning
-	for _, w := range out {
-		if w.Subject == "run" {
-			head = append(head, w)
-		} else {
-			tail = append(tail, w)
-		}
-	}
-	return append(append(head, grouped...), tail...)
+	return append(head, tail...)
 }
 
 // loadSentence gives each target's load throughput: "postgres 45,000

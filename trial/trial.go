@@ -154,7 +154,7 @@ func (t *Trial) wrap(err error) error {
 	return fmt.Errorf("%s: %w", t.Driver.Name, err)
 }
 
-// Close closes the driver within closeWait: one that waits for
+// Close closes the driver within CloseWait: one that waits for
 // connections a frozen server holds must not hold the caller, and
 // everything measured is written before this.
 func (t *Trial) Close() { driver.CloseWithin(t.DB, CloseWait) }
