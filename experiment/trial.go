@@ -511,10 +511,12 @@ func (s *runState) statsDuring(from, to time.Time) []sysmetrics.Stats {
 
 // hostSaturation flags a trial whose machine (this one: the load
 // generator ran here) used at least hostBusy of its CPU on average over
-// the measured window.
+// the measured window. A sample's rates cover the interval that ends at
+// its time, so the first one counted is the first that began inside the
+// window: one that began before it mixes in the quieter set-up.
 func (tr *targetRun) hostSaturation(row *results.Trial) {
 	cores := sysmetrics.CPUCount()
-	for _, st := range tr.s.statsDuring(row.Start, row.End) {
+	for _, st := range tr.s.statsDuring(row.Start.Add(tr.s.coll.Interval()), row.End) {
 		if st.Role != sysmetrics.RoleMachine || cores == 0 || st.MeanCPU < hostBusy*float64(cores)*100 {
 			continue
 		}

@@ -37,6 +37,10 @@ func NewCollector(interval time.Duration, sink func([]Sample)) *Collector {
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
+// Interval is the time between rounds: each sample's rates cover the
+// interval that ends at its Time.
+func (c *Collector) Interval() time.Duration { return c.interval }
+
 // Add starts sampling src. It primes src at once, on the caller's
 // goroutine, so that the first round after it already yields a rate; a
 // remote source makes Add wait for one scrape. It is safe while the
