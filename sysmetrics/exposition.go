@@ -13,6 +13,10 @@ type metric struct {
 	name   string
 	labels map[string]string
 	value  float64
+	// millis is the line's timestamp, milliseconds since the Unix epoch,
+	// or 0 when it carries none: a kubelet stamps each figure with the
+	// time it read it.
+	millis int64
 }
 
 // parseExposition reads the Prometheus text exposition format (version
@@ -65,6 +69,11 @@ func parseMetricLine(text string) (metric, error) {
 		return m, fmt.Errorf("%s: value %q: %w", m.name, fields[0], err)
 	}
 	m.value = v
+	if len(fields) > 1 {
+		// A timestamp that does not parse is left out, not an error: the
+		// value is what the readers need.
+		m.millis, _ = strconv.ParseInt(fields[1], 10, 64)
+	}
 	return m, nil
 }
 

@@ -72,30 +72,38 @@ func (n *nodeExporter) Sample(now time.Time) (Sample, bool, error) {
 // scrape fetches and reads one scrape, and returns how long the host took
 // to start answering.
 func (n *nodeExporter) scrape() (counters, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
-	if err != nil {
-		return counters{}, 0, err
-	}
-	// The classic text format, not protobuf or OpenMetrics.
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	start := time.Now()
-	resp, err := n.client.Do(req)
-	if err != nil {
-		return counters{}, 0, err
-	}
-	took := time.Since(start)
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return counters{}, 0, fmt.Errorf("HTTP %s", resp.Status)
-	}
-	metrics, err := parseExposition(io.LimitReader(resp.Body, maxScrape))
+	metrics, took, err := fetchExposition(n.client, n.url)
 	if err != nil {
 		return counters{}, 0, err
 	}
 	c, err := nodeCounters(metrics)
 	return c, took, err
+}
+
+// fetchExposition fetches a Prometheus text page, bounded by
+// scrapeTimeout and maxScrape, and returns its metrics and how long the
+// server took to start answering.
+func fetchExposition(client *http.Client, url string) ([]metric, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	// The classic text format, not protobuf or OpenMetrics.
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	took := time.Since(start)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, 0, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	metrics, err := parseExposition(io.LimitReader(resp.Body, maxScrape))
+	return metrics, took, err
 }
 
 // nodeCounters reads the cumulative counters out of a scrape. A family
