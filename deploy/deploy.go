@@ -75,6 +75,9 @@ type Host struct {
 	MetricsURL string
 	// DataDir is the data directory, for its size on disk ("" unknown).
 	DataDir string
+	// Pod is a Kubernetes pod ("namespace/name") whose CPU and memory
+	// its node's kubelet serves at PodMetricsURL (resource metrics).
+	Pod, PodMetricsURL string
 }
 
 // Deployment is a target that is up and answering.

@@ -377,6 +377,9 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 			s.coll.Add(sysmetrics.NewProcessTree(h.Name, "database", h.PID))
 		case h.MetricsURL != "":
 			s.coll.Add(sysmetrics.NewNodeExporter(h.Name, "database", h.MetricsURL, nil))
+		case h.PodMetricsURL != "":
+			ns, pod, _ := strings.Cut(h.Pod, "/")
+			s.coll.Add(sysmetrics.NewKubeletPod(h.Name, "database", h.PodMetricsURL, ns, pod, nil))
 		}
 	}
 	if lim := dep.Limits(); lim != "" {

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,15 +85,22 @@ func Write(req deploy.Request, dir string) (*Manifests, error) {
 	return m, nil
 }
 
-// forwarding is kubectl port-forward's line naming the local port.
-var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
+// The lines kubectl port-forward and kubectl proxy print once they
+// listen, naming the local port.
+var (
+	forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
+	serving    = regexp.MustCompile(`Starting to serve on 127\.0\.0\.1:(\d+)`)
+)
 
 // Up implements deploy.Provider: apply the database, wait for the
 // StatefulSet's rollout, forward a local port to it (for the schema and
 // the database's statistics, from this machine), then start the loader
-// pods the experiment runs its loaders in through kubectl exec. A
-// cluster's drivers reach every node from there, by the pods' cluster
-// addresses; through the forwarded port, CQL drivers talk to one node.
+// pods the experiment runs its loaders in through kubectl exec. The
+// loaders reach the database pods by their pod addresses, which every
+// conformant cluster routes between pods, so that no cluster DNS is
+// needed; through the forwarded port, CQL drivers talk to one node. A
+// kubectl proxy serves each pod's kubelet resource metrics, for the
+// pods' CPU and memory.
 func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment, error) {
 	kc, err := p.kubectl()
 	if err != nil {
@@ -107,63 +118,194 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if err != nil {
 		return nil, err
 	}
-	d := &deployment{kc: kc, ctx: m.Options.Context, ns: m.Options.Namespace, dir: dir, version: req.Version}
+	d := &deployment{kc: kc, ctx: m.Options.Context, ns: m.Options.Namespace, dir: dir, version: req.Version, log: req.Logger}
 	fail := func(err error) (deploy.Deployment, error) {
 		return nil, errors.Join(fmt.Errorf("kubernetes: %s: %w", req.Name, err), d.Down(context.Background()))
 	}
-	// The namespace and database only: the loader Job runs when asked.
-	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+req.Database); err != nil {
-		return fail(err)
-	}
-	if m.Secret != nil {
-		secret, err := yaml.Marshal(m.Secret)
-		if err != nil {
-			return fail(err)
-		}
-		// From memory: the password never lands in a file.
-		if _, err := d.kubectl(ctx, secret, "apply", "-f", "-"); err != nil {
-			return fail(err)
-		}
-	}
-	if _, err := d.kubectl(ctx, nil, "-n", d.ns, "rollout", "status", "statefulset/db", "--timeout", fmt.Sprintf("%ds", int(deploy.DefaultReadyTimeout/time.Second))); err != nil {
-		return fail(err)
-	}
-	port, err := d.forward(ctx, m.Service, m.Port)
-	if err != nil {
+	if err := d.applyDatabase(ctx, req, m); err != nil {
 		return fail(err)
 	}
 	nodes := max(req.Nodes, 1)
+	pods, err := d.pods(ctx, "app.kubernetes.io/name="+req.Database+",app.kubernetes.io/instance="+req.Name)
+	if err != nil {
+		return fail(err)
+	}
+	if len(pods) != nodes {
+		return fail(fmt.Errorf("want %d database pods, found %d", nodes, len(pods)))
+	}
+	port, err := d.listen(ctx, forwarding, "-n", d.ns, "port-forward", "svc/"+m.Service, fmt.Sprintf(":%d", m.Port))
+	if err != nil {
+		return fail(err)
+	}
 	d.props = props(m.Database, "127.0.0.1", port, nodes)
 	if strings.HasPrefix(d.props["cql.hosts"], "127.0.0.1") {
 		// The other nodes' addresses are the pods', unreachable here.
 		d.props["cql.discovery"] = "false"
 	}
-	d.loaderProps = props(m.Database, fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, d.ns), m.Port, nodes)
+	d.loaderProps = props(m.Database, pods[0].ip, m.Port, nodes)
 	if _, sql := d.loaderProps["postgres.url"]; sql && nodes > 1 {
 		// The loaders' workers spread over the pods.
 		var hosts []string
-		for i := range nodes {
-			hosts = append(hosts, fmt.Sprintf("db-%d.%s.%s.svc.cluster.local:%d", i, m.Service, d.ns, m.Port))
+		for _, pod := range pods {
+			hosts = append(hosts, net.JoinHostPort(pod.ip, strconv.Itoa(m.Port)))
 		}
 		d.loaderProps["postgres.hosts"] = strings.Join(hosts, ",")
 	}
+	if err := d.watch(ctx, req, pods); err != nil {
+		return fail(err)
+	}
+	if err := d.startLoaders(ctx, m); err != nil {
+		return fail(err)
+	}
+	return d, nil
+}
 
-	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+LoaderPodLabel); err != nil {
-		return fail(err)
+// applyDatabase applies the namespace, the database and its Secret, and
+// waits for the StatefulSet's rollout; a rollout that fails says why.
+func (d *deployment) applyDatabase(ctx context.Context, req deploy.Request, m *Manifests) error {
+	// The namespace and database only: the loader Job runs when asked.
+	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(d.dir, "manifests.yaml"), "--selector", "app.kubernetes.io/name="+req.Database); err != nil {
+		return err
 	}
-	if _, err := d.kubectl(ctx, nil, "-n", d.ns, "rollout", "status", "deployment/loaders", "--timeout", fmt.Sprintf("%ds", int(deploy.DefaultReadyTimeout/time.Second))); err != nil {
-		return fail(err)
+	if m.Secret != nil {
+		secret, err := yaml.Marshal(m.Secret)
+		if err != nil {
+			return err
+		}
+		// From memory: the password never lands in a file.
+		if _, err := d.kubectl(ctx, secret, "apply", "-f", "-"); err != nil {
+			return err
+		}
 	}
-	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "pods", "-l", "app.kubernetes.io/name="+LoaderPodLabel,
+	return d.rollout(ctx, "statefulset/db", "app.kubernetes.io/instance="+req.Name+",app.kubernetes.io/name="+req.Database, max(req.Nodes, 1), m.Options.ReadyTimeout)
+}
+
+// startLoaders applies the idle loader pods and waits for them.
+func (d *deployment) startLoaders(ctx context.Context, m *Manifests) error {
+	selector := "app.kubernetes.io/name=" + LoaderPodLabel
+	if _, err := d.kubectl(ctx, nil, "apply", "-f", filepath.Join(d.dir, "manifests.yaml"), "--selector", selector); err != nil {
+		return err
+	}
+	if err := d.rollout(ctx, "deployment/loaders", selector, m.Options.Loaders, m.Options.ReadyTimeout); err != nil {
+		return err
+	}
+	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "pods", "-l", selector,
 		"--field-selector", "status.phase=Running", "-o", "jsonpath={.items[*].metadata.name}")
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	d.loaderPods = strings.Fields(out)
 	if len(d.loaderPods) != m.Options.Loaders {
-		return fail(fmt.Errorf("want %d running loader pods, found %d: %q", m.Options.Loaders, len(d.loaderPods), out))
+		return fmt.Errorf("want %d running loader pods, found %d: %q", m.Options.Loaders, len(d.loaderPods), out)
 	}
-	return d, nil
+	return nil
+}
+
+// rollout waits until what (kind/name) has want ready pods. A pod whose
+// container keeps crashing ends the wait at once, and the timeout ends
+// it later; either way the error names each pod that is not ready, with
+// its state, its recent events and the tail of its log.
+func (d *deployment) rollout(ctx context.Context, what, selector string, want int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		ready, err := d.kubectl(ctx, nil, "-n", d.ns, "get", what, "-o", "jsonpath={.status.readyReplicas}")
+		if err == nil && strings.TrimSpace(ready) == strconv.Itoa(want) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		crashing := d.crashing(ctx, selector)
+		if crashing == "" && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+				continue
+			}
+		}
+		// A fresh context: the diagnosis is worth its few seconds.
+		dctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		why := d.diagnose(dctx, selector)
+		cancel()
+		if why == "" && err != nil {
+			why = err.Error()
+		}
+		if crashing != "" {
+			return fmt.Errorf("%s not ready: %s keeps crashing: %s", what, crashing, why)
+		}
+		return fmt.Errorf("%s not ready within %s: %s", what, timeout, why)
+	}
+}
+
+// crashing names a pod that selector picks whose container has crashed
+// and been restarted crashLoops times or more, or returns "".
+func (d *deployment) crashing(ctx context.Context, selector string) string {
+	pods, err := d.podStates(ctx, selector)
+	if err != nil {
+		return ""
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount >= crashLoops {
+				return "pod " + p.Metadata.Name
+			}
+		}
+	}
+	return ""
+}
+
+// crashLoops is how many restarts make a container crash-looping, not
+// unlucky: a database that exits three times will not come up by waiting.
+const crashLoops = 3
+
+// pod is one pod's name, address and Kubernetes node.
+type pod struct{ name, ip, node string }
+
+// pods lists the running pods that selector picks, by name.
+func (d *deployment) pods(ctx context.Context, selector string) ([]pod, error) {
+	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "pods", "-l", selector, "--sort-by", ".metadata.name",
+		"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.spec.nodeName}{"\n"}{end}`)
+	if err != nil {
+		return nil, err
+	}
+	var pods []pod
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		pods = append(pods, pod{name: f[0], ip: f[1], node: f[2]})
+	}
+	return pods, nil
+}
+
+// watch starts a kubectl proxy and names the database pods as hosts whose
+// CPU and memory their nodes' kubelets report through it. A cluster that
+// refuses the proxy leaves the pods unwatched, with a warning: the
+// figures are worth less than the run.
+func (d *deployment) watch(ctx context.Context, req deploy.Request, pods []pod) error {
+	port, err := d.listen(ctx, serving, "proxy", "--port", "0", "--address", "127.0.0.1")
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		if d.log != nil {
+			d.log.Warn("kubectl proxy failed: the database pods' CPU and memory go unmeasured", "target", req.Name, "err", err)
+		}
+		return nil
+	}
+	for _, p := range pods {
+		name := req.Name
+		if len(pods) > 1 {
+			name = req.Name + "-" + strings.TrimPrefix(p.name, "db-")
+		}
+		d.hosts = append(d.hosts, deploy.Host{Name: name, Pod: d.ns + "/" + p.name,
+			PodMetricsURL: fmt.Sprintf("http://127.0.0.1:%d/api/v1/nodes/%s/proxy/metrics/resource", port, p.node)})
+	}
+	return nil
 }
 
 // props are the driver properties of the database at host:port.
@@ -181,12 +323,15 @@ func props(db deploy.Database, host string, port, nodes int) map[string]string {
 
 type deployment struct {
 	kc, ctx, ns, dir, version string
+	log                       *slog.Logger
 	// props reach the database through the forwarded port; loaderProps
-	// by its Service's name, from the loader pods.
+	// by its pods' addresses, from the loader pods.
 	props, loaderProps map[string]string
 	loaderPods         []string
-	fwd                *exec.Cmd
-	down               bool
+	hosts              []deploy.Host
+	// bg are the kubectl port-forward and proxy processes.
+	bg   []*exec.Cmd
+	down bool
 }
 
 // LoaderCommands implements deploy.LoadMachines: kubectl exec into each
@@ -218,10 +363,9 @@ func (d *deployment) kubectl(ctx context.Context, stdin []byte, args ...string) 
 	return string(out), err
 }
 
-// forward starts kubectl port-forward to the Service and returns the
-// local port it picked.
-func (d *deployment) forward(ctx context.Context, svc string, port int) (int, error) {
-	args := []string{"-n", d.ns, "port-forward", "svc/" + svc, fmt.Sprintf(":%d", port)}
+// listen starts a long-running kubectl command (port-forward, proxy)
+// and returns the local port it names in the line that re matches.
+func (d *deployment) listen(ctx context.Context, re *regexp.Regexp, args ...string) (int, error) {
 	if d.ctx != "" {
 		args = append([]string{"--context", d.ctx}, args...)
 	}
@@ -231,9 +375,9 @@ func (d *deployment) forward(ctx context.Context, svc string, port int) (int, er
 		return 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("kubectl port-forward: %w", err)
+		return 0, fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
 	}
-	d.fwd = cmd
+	d.bg = append(d.bg, cmd)
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -247,11 +391,10 @@ func (d *deployment) forward(ctx context.Context, svc string, port int) (int, er
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				return 0, errors.New("kubectl port-forward ended before forwarding")
+				return 0, fmt.Errorf("kubectl %s ended before it listened", strings.Join(args, " "))
 			}
-			if m := forwarding.FindStringSubmatch(l); m != nil {
-				var p int
-				fmt.Sscan(m[1], &p)
+			if m := re.FindStringSubmatch(l); m != nil {
+				p, _ := strconv.Atoi(m[1])
 				go func() {
 					for range lines {
 					}
@@ -259,7 +402,7 @@ func (d *deployment) forward(ctx context.Context, svc string, port int) (int, er
 				return p, nil
 			}
 		case <-timeout:
-			return 0, errors.New("kubectl port-forward: no port after 30s")
+			return 0, fmt.Errorf("kubectl %s: no port after 30s", strings.Join(args, " "))
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
@@ -267,7 +410,7 @@ func (d *deployment) forward(ctx context.Context, svc string, port int) (int, er
 }
 
 func (d *deployment) Properties() map[string]string { return d.props }
-func (d *deployment) Hosts() []deploy.Host          { return nil }
+func (d *deployment) Hosts() []deploy.Host          { return d.hosts }
 func (d *deployment) Version() string               { return d.version }
 func (d *deployment) Limits() string                { return "" }
 
@@ -291,10 +434,134 @@ func (d *deployment) Down(ctx context.Context) error {
 		return nil
 	}
 	d.down = true
-	if d.fwd != nil && d.fwd.Process != nil {
-		_ = d.fwd.Process.Kill()
-		_ = d.fwd.Wait()
+	for _, cmd := range d.bg {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	}
 	_, err := d.kubectl(ctx, nil, "delete", "namespace", d.ns, "--wait=false", "--ignore-not-found")
 	return errors.Join(err, os.RemoveAll(d.dir))
+}
+
+// podList is the part of `kubectl get pods -o json` that diagnose reads.
+type podList struct {
+	Items []struct {
+		Metadata struct{ Name string }
+		Status   struct {
+			Phase      string
+			Conditions []struct {
+				Type, Status, Reason, Message string
+			}
+			ContainerStatuses []struct {
+				Name         string
+				Ready        bool
+				RestartCount int
+				State        map[string]struct {
+					Reason, Message string
+					ExitCode        *int
+				}
+			}
+		}
+	}
+}
+
+// podStates lists the pods selector picks, with their states.
+func (d *deployment) podStates(ctx context.Context, selector string) (podList, error) {
+	var pods podList
+	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "pods", "-l", selector, "-o", "json")
+	if err != nil {
+		return pods, err
+	}
+	return pods, json.Unmarshal([]byte(out), &pods)
+}
+
+// eventList is the part of `kubectl get events -o json` that diagnose
+// reads.
+type eventList struct {
+	Items []struct {
+		Type, Reason, Message string
+		Count                 int
+	}
+}
+
+// diagnose describes each pod that selector picks and that is not ready:
+// its phase and conditions, its containers' states, its last events and
+// the tail of its log. It is best effort: what kubectl cannot say is left
+// out.
+func (d *deployment) diagnose(ctx context.Context, selector string) string {
+	pods, err := d.podStates(ctx, selector)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, p := range pods.Items {
+		var why []string
+		ready := false
+		for _, c := range p.Status.Conditions {
+			if c.Type == "Ready" && c.Status == "True" {
+				ready = true
+			}
+			if c.Status != "True" && c.Reason != "" {
+				why = append(why, strings.TrimSpace(fmt.Sprintf("%s: %s %s", c.Type, c.Reason, c.Message)))
+			}
+		}
+		if ready {
+			continue
+		}
+		for _, c := range p.Status.ContainerStatuses {
+			for state, s := range c.State {
+				if state == "running" && c.Ready {
+					continue
+				}
+				w := fmt.Sprintf("container %s %s", c.Name, state)
+				if s.Reason != "" {
+					w += " (" + s.Reason + ")"
+				}
+				if s.ExitCode != nil {
+					w += fmt.Sprintf(" exit code %d", *s.ExitCode)
+				}
+				if s.Message != "" {
+					w += ": " + s.Message
+				}
+				why = append(why, w)
+			}
+		}
+		text := fmt.Sprintf("pod %s is %s", p.Metadata.Name, p.Status.Phase)
+		if len(why) > 0 {
+			text += " (" + strings.Join(why, "; ") + ")"
+		}
+		if ev := d.events(ctx, p.Metadata.Name); ev != "" {
+			text += "; events: " + ev
+		}
+		if logs, err := d.kubectl(ctx, nil, "-n", d.ns, "logs", p.Metadata.Name, "--all-containers", "--tail", "10"); err == nil && strings.TrimSpace(logs) != "" {
+			text += "; log tail:\n" + strings.TrimRight(logs, "\n")
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// events are the last five events of pod, oldest first, each once.
+func (d *deployment) events(ctx context.Context, pod string) string {
+	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "events", "--field-selector", "involvedObject.name="+pod,
+		"--sort-by", ".lastTimestamp", "-o", "json")
+	if err != nil {
+		return ""
+	}
+	var evs eventList
+	if json.Unmarshal([]byte(out), &evs) != nil {
+		return ""
+	}
+	items := evs.Items
+	if len(items) > 5 {
+		items = items[len(items)-5:]
+	}
+	var texts []string
+	for _, e := range items {
+		t := fmt.Sprintf("%s %s: %s", e.Type, e.Reason, strings.TrimSpace(e.Message))
+		if e.Count > 1 {
+			t += fmt.Sprintf(" (%d times)", e.Count)
+		}
+		texts = append(texts, t)
+	}
+	return strings.Join(texts, "; ")
 }

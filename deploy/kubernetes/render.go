@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -48,9 +49,15 @@ type Options struct {
 	LoaderCPUs string
 	Workload   string
 	Context    string
+	// Image replaces the catalogue's database image (a private registry,
+	// an image built locally).
+	Image string
+	// ReadyTimeout bounds the wait for the database's and the loaders'
+	// rollouts.
+	ReadyTimeout time.Duration
 }
 
-var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "loader_pod_image", "loader_cpus", "workload", "context", "password"}
+var optionNames = []string{"namespace", "storage_class", "storage", "loaders", "loader_image", "loader_pod_image", "loader_cpus", "workload", "context", "image", "ready_timeout", "password"}
 
 // LoaderPodLabel is the app.kubernetes.io/name of the loader pods.
 const LoaderPodLabel = "dbarena-loader-pod"
@@ -58,7 +65,7 @@ const LoaderPodLabel = "dbarena-loader-pod"
 // options reads deploy.options.
 func options(req deploy.Request) (Options, error) {
 	o := Options{Namespace: "dbarena-" + req.Name, Storage: "10Gi", Loaders: 1, LoaderImage: "dbarena:local",
-		LoaderPodImage: "debian:12-slim", LoaderCPUs: "2", Workload: "workloada"}
+		LoaderPodImage: "debian:12-slim", LoaderCPUs: "2", Workload: "workloada", ReadyTimeout: deploy.DefaultReadyTimeout}
 	for k, v := range req.Options {
 		switch k {
 		case "namespace":
@@ -80,6 +87,14 @@ func options(req deploy.Request) (Options, error) {
 			o.Workload = v
 		case "context":
 			o.Context = v
+		case "image":
+			o.Image = v
+		case "ready_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Second {
+				return o, fmt.Errorf("kubernetes: %s: option ready_timeout: want a duration of at least 1s such as 90s or 10m, got %q", req.Name, v)
+			}
+			o.ReadyTimeout = d
 		case "loaders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -142,7 +157,11 @@ func Render(req deploy.Request) (*Manifests, error) {
 	}
 	sort.Slice(env, func(i, j int) bool { return env[i].(obj)["name"].(string) < env[j].(obj)["name"].(string) })
 
-	container := obj{"name": "db", "image": im.Ref(req.Version), "env": env,
+	image := im.Ref(req.Version)
+	if o.Image != "" {
+		image = o.Image
+	}
+	container := obj{"name": "db", "image": image, "env": env,
 		"ports":          []any{obj{"name": "client", "containerPort": im.Port}},
 		"readinessProbe": obj{"exec": obj{"command": toAny(probe(im.Health))}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 60},
 		"volumeMounts":   []any{obj{"name": "data", "mountPath": dataDir(im)}}}

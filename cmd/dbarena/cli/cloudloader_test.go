@@ -231,59 +231,6 @@ run:
 	require.Equal(t, "init\napply\noutput\ndestroy\n", string(b))
 }
 
-// TestKubernetesLoaderPods runs an experiment on a Kubernetes deployment
-// (kubectl stood in for: its exec runs the command on this machine)
-// against a real Redis: the load and the run go to the two loader pods
-// through `kubectl exec -i`, which carries dbarena and the properties in
-// and the logs out, and are merged.
-func TestKubernetesLoaderPods(t *testing.T) {
-	requireLocalServers(t, "redis-server")
-	bin := buildDbarena(t)
-	port := startRedis(t, "127.0.0.1")
-
-	fake := t.TempDir()
-	calls := filepath.Join(fake, "calls")
-	script := fmt.Sprintf(`#!/bin/sh
-echo "$*" >> %s
-case "$*" in
-  *port-forward*) echo "Forwarding from 127.0.0.1:%d -> 6379"; exec sleep 600 ;;
-  *"get pods"*) printf 'loaders-x-a loaders-x-b' ;;
-  *" exec "*) while [ "$1" != "--" ]; do shift; done; shift; exec "$@" ;;
-esac
-exit 0
-`, calls, port)
-	require.NoError(t, os.WriteFile(filepath.Join(fake, "kubectl"), []byte(script), 0o755))
-	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-
-	dir := t.TempDir()
-	file := filepath.Join(dir, "k8s.yaml")
-	// The pods would reach Redis by its Service's name; here they run on
-	// this machine, so the target's own property points them at it.
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: k8s
-properties: {recordcount: 400}
-targets:
-  - database: redis
-    deploy: {provider: kubernetes, options: {loaders: 2}}
-    properties: {redis.addr: "127.0.0.1:%d"}
-workloads: [c]
-run: {duration: 2s, threads: 2, target: 400}
-`, port)), 0o644))
-	_, rows := runOK(t, file, "--loader-binary", bin, "--work-dir", dir)
-	require.EqualValues(t, 400, rows["redis.load.1"].Operations, "the two pods loaded every record between them")
-	c := rows["redis.c"]
-	require.Equal(t, 4, c.Threads, "two pods of two threads")
-	require.Zero(t, c.Errors)
-	require.InEpsilon(t, 400, c.Throughput, 0.3)
-	b, err := os.ReadFile(calls)
-	require.NoError(t, err)
-	for _, pod := range []string{"loaders-x-a", "loaders-x-b"} {
-		require.Contains(t, string(b), "exec -i "+pod+" -c loader -- sh -c umask 077", "dbarena copied into %s", pod)
-		require.Regexp(t, "exec -i "+pod+" -c loader -- /tmp/dbarena-loader-\\d+-\\d/dbarena ycsb load", string(b))
-		require.Regexp(t, "exec -i "+pod+" -c loader -- /tmp/dbarena-loader-\\d+-\\d/dbarena ycsb run", string(b))
-	}
-	require.Contains(t, string(b), "delete namespace dbarena-redis")
-}
-
 // TestLoaderStopsWhenStdinCloses runs a loader as an experiment does,
 // with a pipe as standard input, and closes it as a killed experiment
 // would: the loader stops at once as if interrupted, keeping what it

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/deploy/deploytest"
+	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/results"
+)
+
+// These tests run `dbarena run` against the real single-node cluster of
+// scripts/kubernetes, with the images it built; their names start with
+// TestKubernetesCluster, which the test command runs in a step of its
+// own.
+
+// kubeTarget is an experiment target on the test cluster: the local
+// image of database, two loader pods, small enough that two targets fit
+// the 2-CPU node at once. Its namespace is dbarena-NAME.
+func kubeTarget(name, database string) string {
+	image := map[string]string{"postgres": "postgres:15", "redis": "redis:7.0"}[database]
+	return fmt.Sprintf(`  - name: %s
+    database: %s
+    deploy:
+      provider: kubernetes
+      cpus: 0.5
+      memory: 512MiB
+      options: {image: "dbarena.local/%s", loader_pod_image: "dbarena.local/debian:12", loader_cpus: "0.2", loaders: 2, storage: 1Gi}
+`, name, database, image)
+}
+
+// kubeExperiment writes an experiment of workload C over the targets
+// with the given run section and returns its path.
+func kubeExperiment(t *testing.T, name, runSection string, targets ...string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name+".yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("name: %s\nproperties: {recordcount: 1000}\ntargets:\n%sworkloads: [c]\nrun: %s\n",
+		name, strings.Join(targets, ""), runSection)), 0o644))
+	return file
+}
+
+// kubeLoader waits for the kubectl exec that runs loader index (as
+// "1/2") in namespace ns, and returns the pod it runs in.
+func kubeLoader(t *testing.T, ns, index string) string {
+	t.Helper()
+	var pod string
+	require.Eventually(t, func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil {
+				continue
+			}
+			args := strings.Split(string(b), "\x00")
+			line := strings.Join(args, " ")
+			if !strings.Contains(line, "-n "+ns+" exec -i ") || !strings.Contains(line, "--loader "+index) || !strings.Contains(line, " ycsb ") {
+				continue
+			}
+			for i, a := range args {
+				if a == "-i" && i+1 < len(args) {
+					pod = args[i+1]
+					return true
+				}
+			}
+		}
+		return false
+	}, 4*time.Minute, 100*time.Millisecond, "loader %s in %s not found", index, ns)
+	return pod
+}
+
+// TestKubernetesClusterRun compares PostgreSQL and Redis deployed by the
+// Kubernetes provider, two loader pods each driven through kubectl exec:
+// both trials measure, the database pods' CPU and memory reach
+// sysmetrics.csv, and teardown leaves neither namespace nor volume.
+func TestKubernetesClusterRun(t *testing.T) {
+	testenv.Kubernetes(t)
+	bin := buildDbarena(t)
+	file := kubeExperiment(t, "kube", "{duration: 6s, threads: 4}", kubeTarget("kpg", "postgres"), kubeTarget("krd", "redis"))
+	res := filepath.Join(t.TempDir(), "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := rowsByID(d)
+	for _, id := range []string{"kpg.c", "krd.c"} {
+		row, ok := rows[id]
+		require.True(t, ok, id)
+		require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", id, row.StatusReason)
+		require.Positive(t, row.Operations, id)
+	}
+	for _, host := range []string{"kpg", "krd"} {
+		var memory, cpu int
+		for _, s := range d.Sys {
+			if s.Host != host {
+				continue
+			}
+			require.Equal(t, "database", s.Role)
+			if !math.IsNaN(s.MemoryBytes) && s.MemoryBytes > 1<<20 {
+				memory++
+			}
+			if !math.IsNaN(s.CPUPercent) {
+				cpu++
+			}
+		}
+		require.Positive(t, memory, "the pod %s's memory in sysmetrics.csv", host)
+		require.Positive(t, cpu, "the pod %s's CPU in sysmetrics.csv", host)
+	}
+	deploytest.RequireNamespaceGone(t, "dbarena-kpg")
+	deploytest.RequireNamespaceGone(t, "dbarena-krd")
+}
+
+// TestKubernetesClusterLoaderPodDeleted deletes one of two loader pods in
+// the measured window: the trial keeps what both loaders sent, carries
+// the loader-lost flag and fails by the error policy; nothing is left.
+func TestKubernetesClusterLoaderPodDeleted(t *testing.T) {
+	testenv.Kubernetes(t)
+	bin := buildDbarena(t)
+	file := kubeExperiment(t, "kubelose", "{duration: 12s, threads: 2}", kubeTarget("klose", "redis"))
+	res := filepath.Join(t.TempDir(), "r")
+	go func() {
+		pod := kubeLoader(t, "dbarena-klose", "1/2")
+		// Into the measured window: the loaders start together a few
+		// seconds after they are launched.
+		time.Sleep(7 * time.Second)
+		_ = exec.Command("kubectl", "-n", "dbarena-klose", "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false").Run()
+	}()
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
+	require.Equal(t, ExitFailure, code, "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row, ok := rowsByID(d)["klose.c"]
+	require.True(t, ok, "the trial's row is written")
+	require.Equal(t, results.StatusFailed, row.Status)
+	require.True(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
+	require.Contains(t, row.StatusReason, "loader 1 of 2 lost")
+	t.Logf("status: %s", row.StatusReason)
+	require.Positive(t, row.Operations, "the healthy loader's operations are kept")
+	var seconds int
+	for _, p := range d.Points {
+		if p.Trial == "klose.c" && p.Op == results.AllOps && !p.Warmup {
+			seconds++
+		}
+	}
+	require.GreaterOrEqual(t, seconds, 10, "the healthy loader's intervals reach the time series")
+	deploytest.RequireNamespaceGone(t, "dbarena-klose")
+}
+
+// TestKubernetesClusterInterruptedRun interrupts a run in its measured
+// trial, as Ctrl-C does: dbarena exits as interrupted and deletes the
+// namespace.
+func TestKubernetesClusterInterruptedRun(t *testing.T) {
+	testenv.Kubernetes(t)
+	bin := buildDbarena(t)
+	file := kubeExperiment(t, "kubeint", "{duration: 60s, threads: 2}", kubeTarget("kint", "redis"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		kubeLoader(t, "dbarena-kint", "1/2")
+		time.Sleep(5 * time.Second)
+		cancel()
+	}()
+	start := time.Now()
+	code, out, errs := run(t, ctx, "run", file, "--results", filepath.Join(t.TempDir(), "r"), "--loader-binary", bin)
+	require.Equal(t, ExitInterrupted, code, "%s\n%s", out, errs)
+	require.Less(t, time.Since(start), 3*time.Minute)
+	deploytest.RequireNamespaceGone(t, "dbarena-kint")
+}
