@@ -326,8 +326,14 @@ const loaderStall = 5 * time.Second
 // loaderEnd is how one loader process ended.
 type loaderEnd struct {
 	// lost says why the loader is lost ("" when it finished): killed by
-	// a signal, no data for loaderStall, exited with an error.
+	// a signal, no data for loaderStall, or ended with an error and left
+	// no summary.
 	lost string
+	// failed is how a loader that exited with an error status ended
+	// ("exited with status 1"), until its summary says why: one that
+	// stopped by its own stop-on-error-rate is not lost, it wrote what it
+	// measured and why it stopped. Without a summary it is lost.
+	failed string
 	// at is when it ended or was declared lost.
 	at time.Time
 	// tail is the end of its standard error, for the log.
@@ -497,8 +503,10 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 			switch {
 			case stall[i] != "":
 				e.lost = stall[i]
-			case err != nil && ctx.Err() == nil:
+			case err != nil && ctx.Err() == nil && signaled(err):
 				e.lost = exitReason(err)
+			case err != nil && ctx.Err() == nil:
+				e.failed = exitReason(err)
 			}
 			if e.lost != "" {
 				tr.s.log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.lost, "output", e.tail)
@@ -530,6 +538,16 @@ func (tr *targetRun) liveLine(prog *progress, elapsed time.Duration, streams []*
 	prog.loaders(elapsed, rate, warm, sending, len(streams))
 }
 
+// signaled says whether err is that of a process a signal ended.
+func signaled(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return true
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
+}
+
 // exitReason says how a loader process ended badly, in words: "killed
 // by signal 9", "exited with status 1".
 func exitReason(err error) string {
@@ -556,32 +574,43 @@ func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir stri
 			continue
 		}
 		f := loaderFile(i, "json")
-		if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil && ends[i].lost == "" {
+		if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
 			ends[i].lost = fmt.Sprintf("its summary did not come back: %v", err)
+			if ends[i].failed != "" {
+				// Its link is the likelier culprit (ssh ends with 255,
+				// kubectl exec with 1 when the pod is gone): say both.
+				ends[i].lost = ends[i].failed + ", and " + ends[i].lost
+			}
 		}
 	}
 }
 
 // readLoaderFiles names every loader's streamed log that holds an
 // interval as an input of the merge, with its clock offset, and reads
-// the summaries there are (nil for a lost loader that left none). It
-// fails when no loader measured anything.
+// the summaries there are (nil for a lost loader that left none); a
+// loader that failed and left no summary is lost. It fails when no
+// loader measured anything.
 func readLoaderFiles(dir string, offsets []merge.Offset, ends []loaderEnd) ([]merge.Input, []*results.Summary, error) {
 	n := len(offsets)
 	var inputs []merge.Input
 	sums := make([]*results.Summary, n)
 	var errs []error
 	for i := range n {
+		sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json")))
+		switch {
+		case err == nil:
+			sums[i] = &sum
+		case ends[i].lost != "":
+		case ends[i].failed != "":
+			ends[i].lost = ends[i].failed
+		default:
+			errs = append(errs, fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
+		}
 		path := filepath.Join(dir, loaderFile(i, "hlog"))
 		if measuredSomething(path) {
 			inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: path, Offset: offsets[i].Offset})
 		} else {
 			errs = append(errs, fmt.Errorf("loader %d of %d measured nothing%s", i, n, lostText(ends[i])))
-		}
-		if sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json"))); err == nil {
-			sums[i] = &sum
-		} else if ends[i].lost == "" {
-			errs = append(errs, fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
 		}
 	}
 	if len(inputs) == 0 {

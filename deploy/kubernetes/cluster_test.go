@@ -127,6 +127,36 @@ func TestKubernetesClusterNeverReady(t *testing.T) {
 	deploytest.RequireNamespaceGone(t, "dbarena-kt-pending")
 }
 
+// TestKubernetesClusterNotReadyLogTail runs PostgreSQL's target from the
+// Redis image: the container runs, its readiness probe (pg_isready) never
+// passes, and the error ends with the tail of the container's log.
+func TestKubernetesClusterNotReadyLogTail(t *testing.T) {
+	testenv.Kubernetes(t)
+	_, err := kubernetes.Provider{}.Up(context.Background(), deploy.Request{Name: "kt-unready", Database: "postgres",
+		WorkDir: t.TempDir(), Options: localImages("postgres", map[string]string{"image": "dbarena.local/redis:7.0", "ready_timeout": "15s"})})
+	require.Error(t, err)
+	require.ErrorContains(t, err, "pod db-0 is Running (Ready: ContainersNotReady")
+	require.ErrorContains(t, err, "log tail:")
+	require.ErrorContains(t, err, "Ready to accept connections", "Redis's own log")
+	deploytest.RequireNamespaceGone(t, "dbarena-kt-unready")
+}
+
+// TestKubernetesClusterCrashLoop runs PostgreSQL's target from the plain
+// Debian image, whose shell exits at once: the container is restarted
+// and restarted, and the wait ends at the second restart rather than at
+// the five-minute timeout.
+func TestKubernetesClusterCrashLoop(t *testing.T) {
+	testenv.Kubernetes(t)
+	start := time.Now()
+	_, err := kubernetes.Provider{}.Up(context.Background(), deploy.Request{Name: "kt-crash", Database: "postgres",
+		WorkDir: t.TempDir(), Options: localImages("postgres", map[string]string{"image": "dbarena.local/debian:12"})})
+	require.Error(t, err)
+	require.Less(t, time.Since(start), 2*time.Minute)
+	require.ErrorContains(t, err, "statefulset/db not ready: pod db-0 keeps crashing")
+	require.ErrorContains(t, err, "exit code 0")
+	deploytest.RequireNamespaceGone(t, "dbarena-kt-crash")
+}
+
 // TestKubernetesClusterInterruptedApply cancels the deployment while it
 // waits for the rollout, as Ctrl-C does: Up returns at once and deletes
 // what it applied.

@@ -258,8 +258,9 @@ func (d *deployment) crashing(ctx context.Context, selector string) string {
 }
 
 // crashLoops is how many restarts make a container crash-looping, not
-// unlucky: a database that exits three times will not come up by waiting.
-const crashLoops = 3
+// unlucky: a database that exited twice will not come up by waiting (the
+// kubelet waits 10 s, then 20 s, 40 s... between restarts).
+const crashLoops = 2
 
 // pod is one pod's name, address and Kubernetes node.
 type pod struct{ name, ip, node string }
@@ -452,10 +453,10 @@ type podList struct {
 				Type, Status, Reason, Message string
 			}
 			ContainerStatuses []struct {
-				Name         string
-				Ready        bool
-				RestartCount int
-				State        map[string]struct {
+				Name             string
+				Ready            bool
+				RestartCount     int
+				State, LastState map[string]struct {
 					Reason, Message string
 					ExitCode        *int
 				}
@@ -523,6 +524,9 @@ func (d *deployment) diagnose(ctx context.Context, selector string) string {
 					w += ": " + s.Message
 				}
 				why = append(why, w)
+			}
+			if last, ok := c.LastState["terminated"]; ok && last.ExitCode != nil {
+				why = append(why, fmt.Sprintf("container %s restarted %d times, last exit code %d (%s)", c.Name, c.RestartCount, *last.ExitCode, last.Reason))
 			}
 		}
 		text := fmt.Sprintf("pod %s is %s", p.Metadata.Name, p.Status.Phase)

@@ -536,9 +536,10 @@ matrix:
 // TestSecretsFromEnvironment points an experiment at a running Redis
 // through ${env:...} references: the driver gets the values, the
 // manifest keeps the references, and an unset variable fails before
-// anything is deployed.
+// anything is deployed. The Redis is its own: on the shared one, another
+// package's tests drop the same table now and then.
 func TestSecretsFromEnvironment(t *testing.T) {
-	addr := testenv.Addr(t, "DBARENA_TEST_REDIS")
+	addr := startOwnRedis(t).addr
 	t.Setenv("DBARENA_TEST_SECRET_ADDR", addr)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "secret.yaml")

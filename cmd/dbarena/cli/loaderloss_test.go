@@ -16,9 +16,9 @@ import (
 	"github.com/dbarena/dbarena/results"
 )
 
-// findLoader returns the PID of the loader process whose command line
-// holds "--loader" index and mark (a path only this test uses), waiting
-// for it to start.
+// findLoader returns the PID of the run step's loader process whose
+// command line holds "--loader" index and mark (a path only this test
+// uses), waiting for it to start.
 func findLoader(t *testing.T, index, mark string) int {
 	t.Helper()
 	var pid int
@@ -31,7 +31,7 @@ func findLoader(t *testing.T, index, mark string) int {
 			}
 			args := strings.Split(string(b), "\x00")
 			line := strings.Join(args, " ")
-			if strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb ") {
+			if strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb run ") {
 				fmt.Sscan(e.Name(), &pid)
 				return true
 			}
@@ -162,4 +162,112 @@ func TestLoaderOverSSHLosesItsLink(t *testing.T) {
 	require.Contains(t, row.StatusReason, "no data for 5s")
 	require.Positive(t, row.Operations)
 	noLoaderLeft(t, work)
+}
+
+// remoteLoaderPID returns the PID of the dbarena process that runs loader
+// index (as "0/2") from a copied binary (a remote loader's, under
+// /tmp/dbarena-loader-*), or 0 when none runs. Network namespaces share
+// this machine's process table, so a "VM"'s processes are seen here.
+func remoteLoaderPID(index string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if strings.HasPrefix(args[0], "/tmp/dbarena-loader-") && strings.HasSuffix(args[0], "/dbarena") &&
+			strings.Contains(strings.Join(args, " "), "--loader "+index) {
+			var pid int
+			fmt.Sscan(e.Name(), &pid)
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestLoaderOverSSHLosesItsClient kills the ssh client that carries one
+// of two loaders to its "VM" in the measured window: the stream ends, the
+// loader is lost with the client's fate as the reason, the trial keeps
+// what both sent, and the remote loader, its standard input closed by
+// sshd, stops by itself long before its trial would have ended.
+func TestLoaderOverSSHLosesItsClient(t *testing.T) {
+	requireLocalServers(t, "redis-server", "ssh", "ssh-keygen", "/usr/sbin/sshd")
+	vm := newNetHosts(t, 216, 1)[0]
+	key, _ := startSSHD(t, vm)
+	bin := buildDbarena(t)
+	port := startRedis(t, vm.HostIP)
+	dir := t.TempDir()
+	ssh := fmt.Sprintf("ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i %s root@%s", key, vm.IP)
+	file := redisExperiment(t, dir, "client", fmt.Sprintf("%s:%d", vm.HostIP, port),
+		fmt.Sprintf(`{duration: 12s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
+	work := filepath.Join(dir, "work")
+	stopped := make(chan time.Duration, 1)
+	go func() {
+		// The ssh client's command line holds the key's path, which only
+		// this test uses.
+		client := findLoader(t, "0/2", key)
+		time.Sleep(6 * time.Second)
+		remote := remoteLoaderPID("0/2")
+		_ = syscall.Kill(client, syscall.SIGKILL)
+		killed := time.Now()
+		for remote > 0 && syscall.Kill(remote, 0) == nil && time.Since(killed) < 20*time.Second {
+			time.Sleep(50 * time.Millisecond)
+		}
+		stopped <- time.Since(killed)
+	}()
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.Equal(t, ExitFailure, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row, ok := rowsByID(d)["r.c"]
+	require.True(t, ok, "the trial's row is written")
+	require.Equal(t, results.StatusFailed, row.Status)
+	require.True(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
+	require.Contains(t, row.StatusReason, "loader 0 of 2 lost")
+	require.Contains(t, row.StatusReason, "killed by signal 9")
+	require.Positive(t, row.Operations)
+	require.Less(t, <-stopped, 5*time.Second, "the remote loader stops when its link closes, not when its trial would end")
+	noLoaderLeft(t, work)
+}
+
+// TestLoaderInANamespaceLosesTheDatabase runs one of two loaders in a
+// network namespace (loader_commands: ip netns exec) and takes its veth
+// down in the measured window: the loader lives on but cannot reach the
+// database and its operations fail (at once or after the driver's
+// timeout, as the kernel decides), until its share ends or its own
+// stop-on-error-rate stops it. It is not lost: it sent every interval
+// and wrote its summary; the trial keeps both loaders' intervals, counts
+// the failures and fails by the error policy, saying why, and nothing is
+// left running.
+func TestLoaderInANamespaceLosesTheDatabase(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	ns := newNetHosts(t, 217, 1)[0]
+	bin := buildDbarena(t)
+	port := startRedis(t, ns.HostIP)
+	dir := t.TempDir()
+	file := redisExperiment(t, dir, "netns", fmt.Sprintf("%s:%d", ns.HostIP, port),
+		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["ip netns exec %s", ""]}`, ns.Name))
+	work := filepath.Join(dir, "work")
+	go func() {
+		findLoader(t, "1/2", work)
+		time.Sleep(6 * time.Second)
+		_ = exec.Command("ip", "link", "set", ns.Veth, "down").Run()
+	}()
+	res := filepath.Join(dir, "r")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.Equal(t, ExitFailure, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row, ok := rowsByID(d)["r.c"]
+	require.True(t, ok, "the trial's row is written")
+	require.Equal(t, results.StatusFailed, row.Status)
+	require.False(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
+	require.Regexp(t, `^(stopped early: loader 0 of 2: error rate [\d.]+% in one interval|\d+ of \d+ operations failed \([\d.]+%\), above max-error-rate=0.01)`, row.StatusReason)
+	require.True(t, results.HasFlag(row.Flags, results.FlagErrors), "flags: %q", row.Flags)
+	require.Positive(t, row.Errors)
+	require.Greater(t, row.Operations, row.Errors, "the other loader's operations are kept")
+	noLoaderLeft(t, work)
+	require.Zero(t, remoteLoaderPID("0/2"), "the namespace's loader is left running")
 }
