@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,8 +143,14 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		return nil, err
 	}
 	d := &deployment{base: base, dir: dir, name: proj.File.Name, keep: req.Keep, version: req.Version}
-	timeout := int(deploy.DefaultReadyTimeout / time.Second)
+	if err := portsFree(proj); err != nil {
+		return nil, errors.Join(fmt.Errorf("compose: %s: %w", req.Name, err), os.RemoveAll(dir))
+	}
+	timeout := int(proj.Options.ReadyTimeout / time.Second)
 	if _, err := d.compose(ctx, "up", "-d", "--wait", "--wait-timeout", strconv.Itoa(timeout)); err != nil {
+		if ctx.Err() == nil {
+			err = d.diagnose(err)
+		}
 		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(context.Background()))
 	}
 	var addrs []string
@@ -161,6 +168,52 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	d.props = proj.Props(addrs)
 	d.hosts = d.containers(ctx, req)
 	return d, nil
+}
+
+// portsFree checks that the ports option port fixes are free on
+// 127.0.0.1, so that a taken one is named before anything starts rather
+// than in the middle of Docker's output.
+func portsFree(proj *Project) error {
+	if proj.Options.Port == 0 {
+		return nil
+	}
+	for i, e := range proj.Exposed {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(proj.Options.Port+i))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("option port: %s cannot publish on %s, already in use (by another program or deployment): free it, choose another port, or leave port out to pick a free one: %w", e.Service, addr, err)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// diagnose adds to a failed up what the containers say: each one's
+// state and health, and the tail of the log of each that is not healthy.
+// It is best effort, within a few seconds.
+func (d *deployment) diagnose(upErr error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := d.compose(ctx, "ps", "-a", "--format", "{{.Service}}\t{{.State}}\t{{.Health}}\t{{.Status}}")
+	if err != nil {
+		return upErr
+	}
+	var parts []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 4 || f[2] == "healthy" || (f[1] == "running" && f[2] == "") {
+			continue
+		}
+		text := fmt.Sprintf("service %s is %s (%s)", f[0], f[1], f[3])
+		if logs, err := d.compose(ctx, "logs", "--no-color", "--no-log-prefix", "--tail", "10", f[0]); err == nil && strings.TrimSpace(logs) != "" {
+			text += "; log tail:\n" + strings.TrimRight(logs, "\n")
+		}
+		parts = append(parts, text)
+	}
+	if len(parts) == 0 {
+		return upErr
+	}
+	return fmt.Errorf("%w\n%s", upErr, strings.Join(parts, "\n"))
 }
 
 // containers returns the database containers as hosts to watch, by

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -97,10 +98,51 @@ type Exposed struct {
 type Project struct {
 	File    File
 	Secrets map[string]string
+	Options Options
 	Exposed []Exposed
 	// Props makes the driver properties from the published addresses
 	// ("127.0.0.1:49153"), in Exposed's order.
 	Props func(addrs []string) map[string]string
+}
+
+// Options are the provider's settings from deploy.options.
+type Options struct {
+	// Image replaces the catalogue's image (a private registry, an image
+	// built locally).
+	Image string
+	// Port publishes the first node on 127.0.0.1:Port (node i on
+	// Port+i-1); 0 picks free ports.
+	Port int
+	// ReadyTimeout bounds the wait for every container to be healthy.
+	ReadyTimeout time.Duration
+}
+
+// options reads deploy.options.
+func options(req deploy.Request, im *deploy.Image) (Options, error) {
+	o := Options{ReadyTimeout: deploy.DefaultReadyTimeout}
+	for k, v := range req.Options {
+		switch k {
+		case "image":
+			o.Image = v
+		case "password":
+		case "port":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n+max(req.Nodes, 1)-1 > 65535 {
+				return o, fmt.Errorf("compose: %s: option port: want a port number from 1 to 65535 (node i publishes on port+i-1), got %q", req.Name, v)
+			}
+			o.Port = n
+		case "ready_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Second {
+				return o, fmt.Errorf("compose: %s: option ready_timeout: want a duration of at least 1s such as 90s or 10m, got %q", req.Name, v)
+			}
+			o.ReadyTimeout = d
+		default:
+			return o, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s), password (from ${env:...}), port (to publish on 127.0.0.1:PORT), ready_timeout (default %s)",
+				req.Name, k, im.Name, im.Tag, deploy.DefaultReadyTimeout)
+		}
+	}
+	return o, nil
 }
 
 // envFile is the env file next to compose.yml holding the secrets.
@@ -117,21 +159,27 @@ func Render(req deploy.Request) (*Project, error) {
 	if nodes > 1 && db.Cluster == nil {
 		return nil, fmt.Errorf("compose: %s: nodes: %d: the compose provider runs %s as one node; clusters: %s", req.Name, nodes, req.Database, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
-	for k := range req.Options {
-		if k != "image" && k != "password" {
-			return nil, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s), password (from ${env:...})", req.Name, k, im.Name, im.Tag)
-		}
+	o, err := options(req, im)
+	if err != nil {
+		return nil, err
 	}
 	ref := im.Ref(req.Version)
 	if v := req.Options["image"]; v != "" {
 		ref = v
 	}
-	p := &Project{File: File{Name: "dbarena-" + req.Name, Services: map[string]*Service{}, Volumes: map[string]struct{}{}}, Secrets: map[string]string{}}
+	p := &Project{File: File{Name: "dbarena-" + req.Name, Services: map[string]*Service{}, Volumes: map[string]struct{}{}}, Secrets: map[string]string{},
+		Options: o}
 	for i := 1; i <= nodes; i++ {
 		name := serviceName(req.Database, i, nodes)
 		vol := name + "-data"
 		p.File.Volumes[vol] = struct{}{}
-		svc := &Service{Image: ref, Ports: []string{fmt.Sprintf("127.0.0.1::%d", im.Port)},
+		// A random free port unless option port fixes them: node i on
+		// port+i-1.
+		host := ""
+		if o.Port > 0 {
+			host = strconv.Itoa(o.Port + i - 1)
+		}
+		svc := &Service{Image: ref, Ports: []string{fmt.Sprintf("127.0.0.1:%s:%d", host, im.Port)},
 			Healthcheck: &Healthcheck{Test: im.Health, Interval: "5s", Timeout: "5s", Retries: 60, StartPeriod: im.StartPeriod},
 			Environment: map[string]string{}}
 		if req.CPUs > 0 || req.MemoryBytes > 0 {

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/deploy/deploytest"
+	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/results"
+)
+
+// These tests run `dbarena run` against the real Docker Engine and
+// Compose v2 of scripts/docker, with the images scripts/images/build
+// made; their names start with TestDockerEngine, which the test command
+// runs in a step of its own.
+
+// composeTarget is an experiment target in a container of the local
+// image of database, half a core and 512 MiB.
+func composeTarget(name, database string) string {
+	image := map[string]string{"postgres": "postgres:15", "redis": "redis:7.0"}[database]
+	return fmt.Sprintf(`  - name: %s
+    database: %s
+    deploy: {provider: compose, cpus: 0.5, memory: 512MiB, options: {image: "dbarena.local/%s"}}
+`, name, database, image)
+}
+
+// composeExperiment writes an experiment of workload C over the targets
+// with the given run section and returns its path.
+func composeExperiment(t *testing.T, name, runSection string, targets ...string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name+".yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("name: %s\nproperties: {recordcount: 1000}\ntargets:\n%sworkloads: [c]\nrun: %s\n",
+		name, strings.Join(targets, ""), runSection)), 0o644))
+	return file
+}
+
+// waitForContainer waits until the Compose project has a running
+// container.
+func waitForContainer(t *testing.T, project string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("docker", "ps", "-q", "--filter", "label=com.docker.compose.project="+project).Output()
+		return strings.TrimSpace(string(out)) != ""
+	}, 2*time.Minute, 100*time.Millisecond, "no container of %s", project)
+}
+
+// TestDockerEngineRun compares PostgreSQL and Redis in containers of the
+// local images: both trials measure, each container's CPU and memory
+// reach sysmetrics.csv, and teardown leaves no container, network or
+// volume.
+func TestDockerEngineRun(t *testing.T) {
+	testenv.Docker(t)
+	file := composeExperiment(t, "dock", "{duration: 5s, threads: 4}", composeTarget("dpg", "postgres"), composeTarget("drd", "redis"))
+	res := filepath.Join(t.TempDir(), "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := rowsByID(d)
+	for _, id := range []string{"dpg.c", "drd.c"} {
+		row, ok := rows[id]
+		require.True(t, ok, id)
+		require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", id, row.StatusReason)
+		require.Positive(t, row.Operations, id)
+	}
+	for _, host := range []string{"dbarena-dpg-postgres-1", "dbarena-drd-redis-1"} {
+		var memory, cpu int
+		for _, s := range d.Sys {
+			if s.Host != host {
+				continue
+			}
+			if !math.IsNaN(s.MemoryBytes) && s.MemoryBytes > 1<<20 {
+				memory++
+			}
+			if !math.IsNaN(s.CPUPercent) && s.CPUPercent > 0 {
+				cpu++
+			}
+		}
+		require.Positive(t, memory, "the container %s's memory in sysmetrics.csv", host)
+		require.Positive(t, cpu, "the container %s's CPU in sysmetrics.csv", host)
+	}
+	deploytest.RequireProjectGone(t, "dbarena-dpg")
+	deploytest.RequireProjectGone(t, "dbarena-drd")
+}
+
+// TestDockerEngineInterruptedRun interrupts a run in its measured trial,
+// as Ctrl-C does: dbarena exits as interrupted, keeps what it measured
+// and takes the project down.
+func TestDockerEngineInterruptedRun(t *testing.T) {
+	testenv.Docker(t)
+	file := composeExperiment(t, "dockint", "{duration: 60s, threads: 2}", composeTarget("dint", "redis"))
+	res := filepath.Join(t.TempDir(), "r")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		waitForContainer(t, "dbarena-dint")
+		// The container is up; the load and the first seconds of the
+		// trial follow within a few seconds.
+		time.Sleep(12 * time.Second)
+		cancel()
+	}()
+	code, out, errs := run(t, ctx, "run", file, "--results", res)
+	require.Equal(t, ExitInterrupted, code, "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err, "what was measured is kept")
+	require.NotEmpty(t, d.Trials)
+	deploytest.RequireProjectGone(t, "dbarena-dint")
+}
+
+// TestDockerEngineStoppedMidTrial stops a Docker Engine of its own (the
+// other tests share scripts/docker's) in the measured window: its
+// containers stop with it, the trial fails on the database's errors and
+// keeps what it measured, and teardown, unable to reach the engine, says
+// what it left behind.
+func TestDockerEngineStoppedMidTrial(t *testing.T) {
+	testenv.Docker(t)
+	dir := t.TempDir()
+	script := filepath.Join("..", "..", "..", "scripts", "docker")
+	start := exec.Command(script, "start", dir)
+	start.Env = append(os.Environ(), "DBARENA_DOCKER_POOL=10.213.0.0/16")
+	out, err := start.Output()
+	require.NoError(t, err, string(out))
+	t.Cleanup(func() { _ = exec.Command(script, "stop", dir).Run() })
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(dir, "docker.sock"))
+	file := composeExperiment(t, "dockstop", "{duration: 20s, threads: 2}", composeTarget("dstop", "redis"))
+	res := filepath.Join(t.TempDir(), "r")
+	go func() {
+		waitForContainer(t, "dbarena-dstop")
+		time.Sleep(12 * time.Second)
+		_ = exec.Command(script, "stop", dir).Run()
+	}()
+	code, stdout, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.NotEqual(t, ExitOK, code, "%s\n%s", stdout, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err, "what was measured is kept")
+	row, ok := rowsByID(d)["dstop.c"]
+	require.True(t, ok, "the trial's row is written: %s", errs)
+	require.Equal(t, results.StatusFailed, row.Status)
+	require.Positive(t, row.Operations)
+	t.Logf("status: %s", row.StatusReason)
+	require.Contains(t, errs, "dbarena-dstop", "teardown names what it could not remove")
+}
