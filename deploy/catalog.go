@@ -74,6 +74,10 @@ type Image struct {
 	NoFile int
 	// VM is what it needs on a VM of its own (terraform).
 	VM VM
+	// Built is the image scripts/images/build makes in its place from
+	// Debian's packages, for machines that reach no image registry ("":
+	// none); the option image: local picks it.
+	Built string
 }
 
 // Ref is the image reference, at version when given.
@@ -82,6 +86,43 @@ func (im *Image) Ref(version string) string {
 		return im.Name + ":" + version
 	}
 	return im.Name + ":" + im.Tag
+}
+
+// builtMariaDB serves MariaDB and MySQL alike, as Debian's MySQL is
+// MariaDB.
+const builtMariaDB = "dbarena.local/mariadb:10.11"
+
+// LocalImage is the value of the providers' option image that picks the
+// image built locally (Image.Built).
+const LocalImage = "local"
+
+// Choose is the image a container runs: option (the providers' option
+// image) when given, Built for "local", else Ref(version).
+func (im *Image) Choose(option, version string) (string, error) {
+	switch option {
+	case "":
+		return im.Ref(version), nil
+	case LocalImage:
+		if im.Built == "" {
+			return "", fmt.Errorf("option image: local: no local image of %s; scripts/images/build makes %s", im.Name, strings.Join(builtImages(), ", "))
+		}
+		return im.Built, nil
+	}
+	return option, nil
+}
+
+// builtImages are the images scripts/images/build makes, by catalogue
+// image name.
+func builtImages() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, db := range Databases() {
+		if db.Image != nil && db.Image.Built != "" && !seen[db.Image.Built] {
+			seen[db.Image.Built] = true
+			out = append(out, db.Image.Built+" (for "+db.Name+")")
+		}
+	}
+	return out
 }
 
 // VM is what a database's container needs on a VM of its own, sharing
@@ -179,7 +220,7 @@ func catalogue() []Database {
 		{Name: "mariadb", Driver: "mysql", Login: Login{User: "root", Database: "ycsb"}, Summary: "MariaDB",
 			Image: &Image{Name: "mariadb", Tag: "11.4", Port: 3306, Health: []string{"CMD", "healthcheck.sh", "--connect", "--innodb_initialized"},
 				StartPeriod: "20s", DataDir: "/var/lib/mysql", Env: []EnvVar{{"MARIADB_DATABASE", "ycsb"}},
-				OpenEnv: []EnvVar{{"MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1"}}, PasswordEnv: "MARIADB_ROOT_PASSWORD"},
+				OpenEnv: []EnvVar{{"MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1"}}, PasswordEnv: "MARIADB_ROOT_PASSWORD", Built: builtMariaDB},
 			Local: "mariadb"},
 		{Name: "mongodb", Driver: "mongodb", Login: Login{Database: "ycsb"}, Summary: "MongoDB (or FerretDB)",
 			Image: &Image{Name: "mongo", Tag: "7.0", Port: 27017, Health: []string{"CMD", "mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"},
@@ -188,21 +229,21 @@ func catalogue() []Database {
 		{Name: "mysql", Driver: "mysql", Login: Login{User: "root", Database: "ycsb"}, Summary: "MySQL",
 			Image: &Image{Name: "mysql", Tag: "8.4", Port: 3306, Health: []string{"CMD", "mysqladmin", "ping", "-h", "127.0.0.1"},
 				StartPeriod: "30s", DataDir: "/var/lib/mysql", Env: []EnvVar{{"MYSQL_DATABASE", "ycsb"}},
-				OpenEnv: []EnvVar{{"MYSQL_ALLOW_EMPTY_PASSWORD", "1"}}, PasswordEnv: "MYSQL_ROOT_PASSWORD"},
+				OpenEnv: []EnvVar{{"MYSQL_ALLOW_EMPTY_PASSWORD", "1"}}, PasswordEnv: "MYSQL_ROOT_PASSWORD", Built: builtMariaDB},
 			// Debian's MySQL is MariaDB.
 			Local:       "mariadb",
 			Unsupported: map[string]string{Terraform: notOnVMs}},
 		{Name: "postgres", Driver: "postgres", Login: Login{User: "postgres", Database: "ycsb"}, Summary: "PostgreSQL",
 			Image: &Image{Name: "postgres", Tag: "17", Port: 5432, Health: []string{"CMD-SHELL", "pg_isready -U postgres -d ycsb"},
 				StartPeriod: "10s", DataDir: "/var/lib/postgresql/data", Subdir: EnvVar{"PGDATA", "/var/lib/postgresql/data/pgdata"}, Env: []EnvVar{{"POSTGRES_DB", "ycsb"}},
-				OpenEnv: []EnvVar{{"POSTGRES_HOST_AUTH_METHOD", "trust"}}, PasswordEnv: "POSTGRES_PASSWORD"},
+				OpenEnv: []EnvVar{{"POSTGRES_HOST_AUTH_METHOD", "trust"}}, PasswordEnv: "POSTGRES_PASSWORD", Built: "dbarena.local/postgres:15"},
 			Local: "postgres"},
 		{Name: "redis", Driver: "redis", Summary: "Redis or Valkey",
 			Image: &Image{Name: "redis", Tag: "7.4", Port: 6379, Health: []string{"CMD", "redis-cli", "ping"}, StartPeriod: "5s",
 				DataDir: "/data", Args: []string{"redis-server", "--save", "", "--appendonly", "no"},
 				PasswordEnv: "REDIS_PASSWORD", PasswordFlag: "--requirepass",
 				PasswordHealth: []string{"CMD-SHELL", `redis-cli -a "$$REDIS_PASSWORD" ping`},
-				VM:             VM{Args: []string{"--protected-mode", "no"}}},
+				VM:             VM{Args: []string{"--protected-mode", "no"}}, Built: "dbarena.local/redis:7.0"},
 			Local: "redis"},
 		{Name: "scylladb", Driver: "cql", Summary: "ScyllaDB (CQL)",
 			Image:   scylla(9042, cqlHealth, nil, VM{Args: []string{"--developer-mode", "0"}}),

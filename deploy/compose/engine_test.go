@@ -26,9 +26,10 @@ import (
 // is reached); every name starts with TestDockerEngine, which the test
 // command runs in a step of its own.
 
-// localImage is the option that uses the image built here for db.
-func localImage(db string, more map[string]string) map[string]string {
-	o := map[string]string{"image": "dbarena.local/" + map[string]string{"postgres": "postgres:15", "redis": "redis:7.0", "mariadb": "mariadb:10.11"}[db]}
+// localImage is the option that uses the image built here for the
+// database (image: local), with more options.
+func localImage(more map[string]string) map[string]string {
+	o := map[string]string{"image": deploy.LocalImage}
 	for k, v := range more {
 		o[k] = v
 	}
@@ -43,7 +44,7 @@ func TestDockerEngineUpLimitsDown(t *testing.T) {
 	testenv.Docker(t)
 	ctx := context.Background()
 	d, err := compose.Provider{}.Up(ctx, deploy.Request{Name: "ce-limits", Database: "postgres", CPUs: 0.5, MemoryBytes: 256 << 20,
-		WorkDir: t.TempDir(), Options: localImage("postgres", nil)})
+		WorkDir: t.TempDir(), Options: localImage(nil)})
 	require.NoError(t, err)
 	down := false
 	t.Cleanup(func() {
@@ -88,7 +89,7 @@ func TestDockerEngineMariaDB(t *testing.T) {
 	testenv.Docker(t)
 	ctx := context.Background()
 	d, err := compose.Provider{}.Up(ctx, deploy.Request{Name: "ce-maria", Database: "mariadb", WorkDir: t.TempDir(),
-		Options: localImage("mariadb", map[string]string{"password": "it's s3cret"})})
+		Options: localImage(map[string]string{"password": "it's s3cret"})})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = d.Down(context.Background()) })
 	url := d.Properties()["mysql.url"]
@@ -115,7 +116,7 @@ func TestDockerEngineNeverHealthy(t *testing.T) {
 	testenv.Docker(t)
 	start := time.Now()
 	_, err := compose.Provider{}.Up(context.Background(), deploy.Request{Name: "ce-unhealthy", Database: "postgres", WorkDir: t.TempDir(),
-		Options: localImage("postgres", map[string]string{"image": "dbarena.local/redis:7.0", "ready_timeout": "15s"})})
+		Options: localImage(map[string]string{"image": "dbarena.local/redis:7.0", "ready_timeout": "15s"})})
 	require.Error(t, err)
 	t.Log(err)
 	require.Less(t, time.Since(start), 90*time.Second)
@@ -135,14 +136,14 @@ func TestDockerEnginePortTaken(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 	_, err = compose.Provider{}.Up(context.Background(), deploy.Request{Name: "ce-port", Database: "redis", WorkDir: t.TempDir(),
-		Options: localImage("redis", map[string]string{"port": fmt.Sprint(port)})})
+		Options: localImage(map[string]string{"port": fmt.Sprint(port)})})
 	require.ErrorContains(t, err, fmt.Sprintf("option port: redis cannot publish on 127.0.0.1:%d, already in use", port))
 	deploytest.RequireProjectGone(t, "dbarena-ce-port")
 
 	// A free fixed port is used as given.
 	require.NoError(t, l.Close())
 	d, err := compose.Provider{}.Up(context.Background(), deploy.Request{Name: "ce-port", Database: "redis", WorkDir: t.TempDir(),
-		Options: localImage("redis", map[string]string{"port": fmt.Sprint(port)})})
+		Options: localImage(map[string]string{"port": fmt.Sprint(port)})})
 	require.NoError(t, err)
 	require.Equal(t, fmt.Sprintf("127.0.0.1:%d", port), d.Properties()["redis.addr"])
 	require.NoError(t, d.Down(context.Background()))
@@ -168,7 +169,7 @@ func TestDockerEngineInterruptedUp(t *testing.T) {
 	// The Redis image behind PostgreSQL's health check: never healthy,
 	// so up is still waiting when the cancel comes.
 	_, err := compose.Provider{}.Up(ctx, deploy.Request{Name: "ce-cancel", Database: "postgres", WorkDir: t.TempDir(),
-		Options: localImage("postgres", map[string]string{"image": "dbarena.local/redis:7.0"})})
+		Options: localImage(map[string]string{"image": "dbarena.local/redis:7.0"})})
 	cancel()
 	require.Error(t, err)
 	require.Less(t, time.Since(start), time.Minute)
@@ -220,7 +221,7 @@ func TestDockerEngineLoaderService(t *testing.T) {
 	require.NoError(t, err, out)
 	dir := t.TempDir()
 	d, err := compose.Provider{}.Up(context.Background(), deploy.Request{Name: "ce-loader", Database: "redis", WorkDir: dir,
-		Options: localImage("redis", nil)})
+		Options: localImage(nil)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = d.Down(context.Background()) })
 	files, err := filepath.Glob(filepath.Join(dir, "dbarena-compose-ce-loader-*", "compose.yml"))

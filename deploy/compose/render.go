@@ -138,7 +138,7 @@ func options(req deploy.Request, im *deploy.Image) (Options, error) {
 			}
 			o.ReadyTimeout = d
 		default:
-			return o, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s), password (from ${env:...}), port (to publish on 127.0.0.1:PORT), ready_timeout (default %s)",
+			return o, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s; local for the image scripts/images/build makes), password (from ${env:...}), port (to publish on 127.0.0.1:PORT), ready_timeout (default %s)",
 				req.Name, k, im.Name, im.Tag, deploy.DefaultReadyTimeout)
 		}
 	}
@@ -163,9 +163,9 @@ func Render(req deploy.Request) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := im.Ref(req.Version)
-	if v := req.Options["image"]; v != "" {
-		ref = v
+	ref, err := im.Choose(o.Image, req.Version)
+	if err != nil {
+		return nil, fmt.Errorf("compose: %s: %w", req.Name, err)
 	}
 	p := &Project{File: File{Name: "dbarena-" + req.Name, Services: map[string]*Service{}, Volumes: map[string]struct{}{}}, Secrets: map[string]string{},
 		Options: o}

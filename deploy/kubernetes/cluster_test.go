@@ -26,9 +26,10 @@ import (
 // every name starts with TestKubernetesCluster, which the test command
 // runs in a step of its own.
 
-// localImages are the provider options that use the images built here.
-func localImages(db string, more map[string]string) map[string]string {
-	o := map[string]string{"image": "dbarena.local/" + map[string]string{"postgres": "postgres:15", "redis": "redis:7.0"}[db],
+// localImages are the provider options that use the images built here
+// (image: local), with more options.
+func localImages(more map[string]string) map[string]string {
+	o := map[string]string{"image": deploy.LocalImage,
 		"loader_pod_image": "dbarena.local/debian:12", "loader_cpus": "0.25", "storage": "1Gi"}
 	for k, v := range more {
 		o[k] = v
@@ -58,7 +59,7 @@ func TestKubernetesClusterUpLimitsDown(t *testing.T) {
 	ctx := context.Background()
 	ns := "dbarena-kt-limits"
 	d, err := kubernetes.Provider{}.Up(ctx, deploy.Request{Name: "kt-limits", Database: "postgres", CPUs: 0.5, MemoryBytes: 256 << 20,
-		WorkDir: t.TempDir(), Options: localImages("postgres", nil)})
+		WorkDir: t.TempDir(), Options: localImages(nil)})
 	require.NoError(t, err)
 	down := false
 	t.Cleanup(func() {
@@ -118,7 +119,7 @@ func TestKubernetesClusterNeverReady(t *testing.T) {
 	testenv.Kubernetes(t)
 	start := time.Now()
 	_, err := kubernetes.Provider{}.Up(context.Background(), deploy.Request{Name: "kt-pending", Database: "redis", CPUs: 64,
-		WorkDir: t.TempDir(), Options: localImages("redis", map[string]string{"ready_timeout": "10s"})})
+		WorkDir: t.TempDir(), Options: localImages(map[string]string{"ready_timeout": "10s"})})
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 60*time.Second)
 	require.ErrorContains(t, err, "statefulset/db not ready within 10s")
@@ -133,7 +134,7 @@ func TestKubernetesClusterNeverReady(t *testing.T) {
 func TestKubernetesClusterNotReadyLogTail(t *testing.T) {
 	testenv.Kubernetes(t)
 	_, err := kubernetes.Provider{}.Up(context.Background(), deploy.Request{Name: "kt-unready", Database: "postgres",
-		WorkDir: t.TempDir(), Options: localImages("postgres", map[string]string{"image": "dbarena.local/redis:7.0", "ready_timeout": "15s"})})
+		WorkDir: t.TempDir(), Options: localImages(map[string]string{"image": "dbarena.local/redis:7.0", "ready_timeout": "15s"})})
 	require.Error(t, err)
 	require.ErrorContains(t, err, "pod db-0 is Running (Ready: ContainersNotReady")
 	require.ErrorContains(t, err, "log tail:")
@@ -149,7 +150,7 @@ func TestKubernetesClusterCrashLoop(t *testing.T) {
 	testenv.Kubernetes(t)
 	start := time.Now()
 	_, err := kubernetes.Provider{}.Up(context.Background(), deploy.Request{Name: "kt-crash", Database: "postgres",
-		WorkDir: t.TempDir(), Options: localImages("postgres", map[string]string{"image": "dbarena.local/debian:12"})})
+		WorkDir: t.TempDir(), Options: localImages(map[string]string{"image": "dbarena.local/debian:12"})})
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 2*time.Minute)
 	require.ErrorContains(t, err, "statefulset/db not ready: pod db-0 keeps crashing")
@@ -175,7 +176,7 @@ func TestKubernetesClusterInterruptedApply(t *testing.T) {
 	}()
 	start := time.Now()
 	_, err := kubernetes.Provider{}.Up(ctx, deploy.Request{Name: "kt-cancel", Database: "postgres", WorkDir: t.TempDir(),
-		Options: localImages("postgres", nil)})
+		Options: localImages(nil)})
 	cancel()
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 60*time.Second)

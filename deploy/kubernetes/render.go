@@ -157,9 +157,9 @@ func Render(req deploy.Request) (*Manifests, error) {
 	}
 	sort.Slice(env, func(i, j int) bool { return env[i].(obj)["name"].(string) < env[j].(obj)["name"].(string) })
 
-	image := im.Ref(req.Version)
-	if o.Image != "" {
-		image = o.Image
+	image, err := im.Choose(o.Image, req.Version)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %s: %w", req.Name, err)
 	}
 	container := obj{"name": "db", "image": image, "env": env,
 		"ports":          []any{obj{"name": "client", "containerPort": im.Port}},

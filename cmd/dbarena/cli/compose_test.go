@@ -23,14 +23,13 @@ import (
 // made; their names start with TestDockerEngine, which the test command
 // runs in a step of its own.
 
-// composeTarget is an experiment target in a container of the local
-// image of database, half a core and 512 MiB.
+// composeTarget is an experiment target in a container of the image
+// built here for database (image: local), half a core and 512 MiB.
 func composeTarget(name, database string) string {
-	image := map[string]string{"postgres": "postgres:15", "redis": "redis:7.0"}[database]
 	return fmt.Sprintf(`  - name: %s
     database: %s
-    deploy: {provider: compose, cpus: 0.5, memory: 512MiB, options: {image: "dbarena.local/%s"}}
-`, name, database, image)
+    deploy: {provider: compose, cpus: 0.5, memory: 512MiB, options: {image: local}}
+`, name, database)
 }
 
 // composeExperiment writes an experiment of workload C over the targets

@@ -23,19 +23,19 @@ import (
 // TestKubernetesCluster, which the test command runs in a step of its
 // own.
 
-// kubeTarget is an experiment target on the test cluster: the local
-// image of database, two loader pods, small enough that two targets fit
-// the 2-CPU node at once. Its namespace is dbarena-NAME.
+// kubeTarget is an experiment target on the test cluster: the image
+// built here for database (image: local), two loader pods, small enough
+// that two targets fit the 2-CPU node at once. Its namespace is
+// dbarena-NAME.
 func kubeTarget(name, database string) string {
-	image := map[string]string{"postgres": "postgres:15", "redis": "redis:7.0"}[database]
 	return fmt.Sprintf(`  - name: %s
     database: %s
     deploy:
       provider: kubernetes
       cpus: 0.5
       memory: 512MiB
-      options: {image: "dbarena.local/%s", loader_pod_image: "dbarena.local/debian:12", loader_cpus: "0.2", loaders: 2, storage: 1Gi}
-`, name, database, image)
+      options: {image: local, loader_pod_image: "dbarena.local/debian:12", loader_cpus: "0.2", loaders: 2, storage: 1Gi}
+`, name, database)
 }
 
 // kubeExperiment writes an experiment of workload C over the targets
