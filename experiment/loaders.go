@@ -454,55 +454,32 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	}
 	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
 	defer stopAbort()
+	w := &loaderWatch{exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{})}
+	go tr.watchLoaders(w, cmds, streams, startAt, prog)
+	ends := tr.waitLoaders(ctx, w, cmds, logs)
+	close(w.done)
+	return ends, nil
+}
+
+// waitLoaders waits for every loader and says how each ended: lost when
+// the watchdog killed it or a signal ended it, failed when it exited with
+// an error status (until its summary says why).
+func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*exec.Cmd, logs []*strings.Builder) []loaderEnd {
+	n := len(cmds)
 	ends := make([]loaderEnd, n)
-	var mu sync.Mutex
-	exited := make([]bool, n)
-	stall := make([]string, n)
-	done := make(chan struct{})
-	var lastLine time.Time
-	go func() {
-		// The watchdog: a loader that stopped sending is lost. It also
-		// draws the live line each second.
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				if now.Sub(lastLine) >= time.Second && now.After(startAt) {
-					lastLine = now
-					tr.liveLine(prog, now.Sub(startAt), streams)
-				}
-				if now.Before(startAt.Add(loaderStall)) {
-					continue
-				}
-				mu.Lock()
-				for i, st := range streams {
-					if exited[i] || stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < loaderStall {
-						continue
-					}
-					stall[i] = fmt.Sprintf("no data for %s", loaderStall)
-					tr.s.log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", loaderStall)
-					_ = cmds[i].Process.Kill()
-				}
-				mu.Unlock()
-			}
-		}
-	}()
 	var wg sync.WaitGroup
 	for i, c := range cmds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			err := c.Wait()
-			mu.Lock()
-			defer mu.Unlock()
-			exited[i] = true
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.exited[i] = true
 			e := loaderEnd{at: time.Now(), tail: tail(logs[i].String(), 600)}
 			switch {
-			case stall[i] != "":
-				e.lost = stall[i]
+			case w.stall[i] != "":
+				e.lost = w.stall[i]
 			case err != nil && ctx.Err() == nil && signaled(err):
 				e.lost = exitReason(err)
 			case err != nil && ctx.Err() == nil:
@@ -515,8 +492,53 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		}()
 	}
 	wg.Wait()
-	close(done)
-	return ends, nil
+	return ends
+}
+
+// loaderWatch is what the watchdog of a step's loaders shares with the
+// goroutines that wait for them.
+type loaderWatch struct {
+	mu sync.Mutex
+	// exited marks the loaders that ended; stall says why the watchdog
+	// killed one ("" when it did not).
+	exited []bool
+	stall  []string
+	// done closes when every loader has ended.
+	done chan struct{}
+}
+
+// watchLoaders is the watchdog of a step's loaders until w.done: a loader
+// that sent nothing for loaderStall after the common start is lost and
+// killed. It also draws the live line each second.
+func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*stream, startAt time.Time, prog *progress) {
+	n := len(cmds)
+	var lastLine time.Time
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case now := <-t.C:
+			if now.Sub(lastLine) >= time.Second && now.After(startAt) {
+				lastLine = now
+				tr.liveLine(prog, now.Sub(startAt), streams)
+			}
+			if now.Before(startAt.Add(loaderStall)) {
+				continue
+			}
+			w.mu.Lock()
+			for i, st := range streams {
+				if w.exited[i] || w.stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < loaderStall {
+					continue
+				}
+				w.stall[i] = fmt.Sprintf("no data for %s", loaderStall)
+				tr.s.log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", loaderStall)
+				_ = cmds[i].Process.Kill()
+			}
+			w.mu.Unlock()
+		}
+	}
 }
 
 // liveLine draws the live line from the loaders' latest rates.
