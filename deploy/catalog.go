@@ -106,6 +106,10 @@ func (im *Image) Choose(option, version string) (string, error) {
 		if im.Built == "" {
 			return "", fmt.Errorf("option image: local: no local image of %s; scripts/images/build makes %s", im.Name, strings.Join(builtImages(), ", "))
 		}
+		if version != "" {
+			// The results would name a version that did not run.
+			return "", fmt.Errorf("option image: local runs %s, whatever deploy.version says: leave version %q out, or name an image of that version", im.Built, version)
+		}
 		return im.Built, nil
 	}
 	return option, nil

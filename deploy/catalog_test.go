@@ -20,6 +20,8 @@ func TestChooseImage(t *testing.T) {
 	got, err := pg.Image.Choose("", "16")
 	require.NoError(t, err)
 	require.Equal(t, "postgres:16", got, "deploy.version is the tag")
+	_, err = pg.Image.Choose(LocalImage, "16")
+	require.ErrorContains(t, err, `option image: local runs dbarena.local/postgres:15, whatever deploy.version says: leave version "16" out`)
 	mysql, err := LookupDatabase("mysql")
 	require.NoError(t, err)
 	got, err = mysql.Image.Choose(LocalImage, "")

@@ -454,10 +454,13 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	}
 	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
 	defer stopAbort()
-	w := &loaderWatch{exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{})}
+	w := &loaderWatch{exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{}), stopped: make(chan struct{})}
 	go tr.watchLoaders(w, cmds, streams, startAt, prog)
 	ends := tr.waitLoaders(ctx, w, cmds, logs)
+	// The watchdog may be drawing the live line: the caller clears it
+	// next, and must not race it.
 	close(w.done)
+	<-w.stopped
 	return ends, nil
 }
 
@@ -485,8 +488,13 @@ func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*ex
 			case err != nil && ctx.Err() == nil:
 				e.failed = exitReason(err)
 			}
-			if e.lost != "" {
+			switch {
+			case e.lost != "":
 				tr.s.log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.lost, "output", e.tail)
+			case e.failed != "":
+				// Lost too if no summary comes back; its own words are
+				// here either way.
+				tr.s.log.Warn("loader ended with an error", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.failed, "output", e.tail)
 			}
 			ends[i] = e
 		}()
@@ -503,14 +511,16 @@ type loaderWatch struct {
 	// killed one ("" when it did not).
 	exited []bool
 	stall  []string
-	// done closes when every loader has ended.
-	done chan struct{}
+	// done closes when every loader has ended; the watchdog closes
+	// stopped when it has returned.
+	done, stopped chan struct{}
 }
 
 // watchLoaders is the watchdog of a step's loaders until w.done: a loader
 // that sent nothing for loaderStall after the common start is lost and
 // killed. It also draws the live line each second.
 func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*stream, startAt time.Time, prog *progress) {
+	defer close(w.stopped)
 	n := len(cmds)
 	var lastLine time.Time
 	t := time.NewTicker(250 * time.Millisecond)

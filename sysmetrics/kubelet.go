@@ -27,7 +27,10 @@ type kubeletPod struct {
 // its figures on its own schedule (every housekeeping interval, 10 s by
 // default) and stamps each with the time it read it; rates span those
 // stamps, and a scrape that brings no newer reading yields no sample, so
-// a cached figure never reads as an idle second.
+// a cached figure never reads as an idle second. A sample carries the
+// time of the scrape that brought it, on this machine's clock; its rates
+// cover the kubelet's own last interval, which ended up to one
+// housekeeping interval earlier.
 func NewKubeletPod(name, role, url, namespace, pod string, client *http.Client) Source {
 	if client == nil {
 		client = &http.Client{}

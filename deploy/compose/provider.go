@@ -150,8 +150,13 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if _, err := d.compose(ctx, "up", "-d", "--wait", "--wait-timeout", strconv.Itoa(timeout)); err != nil {
 		if ctx.Err() == nil {
 			err = d.diagnose(err)
+		} else {
+			err = fmt.Errorf("%w: %w", ctx.Err(), err)
 		}
-		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(context.Background()))
+		// Also after an interrupt, bounded as a teardown is.
+		dctx, cancel := context.WithTimeout(context.Background(), d.DownTimeout())
+		defer cancel()
+		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(dctx))
 	}
 	var addrs []string
 	for _, e := range proj.Exposed {
@@ -174,7 +179,9 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 // 127.0.0.1, so that a taken one is named before anything starts rather
 // than in the middle of Docker's output.
 func portsFree(proj *Project) error {
-	if proj.Options.Port == 0 {
+	if host := os.Getenv("DOCKER_HOST"); proj.Options.Port == 0 || (host != "" && !strings.HasPrefix(host, "unix://")) {
+		// An engine elsewhere publishes on its own loopback, which
+		// cannot be checked from here.
 		return nil
 	}
 	for i, e := range proj.Exposed {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -120,7 +121,10 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	}
 	d := &deployment{kc: kc, ctx: m.Options.Context, ns: m.Options.Namespace, dir: dir, version: req.Version, log: req.Logger}
 	fail := func(err error) (deploy.Deployment, error) {
-		return nil, errors.Join(fmt.Errorf("kubernetes: %s: %w", req.Name, err), d.Down(context.Background()))
+		// Also after an interrupt, bounded as a teardown is.
+		dctx, cancel := context.WithTimeout(context.Background(), d.DownTimeout())
+		defer cancel()
+		return nil, errors.Join(fmt.Errorf("kubernetes: %s: %w", req.Name, err), d.Down(dctx))
 	}
 	if err := d.applyDatabase(ctx, req, m); err != nil {
 		return fail(err)
@@ -170,7 +174,7 @@ func (d *deployment) applyDatabase(ctx context.Context, req deploy.Request, m *M
 	if m.Secret != nil {
 		secret, err := yaml.Marshal(m.Secret)
 		if err != nil {
-			return err
+			return fmt.Errorf("the Secret: %w", err)
 		}
 		// From memory: the password never lands in a file.
 		if _, err := d.kubectl(ctx, secret, "apply", "-f", "-"); err != nil {
@@ -202,9 +206,9 @@ func (d *deployment) startLoaders(ctx context.Context, m *Manifests) error {
 }
 
 // rollout waits until what (kind/name) has want ready pods. A pod whose
-// container keeps crashing ends the wait at once, and the timeout ends
-// it later; either way the error names each pod that is not ready, with
-// its state, its recent events and the tail of its log.
+// container keeps crashing or cannot start ends the wait at once, and the
+// timeout ends it later; either way the error names each pod that is not
+// ready, with its state, its recent events and the tail of its log.
 func (d *deployment) rollout(ctx context.Context, what, selector string, want int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(time.Second)
@@ -215,13 +219,13 @@ func (d *deployment) rollout(ctx context.Context, what, selector string, want in
 			return nil
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 		}
-		crashing := d.crashing(ctx, selector)
-		if crashing == "" && time.Now().Before(deadline) {
+		stuck := d.stuck(ctx, selector)
+		if stuck == "" && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():
-				return ctx.Err()
+				return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 			case <-tick.C:
 				continue
 			}
@@ -233,16 +237,19 @@ func (d *deployment) rollout(ctx context.Context, what, selector string, want in
 		if why == "" && err != nil {
 			why = err.Error()
 		}
-		if crashing != "" {
-			return fmt.Errorf("%s not ready: %s keeps crashing: %s", what, crashing, why)
+		if stuck != "" {
+			return fmt.Errorf("%s not ready: %s: %s", what, stuck, why)
 		}
 		return fmt.Errorf("%s not ready within %s: %s", what, timeout, why)
 	}
 }
 
-// crashing names a pod that selector picks whose container has crashed
-// and been restarted crashLoops times or more, or returns "".
-func (d *deployment) crashing(ctx context.Context, selector string) string {
+// stuck says why a pod that selector picks will not become ready by
+// waiting ("pod db-0 keeps crashing"), or returns "": a container that
+// has crashed and been restarted crashLoops times, or one the kubelet
+// cannot start for a reason that waiting does not mend (an image it may
+// not or cannot pull, a configuration that refers to nothing).
+func (d *deployment) stuck(ctx context.Context, selector string) string {
 	pods, err := d.podStates(ctx, selector)
 	if err != nil {
 		return ""
@@ -250,12 +257,19 @@ func (d *deployment) crashing(ctx context.Context, selector string) string {
 	for _, p := range pods.Items {
 		for _, c := range p.Status.ContainerStatuses {
 			if c.RestartCount >= crashLoops {
-				return "pod " + p.Metadata.Name
+				return "pod " + p.Metadata.Name + " keeps crashing"
+			}
+			if w, ok := c.State["waiting"]; ok && hopeless[w.Reason] {
+				return fmt.Sprintf("pod %s cannot start container %s (%s)", p.Metadata.Name, c.Name, w.Reason)
 			}
 		}
 	}
 	return ""
 }
+
+// hopeless are the reasons a container waits that waiting does not mend.
+var hopeless = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "ImagePullBackOff": true,
+	"CreateContainerConfigError": true}
 
 // crashLoops is how many restarts make a container crash-looping, not
 // unlucky: a database that exited twice will not come up by waiting (the
@@ -370,13 +384,16 @@ func (d *deployment) listen(ctx context.Context, re *regexp.Regexp, args ...stri
 	if d.ctx != "" {
 		args = append([]string{"--context", d.ctx}, args...)
 	}
+	name := "kubectl " + strings.Join(args, " ")
 	cmd := exec.Command(d.kc, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	d.bg = append(d.bg, cmd)
 	lines := make(chan string)
@@ -387,27 +404,54 @@ func (d *deployment) listen(ctx context.Context, re *regexp.Regexp, args ...stri
 		}
 		close(lines)
 	}()
+	// Whatever this returns, the reader must not block on a line nobody
+	// takes: kubectl writes a line per connection it forwards.
+	defer func() {
+		go func() {
+			for range lines {
+			}
+		}()
+	}()
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				return 0, fmt.Errorf("kubectl %s ended before it listened", strings.Join(args, " "))
+				return 0, fmt.Errorf("%s ended before it listened: %s", name, strings.TrimSpace(stderr.String()))
 			}
 			if m := re.FindStringSubmatch(l); m != nil {
 				p, _ := strconv.Atoi(m[1])
-				go func() {
-					for range lines {
-					}
-				}()
 				return p, nil
 			}
 		case <-timeout:
-			return 0, fmt.Errorf("kubectl %s: no port after 30s", strings.Join(args, " "))
+			return 0, fmt.Errorf("%s: no port after 30s: %s", name, strings.TrimSpace(stderr.String()))
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return 0, fmt.Errorf("%s: %w", name, ctx.Err())
 		}
 	}
+}
+
+// syncBuffer is a buffer one goroutine (the command's) writes while
+// another reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b.Len() > 4096 {
+		// Enough to say why; kubectl has nothing longer to say.
+		return len(p), nil
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func (d *deployment) Properties() map[string]string { return d.props }
@@ -547,7 +591,7 @@ func (d *deployment) diagnose(ctx context.Context, selector string) string {
 // events are the last five events of pod, oldest first, each once.
 func (d *deployment) events(ctx context.Context, pod string) string {
 	out, err := d.kubectl(ctx, nil, "-n", d.ns, "get", "events", "--field-selector", "involvedObject.name="+pod,
-		"--sort-by", ".lastTimestamp", "-o", "json")
+		"--sort-by", ".metadata.creationTimestamp", "-o", "json")
 	if err != nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,10 +57,29 @@ func TestClusterThroughOneNode(t *testing.T) {
 	require.Len(t, d.Hosts(), 3)
 	require.Equal(t, deploy.Host{Name: "c-2", Pod: "dbarena-c/db-2", PodMetricsURL: "http://127.0.0.1:41235/api/v1/nodes/n3/proxy/metrics/resource"}, d.Hosts()[2])
 
+	bin, log := fakeKubectl(t)
+	work := t.TempDir()
 	d, err = kubernetes.Provider{Kubectl: bin}.Up(context.Background(), deploy.Request{Name: "crdb", Database: "cockroachdb", Nodes: 3,
-		WorkDir: t.TempDir(), Options: map[string]string{"loaders": "2"}})
+		WorkDir: work, Options: map[string]string{"loaders": "2", "password": "s3cret"}})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = d.Down(context.Background()) })
 	require.Equal(t, "10.244.0.5:26257,10.244.0.6:26257,10.244.0.7:26257",
 		d.(deploy.LoadMachines).LoaderProperties()["postgres.hosts"], "the loaders' workers spread over the pods")
+	files := 0
+	require.NoError(t, filepath.WalkDir(work, func(path string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			files++
+			b, rerr := os.ReadFile(path)
+			require.NoError(t, rerr)
+			require.NotContains(t, string(b), "s3cret", "no file holds the password: %s", path)
+		}
+		return err
+	}))
+	require.Positive(t, files, "the manifests are written")
+	require.NoError(t, d.Down(context.Background()))
+	require.NoError(t, d.Down(context.Background()), "safe twice")
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	calls := string(b)
+	require.Contains(t, calls, "apply -f - <1>", "the Secret from standard input")
+	require.Equal(t, 1, strings.Count(calls, "delete namespace dbarena-crdb"), "deleted once")
 }

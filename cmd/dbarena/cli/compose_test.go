@@ -42,14 +42,16 @@ func composeExperiment(t *testing.T, name, runSection string, targets ...string)
 	return file
 }
 
-// waitForContainer waits until the Compose project has a running
-// container.
-func waitForContainer(t *testing.T, project string) {
-	t.Helper()
-	require.Eventually(t, func() bool {
+// waitForContainer waits up to 2 minutes until the Compose project has a
+// running container, or says it never had one.
+func waitForContainer(project string) error {
+	if poll(2*time.Minute, func() bool {
 		out, _ := exec.Command("docker", "ps", "-q", "--filter", "label=com.docker.compose.project="+project).Output()
 		return strings.TrimSpace(string(out)) != ""
-	}, 2*time.Minute, 100*time.Millisecond, "no container of %s", project)
+	}) {
+		return nil
+	}
+	return fmt.Errorf("no container of %s in 2 minutes", project)
 }
 
 // TestDockerEngineRun compares PostgreSQL and Redis in containers of the
@@ -100,14 +102,19 @@ func TestDockerEngineInterruptedRun(t *testing.T) {
 	res := filepath.Join(t.TempDir(), "r")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	acted := make(chan error, 1)
 	go func() {
-		waitForContainer(t, "dbarena-dint")
-		// The container is up; the load and the first seconds of the
-		// trial follow within a few seconds.
-		time.Sleep(12 * time.Second)
+		err := waitForContainer("dbarena-dint")
+		if err == nil {
+			// The container is up; the load and the first seconds of
+			// the trial follow within a few seconds.
+			time.Sleep(12 * time.Second)
+		}
 		cancel()
+		acted <- err
 	}()
 	code, out, errs := run(t, ctx, "run", file, "--results", res)
+	require.NoError(t, <-acted)
 	require.Equal(t, ExitInterrupted, code, "%s\n%s", out, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err, "what was measured is kept")
@@ -124,20 +131,25 @@ func TestDockerEngineStoppedMidTrial(t *testing.T) {
 	testenv.Docker(t)
 	dir := t.TempDir()
 	script := filepath.Join("..", "..", "..", "scripts", "docker")
+	t.Cleanup(func() { _ = exec.Command(script, "stop", dir).Run() })
 	start := exec.Command(script, "start", dir)
 	start.Env = append(os.Environ(), "DBARENA_DOCKER_POOL=10.213.0.0/16")
 	out, err := start.Output()
 	require.NoError(t, err, string(out))
-	t.Cleanup(func() { _ = exec.Command(script, "stop", dir).Run() })
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(dir, "docker.sock"))
 	file := composeExperiment(t, "dockstop", "{duration: 20s, threads: 2}", composeTarget("dstop", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
+	acted := make(chan error, 1)
 	go func() {
-		waitForContainer(t, "dbarena-dstop")
-		time.Sleep(12 * time.Second)
-		_ = exec.Command(script, "stop", dir).Run()
+		err := waitForContainer("dbarena-dstop")
+		if err == nil {
+			time.Sleep(12 * time.Second)
+			err = exec.Command(script, "stop", dir).Run()
+		}
+		acted <- err
 	}()
 	code, stdout, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.NoError(t, <-acted)
 	require.NotEqual(t, ExitOK, code, "%s\n%s", stdout, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err, "what was measured is kept")

@@ -48,22 +48,16 @@ func kubeExperiment(t *testing.T, name, runSection string, targets ...string) st
 	return file
 }
 
-// kubeLoader waits for the kubectl exec that runs loader index (as
-// "1/2") in namespace ns, and returns the pod it runs in.
-func kubeLoader(t *testing.T, ns, index string) string {
-	t.Helper()
+// kubeLoader waits up to 4 minutes for the kubectl exec that runs the
+// run step's loader index (as "1/2") in namespace ns, and returns the pod
+// it runs in, or an error that says it never came.
+func kubeLoader(ns, index string) (string, error) {
 	var pod string
-	require.Eventually(t, func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if err != nil {
-				continue
-			}
-			args := strings.Split(string(b), "\x00")
+	found := poll(4*time.Minute, func() bool {
+		processArgs(func(_ int, args []string) bool {
 			line := strings.Join(args, " ")
-			if !strings.Contains(line, "-n "+ns+" exec -i ") || !strings.Contains(line, "--loader "+index) || !strings.Contains(line, " ycsb ") {
-				continue
+			if !strings.Contains(line, "-n "+ns+" exec -i ") || !strings.Contains(line, "--loader "+index) || !strings.Contains(line, " ycsb run ") {
+				return false
 			}
 			for i, a := range args {
 				if a == "-i" && i+1 < len(args) {
@@ -71,10 +65,14 @@ func kubeLoader(t *testing.T, ns, index string) string {
 					return true
 				}
 			}
-		}
-		return false
-	}, 4*time.Minute, 100*time.Millisecond, "loader %s in %s not found", index, ns)
-	return pod
+			return false
+		})
+		return pod != ""
+	})
+	if !found {
+		return "", fmt.Errorf("the run step's loader %s in %s not found in 4 minutes", index, ns)
+	}
+	return pod, nil
 }
 
 // TestKubernetesClusterRun compares PostgreSQL and Redis deployed by the
@@ -126,14 +124,19 @@ func TestKubernetesClusterLoaderPodDeleted(t *testing.T) {
 	bin := buildDbarena(t)
 	file := kubeExperiment(t, "kubelose", "{duration: 12s, threads: 2}", kubeTarget("klose", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
+	acted := make(chan error, 1)
 	go func() {
-		pod := kubeLoader(t, "dbarena-klose", "1/2")
-		// Into the measured window: the loaders start together a few
-		// seconds after they are launched.
-		time.Sleep(7 * time.Second)
-		_ = exec.Command("kubectl", "-n", "dbarena-klose", "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false").Run()
+		pod, err := kubeLoader("dbarena-klose", "1/2")
+		if err == nil {
+			// Into the measured window: the loaders start together a
+			// few seconds after they are launched.
+			time.Sleep(7 * time.Second)
+			err = exec.Command("kubectl", "-n", "dbarena-klose", "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false").Run()
+		}
+		acted <- err
 	}()
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
+	require.NoError(t, <-acted)
 	require.Equal(t, ExitFailure, code, "%s\n%s", out, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
@@ -163,13 +166,18 @@ func TestKubernetesClusterInterruptedRun(t *testing.T) {
 	file := kubeExperiment(t, "kubeint", "{duration: 60s, threads: 2}", kubeTarget("kint", "redis"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	acted := make(chan error, 1)
 	go func() {
-		kubeLoader(t, "dbarena-kint", "1/2")
-		time.Sleep(5 * time.Second)
+		_, err := kubeLoader("dbarena-kint", "1/2")
+		if err == nil {
+			time.Sleep(5 * time.Second)
+		}
 		cancel()
+		acted <- err
 	}()
 	start := time.Now()
 	code, out, errs := run(t, ctx, "run", file, "--results", filepath.Join(t.TempDir(), "r"), "--loader-binary", bin)
+	require.NoError(t, <-acted)
 	require.Equal(t, ExitInterrupted, code, "%s\n%s", out, errs)
 	require.Less(t, time.Since(start), 3*time.Minute)
 	deploytest.RequireNamespaceGone(t, "dbarena-kint")

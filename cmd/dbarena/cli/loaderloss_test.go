@@ -16,29 +16,62 @@ import (
 	"github.com/dbarena/dbarena/results"
 )
 
-// findLoader returns the PID of the run step's loader process whose
+// poll calls found every 50 ms until it says yes or timeout passes, and
+// says whether it did. Unlike require.Eventually it never fails the test,
+// so the goroutines that act on a run while it goes can use it: only the
+// test's own goroutine may end a test.
+func poll(timeout time.Duration, found func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if found() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processArgs calls f with each process's command line until f says
+// stop.
+func processArgs(f func(pid int, args []string) (stop bool)) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if f(pid, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")) {
+			return
+		}
+	}
+}
+
+// findLoader waits up to 20 s for the run step's loader process whose
 // command line holds "--loader" index and mark (a path only this test
-// uses), waiting for it to start.
-func findLoader(t *testing.T, index, mark string) int {
-	t.Helper()
+// uses) and returns its PID, or an error that says it never came.
+func findLoader(index, mark string) (int, error) {
 	var pid int
-	require.Eventually(t, func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if err != nil {
-				continue
-			}
-			args := strings.Split(string(b), "\x00")
+	ok := poll(20*time.Second, func() bool {
+		processArgs(func(p int, args []string) bool {
 			line := strings.Join(args, " ")
 			if strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb run ") {
-				fmt.Sscan(e.Name(), &pid)
+				pid = p
 				return true
 			}
-		}
-		return false
-	}, 20*time.Second, 50*time.Millisecond, "loader %s not found", index)
-	return pid
+			return false
+		})
+		return pid > 0
+	})
+	if !ok {
+		return 0, fmt.Errorf("loader %s of the run step (mark %s) not found in 20s", index, mark)
+	}
+	return pid, nil
 }
 
 // noLoaderLeft checks that no process of the test's loaders runs.
@@ -74,16 +107,21 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 			work := filepath.Join(dir, "work-"+strings.ReplaceAll(tc.name, " ", ""))
 			file := redisExperiment(t, dir, "lose", srv.addr, "{duration: 10s, threads: 2, loaders: 3}")
 			res := filepath.Join(dir, "r")
+			acted := make(chan error, 1)
 			go func() {
-				pid := findLoader(t, "1/3", work)
-				// Into the measured window: the loaders start together
-				// about 3 s after they are launched.
-				time.Sleep(6 * time.Second)
-				_ = syscall.Kill(pid, tc.sig)
+				pid, err := findLoader("1/3", work)
+				if err == nil {
+					// Into the measured window: the loaders start
+					// together about 3 s after they are launched.
+					time.Sleep(6 * time.Second)
+					err = syscall.Kill(pid, tc.sig)
+				}
+				acted <- err
 			}()
 			start := time.Now()
 			code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
 			took := time.Since(start)
+			require.NoError(t, <-acted)
 			require.Equal(t, ExitFailure, code, errs)
 			require.Less(t, took, 30*time.Second, "a frozen loader does not hold the experiment")
 			d, err := results.Read(res)
@@ -143,15 +181,20 @@ func TestLoaderOverSSHLosesItsLink(t *testing.T) {
 	file := redisExperiment(t, dir, "cut", fmt.Sprintf("%s:%d", vm.HostIP, port),
 		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
 	work := filepath.Join(dir, "work")
+	acted := make(chan error, 1)
 	go func() {
 		// The local loader starts with the remote one, about 3 s after
 		// both are launched; cut the wire 3 s into the trial.
-		findLoader(t, "1/2", work)
-		time.Sleep(6 * time.Second)
-		_ = exec.Command("ip", "link", "set", vm.Veth, "down").Run()
+		_, err := findLoader("1/2", work)
+		if err == nil {
+			time.Sleep(6 * time.Second)
+			err = exec.Command("ip", "link", "set", vm.Veth, "down").Run()
+		}
+		acted <- err
 	}()
 	res := filepath.Join(dir, "r")
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.NoError(t, <-acted)
 	require.Equal(t, ExitFailure, code, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
@@ -169,21 +212,16 @@ func TestLoaderOverSSHLosesItsLink(t *testing.T) {
 // /tmp/dbarena-loader-*), or 0 when none runs. Network namespaces share
 // this machine's process table, so a "VM"'s processes are seen here.
 func remoteLoaderPID(index string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
+	var pid int
+	processArgs(func(p int, args []string) bool {
 		if strings.HasPrefix(args[0], "/tmp/dbarena-loader-") && strings.HasSuffix(args[0], "/dbarena") &&
 			strings.Contains(strings.Join(args, " "), "--loader "+index) {
-			var pid int
-			fmt.Sscan(e.Name(), &pid)
-			return pid
+			pid = p
+			return true
 		}
-	}
-	return 0
+		return false
+	})
+	return pid
 }
 
 // TestLoaderOverSSHLosesItsClient kills the ssh client that carries one
@@ -202,19 +240,26 @@ func TestLoaderOverSSHLosesItsClient(t *testing.T) {
 	file := redisExperiment(t, dir, "client", fmt.Sprintf("%s:%d", vm.HostIP, port),
 		fmt.Sprintf(`{duration: 12s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
 	work := filepath.Join(dir, "work")
-	stopped := make(chan time.Duration, 1)
+	type outcome struct {
+		remote  int
+		stopped time.Duration
+		err     error
+	}
+	acted := make(chan outcome, 1)
 	go func() {
 		// The ssh client's command line holds the key's path, which only
 		// this test uses.
-		client := findLoader(t, "0/2", key)
+		client, err := findLoader("0/2", key)
+		if err != nil {
+			acted <- outcome{err: err}
+			return
+		}
 		time.Sleep(6 * time.Second)
 		remote := remoteLoaderPID("0/2")
-		_ = syscall.Kill(client, syscall.SIGKILL)
+		err = syscall.Kill(client, syscall.SIGKILL)
 		killed := time.Now()
-		for remote > 0 && syscall.Kill(remote, 0) == nil && time.Since(killed) < 20*time.Second {
-			time.Sleep(50 * time.Millisecond)
-		}
-		stopped <- time.Since(killed)
+		poll(20*time.Second, func() bool { return remote == 0 || syscall.Kill(remote, 0) != nil })
+		acted <- outcome{remote: remote, stopped: time.Since(killed), err: err}
 	}()
 	res := filepath.Join(dir, "r")
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
@@ -228,7 +273,10 @@ func TestLoaderOverSSHLosesItsClient(t *testing.T) {
 	require.Contains(t, row.StatusReason, "loader 0 of 2 lost")
 	require.Contains(t, row.StatusReason, "killed by signal 9")
 	require.Positive(t, row.Operations)
-	require.Less(t, <-stopped, 5*time.Second, "the remote loader stops when its link closes, not when its trial would end")
+	o := <-acted
+	require.NoError(t, o.err)
+	require.Positive(t, o.remote, "the remote loader was running when its client was killed")
+	require.Less(t, o.stopped, 5*time.Second, "the remote loader stops when its link closes, not when its trial would end")
 	noLoaderLeft(t, work)
 }
 
@@ -250,13 +298,18 @@ func TestLoaderInANamespaceLosesTheDatabase(t *testing.T) {
 	file := redisExperiment(t, dir, "netns", fmt.Sprintf("%s:%d", ns.HostIP, port),
 		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["ip netns exec %s", ""]}`, ns.Name))
 	work := filepath.Join(dir, "work")
+	acted := make(chan error, 1)
 	go func() {
-		findLoader(t, "1/2", work)
-		time.Sleep(6 * time.Second)
-		_ = exec.Command("ip", "link", "set", ns.Veth, "down").Run()
+		_, err := findLoader("1/2", work)
+		if err == nil {
+			time.Sleep(6 * time.Second)
+			err = exec.Command("ip", "link", "set", ns.Veth, "down").Run()
+		}
+		acted <- err
 	}()
 	res := filepath.Join(dir, "r")
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.NoError(t, <-acted)
 	require.Equal(t, ExitFailure, code, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
