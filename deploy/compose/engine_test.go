@@ -187,27 +187,15 @@ func TestDockerEngineInterruptedUp(t *testing.T) {
 // real Compose check the files (docker compose config -q).
 func TestDockerEngineAcceptsEveryRendering(t *testing.T) {
 	testenv.Docker(t)
-	for _, db := range deploy.Databases() {
-		if db.Image == nil {
-			continue
-		}
-		if _, no := db.Unsupported[deploy.Compose]; no {
-			continue
-		}
-		sizes := []int{1}
-		if db.Cluster != nil {
-			sizes = append(sizes, 3)
-		}
-		for _, nodes := range sizes {
-			t.Run(fmt.Sprintf("%s-%d", db.Name, nodes), func(t *testing.T) {
-				dir := t.TempDir()
-				_, err := compose.Write(deploy.Request{Name: "cfg", Database: db.Name, Nodes: nodes, CPUs: 2, MemoryBytes: 4 << 30,
-					Options: map[string]string{"password": "s3cret"}}, dir)
-				require.NoError(t, err)
-				out, err := execOut("docker", "compose", "-f", filepath.Join(dir, "compose.yml"), "config", "-q")
-				require.NoError(t, err, out)
-			})
-		}
+	for _, sh := range deploytest.Shapes(deploy.Compose) {
+		t.Run(sh.Name(), func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := compose.Write(deploy.Request{Name: "cfg", Database: sh.Database, Nodes: sh.Nodes, CPUs: 2, MemoryBytes: 4 << 30,
+				Options: map[string]string{"password": "s3cret"}}, dir)
+			require.NoError(t, err)
+			out, err := execOut("docker", "compose", "-f", filepath.Join(dir, "compose.yml"), "config", "-q")
+			require.NoError(t, err, out)
+		})
 	}
 }
 

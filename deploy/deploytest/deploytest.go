@@ -80,3 +80,29 @@ func Render(render func(v Variant) (string, error)) string {
 	}
 	return b.String()
 }
+
+// Shape is one database of the catalogue at one size.
+type Shape struct {
+	Database string
+	Nodes    int
+}
+
+// Name is "DATABASE-NODES", a subtest's name.
+func (s Shape) Name() string { return fmt.Sprintf("%s-%d", s.Database, s.Nodes) }
+
+// Shapes are the ways a container provider runs the catalogue: every
+// database with an image that the catalogue does not rule out for
+// provider, as one node and, where it clusters, as three.
+func Shapes(provider string) []Shape {
+	var out []Shape
+	for _, db := range deploy.Databases() {
+		if _, no := db.Unsupported[provider]; no || db.Image == nil {
+			continue
+		}
+		out = append(out, Shape{db.Name, 1})
+		if db.Cluster != nil {
+			out = append(out, Shape{db.Name, 3})
+		}
+	}
+	return out
+}

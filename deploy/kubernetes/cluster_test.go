@@ -209,35 +209,22 @@ func TestKubernetesClusterInterruptedApply(t *testing.T) {
 // validation, not only parse.
 func TestKubernetesClusterAcceptsEveryRendering(t *testing.T) {
 	testenv.Kubernetes(t)
-	for _, db := range deploy.Databases() {
-		if db.Image == nil {
-			continue
-		}
-		if _, no := db.Unsupported[deploy.Kubernetes]; no {
-			continue
-		}
-		sizes := []int{1}
-		if db.Cluster != nil {
-			sizes = append(sizes, 3)
-		}
-		for _, nodes := range sizes {
-			t.Run(fmt.Sprintf("%s-%d", db.Name, nodes), func(t *testing.T) {
-				name := fmt.Sprintf("dry-%s-%d", db.Name, nodes)
-				dir := t.TempDir()
-				m, err := kubernetes.Write(deploy.Request{Name: name, Database: db.Name, Nodes: nodes, CPUs: 2, MemoryBytes: 4 << 30,
-					Options: map[string]string{"password": "s3cret"}}, dir)
-				require.NoError(t, err)
-				// The namespace for real: a dry run creates nothing, and the
-				// objects in it would find no namespace.
-				ns := m.Options.Namespace
-				deploytest.Kubectl(t, "create", "namespace", ns)
-				t.Cleanup(func() { _ = exec.Command("kubectl", "delete", "namespace", ns, "--wait=false").Run() })
-				deploytest.Kubectl(t, "apply", "--dry-run=server", "-f", filepath.Join(dir, "manifests.yaml"))
-				secret := filepath.Join(dir, "secret.yaml")
-				require.NoError(t, os.WriteFile(secret, secretYAML(t, m), 0o600))
-				deploytest.Kubectl(t, "apply", "--dry-run=server", "-f", secret)
-			})
-		}
+	for _, sh := range deploytest.Shapes(deploy.Kubernetes) {
+		t.Run(sh.Name(), func(t *testing.T) {
+			dir := t.TempDir()
+			m, err := kubernetes.Write(deploy.Request{Name: "dry-" + sh.Name(), Database: sh.Database, Nodes: sh.Nodes, CPUs: 2, MemoryBytes: 4 << 30,
+				Options: map[string]string{"password": "s3cret"}}, dir)
+			require.NoError(t, err)
+			// The namespace for real: a dry run creates nothing, and the
+			// objects in it would find no namespace.
+			ns := m.Options.Namespace
+			deploytest.Kubectl(t, "create", "namespace", ns)
+			t.Cleanup(func() { _ = exec.Command("kubectl", "delete", "namespace", ns, "--wait=false").Run() })
+			deploytest.Kubectl(t, "apply", "--dry-run=server", "-f", filepath.Join(dir, "manifests.yaml"))
+			secret := filepath.Join(dir, "secret.yaml")
+			require.NoError(t, os.WriteFile(secret, secretYAML(t, m), 0o600))
+			deploytest.Kubectl(t, "apply", "--dry-run=server", "-f", secret)
+		})
 	}
 }
 

@@ -32,9 +32,10 @@ func composeTarget(name, database string) string {
 `, name, database)
 }
 
-// composeExperiment writes an experiment of workload C over the targets
-// with the given run section and returns its path.
-func composeExperiment(t *testing.T, name, runSection string, targets ...string) string {
+// targetsExperiment writes an experiment of workload C on 1000 records
+// over the targets (YAML list items) with the given run section, and
+// returns its path.
+func targetsExperiment(t *testing.T, name, runSection string, targets ...string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), name+".yaml")
 	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("name: %s\nproperties: {recordcount: 1000}\ntargets:\n%sworkloads: [c]\nrun: %s\n",
@@ -60,7 +61,7 @@ func waitForContainer(project string) error {
 // volume.
 func TestDockerEngineRun(t *testing.T) {
 	testenv.Docker(t)
-	file := composeExperiment(t, "dock", "{duration: 5s, threads: 4}", composeTarget("dpg", "postgres"), composeTarget("drd", "redis"))
+	file := targetsExperiment(t, "dock", "{duration: 5s, threads: 4}", composeTarget("dpg", "postgres"), composeTarget("drd", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
@@ -98,7 +99,7 @@ func TestDockerEngineRun(t *testing.T) {
 // and takes the project down.
 func TestDockerEngineInterruptedRun(t *testing.T) {
 	testenv.Docker(t)
-	file := composeExperiment(t, "dockint", "{duration: 60s, threads: 2}", composeTarget("dint", "redis"))
+	file := targetsExperiment(t, "dockint", "{duration: 60s, threads: 2}", composeTarget("dint", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -137,7 +138,7 @@ func TestDockerEngineStoppedMidTrial(t *testing.T) {
 	out, err := start.Output()
 	require.NoError(t, err, string(out))
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(dir, "docker.sock"))
-	file := composeExperiment(t, "dockstop", "{duration: 20s, threads: 2}", composeTarget("dstop", "redis"))
+	file := targetsExperiment(t, "dockstop", "{duration: 20s, threads: 2}", composeTarget("dstop", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
 	acted := make(chan error, 1)
 	go func() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,41 +37,20 @@ func kubeTarget(name, database string) string {
 `, name, database)
 }
 
-// kubeExperiment writes an experiment of workload C over the targets
-// with the given run section and returns its path.
-func kubeExperiment(t *testing.T, name, runSection string, targets ...string) string {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), name+".yaml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("name: %s\nproperties: {recordcount: 1000}\ntargets:\n%sworkloads: [c]\nrun: %s\n",
-		name, strings.Join(targets, ""), runSection)), 0o644))
-	return file
-}
-
 // kubeLoader waits up to 4 minutes for the kubectl exec that runs the
 // run step's loader index (as "1/2") in namespace ns, and returns the pod
 // it runs in, or an error that says it never came.
 func kubeLoader(ns, index string) (string, error) {
-	var pod string
-	found := poll(4*time.Minute, func() bool {
-		processArgs(func(_ int, args []string) bool {
-			line := strings.Join(args, " ")
-			if !strings.Contains(line, "-n "+ns+" exec -i ") || !strings.Contains(line, "--loader "+index) || !strings.Contains(line, " ycsb run ") {
-				return false
-			}
-			for i, a := range args {
-				if a == "-i" && i+1 < len(args) {
-					pod = args[i+1]
-					return true
-				}
-			}
-			return false
-		})
-		return pod != ""
-	})
-	if !found {
-		return "", fmt.Errorf("the run step's loader %s in %s not found in 4 minutes", index, ns)
+	p, err := waitLoader(4*time.Minute, index, "-n "+ns+" exec -i ")
+	if err != nil {
+		return "", err
 	}
-	return pod, nil
+	for i, a := range p.args {
+		if a == "-i" && i+1 < len(p.args) {
+			return p.args[i+1], nil
+		}
+	}
+	return "", fmt.Errorf("no pod in %q", strings.Join(p.args, " "))
 }
 
 // TestKubernetesClusterRun compares PostgreSQL and Redis deployed by the
@@ -82,7 +60,7 @@ func kubeLoader(ns, index string) (string, error) {
 func TestKubernetesClusterRun(t *testing.T) {
 	testenv.Kubernetes(t)
 	bin := buildDbarena(t)
-	file := kubeExperiment(t, "kube", "{duration: 6s, threads: 4}", kubeTarget("kpg", "postgres"), kubeTarget("krd", "redis"))
+	file := targetsExperiment(t, "kube", "{duration: 6s, threads: 4}", kubeTarget("kpg", "postgres"), kubeTarget("krd", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin)
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
@@ -122,7 +100,7 @@ func TestKubernetesClusterRun(t *testing.T) {
 func TestKubernetesClusterLoaderPodDeleted(t *testing.T) {
 	testenv.Kubernetes(t)
 	bin := buildDbarena(t)
-	file := kubeExperiment(t, "kubelose", "{duration: 12s, threads: 2}", kubeTarget("klose", "redis"))
+	file := targetsExperiment(t, "kubelose", "{duration: 12s, threads: 2}", kubeTarget("klose", "redis"))
 	res := filepath.Join(t.TempDir(), "r")
 	acted := make(chan error, 1)
 	go func() {
@@ -163,7 +141,7 @@ func TestKubernetesClusterLoaderPodDeleted(t *testing.T) {
 func TestKubernetesClusterInterruptedRun(t *testing.T) {
 	testenv.Kubernetes(t)
 	bin := buildDbarena(t)
-	file := kubeExperiment(t, "kubeint", "{duration: 60s, threads: 2}", kubeTarget("kint", "redis"))
+	file := targetsExperiment(t, "kubeint", "{duration: 60s, threads: 2}", kubeTarget("kint", "redis"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	acted := make(chan error, 1)

@@ -33,9 +33,15 @@ func poll(timeout time.Duration, found func() bool) bool {
 	}
 }
 
-// processArgs calls f with each process's command line until f says
-// stop.
-func processArgs(f func(pid int, args []string) (stop bool)) {
+// process is one running process: its PID and command line.
+type process struct {
+	pid  int
+	args []string
+}
+
+// processes are the running processes whose command line match accepts.
+func processes(match func(args []string) bool) []process {
+	var out []process
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		var pid int
@@ -46,43 +52,49 @@ func processArgs(f func(pid int, args []string) (stop bool)) {
 		if err != nil || len(b) == 0 {
 			continue
 		}
-		if f(pid, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")) {
-			return
+		if args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); match(args) {
+			out = append(out, process{pid, args})
 		}
 	}
+	return out
+}
+
+// runLoader accepts the command line of the run step's loader index (as
+// "1/3") that holds mark: a path only the test uses, or the kubectl
+// words that name its namespace.
+func runLoader(index, mark string) func(args []string) bool {
+	return func(args []string) bool {
+		line := strings.Join(args, " ")
+		return strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb run ")
+	}
+}
+
+// waitLoader waits up to timeout for the run step's loader index that
+// holds mark (see runLoader), or says it never came.
+func waitLoader(timeout time.Duration, index, mark string) (process, error) {
+	var found []process
+	if poll(timeout, func() bool { found = processes(runLoader(index, mark)); return len(found) > 0 }) {
+		return found[0], nil
+	}
+	return process{}, fmt.Errorf("the run step's loader %s (%s) not found in %s", index, mark, timeout)
 }
 
 // findLoader waits up to 20 s for the run step's loader process whose
 // command line holds "--loader" index and mark (a path only this test
 // uses) and returns its PID, or an error that says it never came.
 func findLoader(index, mark string) (int, error) {
-	var pid int
-	ok := poll(20*time.Second, func() bool {
-		processArgs(func(p int, args []string) bool {
-			line := strings.Join(args, " ")
-			if strings.Contains(line, "--loader "+index) && strings.Contains(line, mark) && strings.Contains(line, " ycsb run ") {
-				pid = p
-				return true
-			}
-			return false
-		})
-		return pid > 0
-	})
-	if !ok {
-		return 0, fmt.Errorf("loader %s of the run step (mark %s) not found in 20s", index, mark)
-	}
-	return pid, nil
+	p, err := waitLoader(20*time.Second, index, mark)
+	return p.pid, err
 }
 
 // noLoaderLeft checks that no process of the test's loaders runs.
 func noLoaderLeft(t *testing.T, mark string) {
 	t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), mark) && strings.Contains(string(b), "ycsb") {
-			t.Errorf("loader left running: pid %s: %s", e.Name(), strings.ReplaceAll(string(b), "\x00", " "))
-		}
+	for _, p := range processes(func(args []string) bool {
+		line := strings.Join(args, " ")
+		return strings.Contains(line, mark) && strings.Contains(line, "ycsb")
+	}) {
+		t.Errorf("loader left running: pid %d: %s", p.pid, strings.Join(p.args, " "))
 	}
 }
 
@@ -166,21 +178,38 @@ run: %s
 	return file
 }
 
-// TestLoaderOverSSHLosesItsLink runs one of two loaders on a "VM" (a
-// network namespace with a real OpenSSH server) and cuts its wire in
-// the measured window: its stream over ssh stops, it is declared lost
-// after 5 s without data, and the trial keeps what both loaders sent.
-func TestLoaderOverSSHLosesItsLink(t *testing.T) {
+// sshLoader is an experiment whose loader 0 of 2 runs on a "VM" (a
+// network namespace with a real OpenSSH server) and loader 1 here, on
+// the Redis that listens on the host's side of the VM's wire.
+type sshLoader struct {
+	vm                        netHost
+	key, bin, file, work, dir string
+}
+
+// sshLoaderExperiment sets up an sshLoader on subnet 10.SUBNET.1.0/30: the
+// VM, its sshd, a dbarena binary to copy there, Redis, and experiment
+// name running workload C for duration.
+func sshLoaderExperiment(t *testing.T, subnet int, name, duration string) sshLoader {
+	t.Helper()
 	requireLocalServers(t, "redis-server", "ssh", "ssh-keygen", "/usr/sbin/sshd")
-	vm := newNetHosts(t, 215, 1)[0]
+	vm := newNetHosts(t, subnet, 1)[0]
 	key, _ := startSSHD(t, vm)
 	bin := buildDbarena(t)
 	port := startRedis(t, vm.HostIP)
 	dir := t.TempDir()
 	ssh := fmt.Sprintf("ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i %s root@%s", key, vm.IP)
-	file := redisExperiment(t, dir, "cut", fmt.Sprintf("%s:%d", vm.HostIP, port),
-		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
-	work := filepath.Join(dir, "work")
+	file := redisExperiment(t, dir, name, fmt.Sprintf("%s:%d", vm.HostIP, port),
+		fmt.Sprintf(`{duration: %s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, duration, ssh))
+	return sshLoader{vm: vm, key: key, bin: bin, file: file, work: filepath.Join(dir, "work"), dir: dir}
+}
+
+// TestLoaderOverSSHLosesItsLink runs one of two loaders on a "VM" (a
+// network namespace with a real OpenSSH server) and cuts its wire in
+// the measured window: its stream over ssh stops, it is declared lost
+// after 5 s without data, and the trial keeps what both loaders sent.
+func TestLoaderOverSSHLosesItsLink(t *testing.T) {
+	x := sshLoaderExperiment(t, 215, "cut", "10s")
+	vm, bin, file, work, dir := x.vm, x.bin, x.file, x.work, x.dir
 	acted := make(chan error, 1)
 	go func() {
 		// The local loader starts with the remote one, about 3 s after
@@ -212,16 +241,14 @@ func TestLoaderOverSSHLosesItsLink(t *testing.T) {
 // /tmp/dbarena-loader-*), or 0 when none runs. Network namespaces share
 // this machine's process table, so a "VM"'s processes are seen here.
 func remoteLoaderPID(index string) int {
-	var pid int
-	processArgs(func(p int, args []string) bool {
-		if strings.HasPrefix(args[0], "/tmp/dbarena-loader-") && strings.HasSuffix(args[0], "/dbarena") &&
-			strings.Contains(strings.Join(args, " "), "--loader "+index) {
-			pid = p
-			return true
-		}
-		return false
+	found := processes(func(args []string) bool {
+		return strings.HasPrefix(args[0], "/tmp/dbarena-loader-") && strings.HasSuffix(args[0], "/dbarena") &&
+			strings.Contains(strings.Join(args, " "), "--loader "+index)
 	})
-	return pid
+	if len(found) == 0 {
+		return 0
+	}
+	return found[0].pid
 }
 
 // TestLoaderOverSSHLosesItsClient kills the ssh client that carries one
@@ -230,16 +257,8 @@ func remoteLoaderPID(index string) int {
 // what both sent, and the remote loader, its standard input closed by
 // sshd, stops by itself long before its trial would have ended.
 func TestLoaderOverSSHLosesItsClient(t *testing.T) {
-	requireLocalServers(t, "redis-server", "ssh", "ssh-keygen", "/usr/sbin/sshd")
-	vm := newNetHosts(t, 216, 1)[0]
-	key, _ := startSSHD(t, vm)
-	bin := buildDbarena(t)
-	port := startRedis(t, vm.HostIP)
-	dir := t.TempDir()
-	ssh := fmt.Sprintf("ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i %s root@%s", key, vm.IP)
-	file := redisExperiment(t, dir, "client", fmt.Sprintf("%s:%d", vm.HostIP, port),
-		fmt.Sprintf(`{duration: 12s, threads: 2, loaders: 2, loader_commands: ["%s", ""]}`, ssh))
-	work := filepath.Join(dir, "work")
+	x := sshLoaderExperiment(t, 216, "client", "12s")
+	key, bin, file, work, dir := x.key, x.bin, x.file, x.work, x.dir
 	type outcome struct {
 		remote  int
 		stopped time.Duration
