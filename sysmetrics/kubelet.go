@@ -3,6 +3,7 @@ package sysmetrics
 import (
 	"errors"
 	"fmt"
+	"github.com/dbarena/dbarena/internal/exposition"
 	"net/http"
 	"time"
 )
@@ -72,18 +73,18 @@ func (k *kubeletPod) Sample(now time.Time) (Sample, bool, error) {
 
 // podCounters reads one pod's CPU seconds and working set out of a
 // kubelet's resource metrics, and the time the kubelet read its CPU.
-func podCounters(metrics []metric, namespace, pod string) (counters, int64, error) {
+func podCounters(metrics []exposition.Metric, namespace, pod string) (counters, int64, error) {
 	c := unmeasured()
 	var millis int64
 	for _, m := range metrics {
-		if m.labels["namespace"] != namespace || m.labels["pod"] != pod {
+		if m.Labels["namespace"] != namespace || m.Labels["pod"] != pod {
 			continue
 		}
-		switch m.name {
+		switch m.Name {
 		case "pod_cpu_usage_seconds_total":
-			c.cpuSeconds, millis = m.value, m.millis
+			c.cpuSeconds, millis = m.Value, m.Millis
 		case "pod_memory_working_set_bytes":
-			c.memory = m.value
+			c.memory = m.Value
 		}
 	}
 	if millis == 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/dbarena/dbarena/internal/exposition"
 	"math"
 	"net/http"
 	"time"
@@ -14,10 +14,6 @@ import (
 // milliseconds; a round of the collector waits for its slowest source, so
 // a hung host must not hold the others' samples for long.
 const scrapeTimeout = 2 * time.Second
-
-// maxScrape bounds the answer read: node_exporter's is about 60 KB, and a
-// wrong URL must not fill memory.
-const maxScrape = 16 << 20
 
 // nodeExporter scrapes a host's node_exporter.
 type nodeExporter struct {
@@ -80,36 +76,17 @@ func (n *nodeExporter) scrape() (counters, time.Duration, error) {
 	return c, took, err
 }
 
-// fetchExposition fetches a Prometheus text page, bounded by
-// scrapeTimeout and maxScrape, and returns its metrics and how long the
-// server took to start answering.
-func fetchExposition(client *http.Client, url string) ([]metric, time.Duration, error) {
+// fetchExposition fetches a Prometheus text page within scrapeTimeout.
+func fetchExposition(client *http.Client, url string) ([]exposition.Metric, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	// The classic text format, not protobuf or OpenMetrics.
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	took := time.Since(start)
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, 0, fmt.Errorf("HTTP %s", resp.Status)
-	}
-	metrics, err := parseExposition(io.LimitReader(resp.Body, maxScrape))
-	return metrics, took, err
+	return exposition.Fetch(ctx, client, url)
 }
 
 // nodeCounters reads the cumulative counters out of a scrape. A family
 // that is absent leaves its figure NaN; a scrape with none of them is not
 // node_exporter's.
-func nodeCounters(metrics []metric) (counters, error) {
+func nodeCounters(metrics []exposition.Metric) (counters, error) {
 	c := unmeasured()
 	total, avail := math.NaN(), math.NaN()
 	found := false
@@ -121,29 +98,29 @@ func nodeCounters(metrics []metric) (counters, error) {
 		*to = known(*to) + v
 	}
 	for _, m := range metrics {
-		disk := countedDisk(m.labels["device"])
-		switch m.name {
+		disk := countedDisk(m.Labels["device"])
+		switch m.Name {
 		case "node_cpu_seconds_total":
-			mode := m.labels["mode"]
-			add(&c.cpuSeconds, m.value, mode != "idle" && mode != "iowait")
+			mode := m.Labels["mode"]
+			add(&c.cpuSeconds, m.Value, mode != "idle" && mode != "iowait")
 		case "node_memory_MemTotal_bytes":
-			add(&total, m.value, true)
+			add(&total, m.Value, true)
 		case "node_memory_MemAvailable_bytes":
-			add(&avail, m.value, true)
+			add(&avail, m.Value, true)
 		case "node_disk_read_bytes_total":
-			add(&c.diskRead, m.value, disk)
+			add(&c.diskRead, m.Value, disk)
 		case "node_disk_written_bytes_total":
-			add(&c.diskWrite, m.value, disk)
+			add(&c.diskWrite, m.Value, disk)
 		case "node_disk_reads_completed_total":
-			add(&c.diskReadOps, m.value, disk)
+			add(&c.diskReadOps, m.Value, disk)
 		case "node_disk_writes_completed_total":
-			add(&c.diskWriteOps, m.value, disk)
+			add(&c.diskWriteOps, m.Value, disk)
 		case "node_network_receive_bytes_total":
-			add(&c.netRx, m.value, true)
+			add(&c.netRx, m.Value, true)
 		case "node_network_transmit_bytes_total":
-			add(&c.netTx, m.value, true)
+			add(&c.netTx, m.Value, true)
 		case "node_time_seconds":
-			c.hostClock = m.value
+			c.hostClock = m.Value
 		}
 	}
 	if !found {

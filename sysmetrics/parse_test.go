@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/exposition"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -119,16 +121,16 @@ func TestCountedDisk(t *testing.T) {
 }
 
 func TestParseExposition(t *testing.T) {
-	ms, err := parseExposition(strings.NewReader(string(fixture(t, "scrape1.txt"))))
+	ms, err := exposition.Parse(strings.NewReader(string(fixture(t, "scrape1.txt"))))
 	require.NoError(t, err)
 	last := ms[len(ms)-1]
-	require.Equal(t, "node_uname_info", last.name)
-	require.Equal(t, `#1 SMP "quoted" \ slash`, last.labels["version"])
-	require.Equal(t, "db-1", last.labels["nodename"])
+	require.Equal(t, "node_uname_info", last.Name)
+	require.Equal(t, `#1 SMP "quoted" \ slash`, last.Labels["version"])
+	require.Equal(t, "db-1", last.Labels["nodename"])
 
 	// A real node_exporter 1.5.0 page: HELP texts with escapes,
 	// histograms, summaries, +Inf and NaN.
-	ms, err = parseExposition(strings.NewReader(string(fixture(t, "node_exporter-1.5.0-a.txt"))))
+	ms, err = exposition.Parse(strings.NewReader(string(fixture(t, "node_exporter-1.5.0-a.txt"))))
 	require.NoError(t, err)
 	require.Greater(t, len(ms), 400)
 
@@ -140,7 +142,7 @@ func TestParseExposition(t *testing.T) {
 		"html":                {"<html><body>Not here</body></html>\n", "line 1"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := parseExposition(strings.NewReader(tc.text))
+			_, err := exposition.Parse(strings.NewReader(tc.text))
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
