@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/dbarena/dbarena/dbmetrics"
 	"io"
 	"log/slog"
 	"os"
@@ -84,6 +85,7 @@ type runState struct {
 	samples  []sysmetrics.Sample
 	trial    string // the trial the sysmetrics rows belong to (guarded by mu)
 	coll     *sysmetrics.Collector
+	dbm      *dbmetrics.Sampler
 	started  time.Time
 	runsDone int
 }
@@ -147,8 +149,12 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	s.coll.Add(sysmetrics.NewSelf())
 	s.coll.Add(sysmetrics.NewMachine("machine"))
 	s.coll.Start(ctx)
+	s.dbm = dbmetrics.New(s.coll.Interval(), s.onDBMetrics)
+	s.dbm.Logger = s.log
+	s.dbm.Start(ctx)
 
 	runErr := s.runTargets(ctx)
+	s.dbm.Stop()
 	s.coll.Stop()
 	return s.finish(ctx, runErr)
 }
@@ -323,7 +329,9 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 		}
 		return nil, err
 	}
+	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
 	defer func() {
+		tr.unwatchDatabase()
 		for _, h := range dep.Hosts() {
 			s.coll.Remove(h.Name)
 		}
@@ -331,7 +339,7 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 			err = errors.Join(err, downErr)
 		}
 	}()
-	return s.runSteps(ctx, &targetRun{s: s, t: t, dep: dep, index: ti}, steps)
+	return s.runSteps(ctx, tr, steps)
 }
 
 // deployFailure is a deployment that did not come up: its steps are

@@ -26,6 +26,9 @@ type targetRun struct {
 	t     *spec.Target
 	dep   deploy.Deployment
 	index int // in the manifest's targets
+	// metricsDB is the database's metrics connection, once its first
+	// trial made it ready (see watchDatabase).
+	metricsDB driver.DB
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:
@@ -113,6 +116,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		return tr.failed(tr.emptyRow(st), label, err.Error())
 	}
 	defer p.Close()
+	tr.watchDatabase(ctx, p)
 	m, err := tr.measure(ctx, st, p, label)
 	if err != nil {
 		return results.Trial{}, err
@@ -142,8 +146,9 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if st.Kind == spec.Load && failure == "" {
 		tr.afterLoad()
 	}
-	tr.native(ctx, p.DB)
+	tr.peakMemory()
 	tr.counters(p.DB, &row)
+	row.DBFigures = tr.dbFigures(row.Start, row.End)
 	if failure == "" && !res.Interrupted {
 		tr.reference(ctx, st, p.Props.Map(), p.WorkloadConfig, &row, label)
 	}
@@ -197,6 +202,7 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 		return nil, err
 	}
 	s.setTrial(st.ID)
+	stopCounters := tr.watchCounters(p.DB)
 	if lp := tr.loaders(); lp.runs(st.Kind) {
 		m.res, m.out, m.runErr = tr.runLoaders(ctx, st, lp, m.cfg, prog)
 		var loss *loaderLoss
@@ -217,6 +223,7 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 		m.cfg.Abort = s.opts.Abort
 		m.res, m.runErr = runner.Run(ctx, m.cfg, p.Workload, p.DB, m.obs)
 	}
+	stopCounters()
 	s.setTrial("")
 	prog.done()
 	errs := []error{m.obs.Close()}
@@ -551,17 +558,9 @@ func (tr *targetRun) afterLoad() {
 	}
 }
 
-// native records database-native figures and the servers' peak memory.
-func (tr *targetRun) native(ctx context.Context, db driver.DB) {
+// peakMemory records the servers' peak memory.
+func (tr *targetRun) peakMemory() {
 	s := tr.s
-	var figures map[string]float64
-	if ns, ok := db.(driver.NativeStatser); ok {
-		f, err := ns.NativeStats(ctx)
-		if err != nil {
-			s.log.Warn("native statistics unavailable", "target", tr.t.Name, "err", err)
-		}
-		figures = f
-	}
 	hosts := map[string]bool{}
 	for _, h := range tr.dep.Hosts() {
 		hosts[h.Name] = true
@@ -569,14 +568,6 @@ func (tr *targetRun) native(ctx context.Context, db driver.DB) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ti := &s.manifest.Targets[tr.index]
-	if len(figures) > 0 {
-		if ti.Native == nil {
-			ti.Native = map[string]float64{}
-		}
-		for k, v := range figures {
-			ti.Native[k] = v
-		}
-	}
 	var peak float64
 	for _, x := range s.samples {
 		if hosts[x.Host] && !math.IsNaN(x.MemoryBytes) {

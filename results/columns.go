@@ -282,8 +282,9 @@ func trialColumns() []column[Trial] {
 			}},
 		strCol("status", func(t *Trial) *string { return &t.Status }),
 		strCol("status_reason", func(t *Trial) *string { return &t.StatusReason }),
-		// Counters as name=value, one per line, names sorted.
-		column[Trial]{"driver_counters", formatCounters, parseCounters},
+		// Counters and figures as name=value, one per line, names sorted.
+		figuresCol("driver_counters", func(t *Trial) *map[string]float64 { return &t.Counters }),
+		figuresCol("db_figures", func(t *Trial) *map[string]float64 { return &t.DBFigures }),
 		strCol("reference_tool", func(t *Trial) *string { return &t.Reference.Tool }),
 		strCol("reference_command", func(t *Trial) *string { return &t.Reference.Command }),
 		floatCol("reference_ops_sec", func(t *Trial) *float64 { return &t.Reference.Throughput }),
@@ -330,34 +331,52 @@ func sysColumns() []column[Sys] {
 	}
 }
 
-func formatCounters(t *Trial) string {
-	names := make([]string, 0, len(t.Counters))
-	for k := range t.Counters {
+// figuresCol is a column of named figures: name=value lines, names
+// sorted.
+func figuresCol[T any](name string, field func(*T) *map[string]float64) column[T] {
+	return column[T]{name, func(v *T) string { return formatFigures(*field(v)) },
+		func(v *T, s string) error { return parseFigures(field(v), s) }}
+}
+
+func formatFigures(figures map[string]float64) string {
+	names := make([]string, 0, len(figures))
+	for k := range figures {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	lines := make([]string, len(names))
 	for i, k := range names {
-		lines[i] = k + "=" + fmtFloat(t.Counters[k])
+		lines[i] = k + "=" + fmtFloat(figures[k])
 	}
 	return strings.Join(lines, "\n")
 }
 
-func parseCounters(t *Trial, s string) error {
+func parseFigures(figures *map[string]float64, s string) error {
 	if s == "" {
 		return nil
 	}
-	t.Counters = map[string]float64{}
+	*figures = map[string]float64{}
 	for _, line := range strings.Split(s, "\n") {
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return fmt.Errorf("counter %q: want name=value", line)
+			return fmt.Errorf("%q: want name=value", line)
 		}
 		x, err := parseFloat(v)
 		if err != nil {
-			return fmt.Errorf("counter %s: %w", k, err)
+			return fmt.Errorf("%s: %w", k, err)
 		}
-		t.Counters[k] = x
+		(*figures)[k] = x
 	}
 	return nil
+}
+
+func dbMetricColumns() []column[DBMetric] {
+	return []column[DBMetric]{
+		timeCol("time", func(m *DBMetric) *time.Time { return &m.Time }),
+		strCol("trial", func(m *DBMetric) *string { return &m.Trial }),
+		strCol("host", func(m *DBMetric) *string { return &m.Host }),
+		strCol("database", func(m *DBMetric) *string { return &m.Database }),
+		strCol("metric", func(m *DBMetric) *string { return &m.Metric }),
+		floatCol("value", func(m *DBMetric) *float64 { return &m.Value }),
+	}
 }

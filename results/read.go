@@ -21,6 +21,7 @@ type Data struct {
 	Trials   []Trial
 	Points   []Point
 	Sys      []Sys
+	DB       []DBMetric
 	// Warnings name rows skipped because a killed run left them
 	// incomplete.
 	Warnings []string
@@ -50,6 +51,9 @@ func Read(dir string) (*Data, error) {
 		return nil, err
 	}
 	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
+		return nil, err
+	}
+	if d.DB, err = readCSV(d, filepath.Join(dir, DBMetricsFile), dbMetricColumns()); err != nil {
 		return nil, err
 	}
 	if d.Manifest.Format < 2 {

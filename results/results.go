@@ -10,6 +10,8 @@
 //	trials.csv       one row per trial (a load or a measured run)
 //	timeseries.csv   per interval per trial: ops/s and latency per operation
 //	sysmetrics.csv   per second per host: CPU, memory, disk, network
+//	dbmetrics.csv    per second per database: its own metrics (cache hits,
+//	                 lock waits, checkpoints...), one row per metric
 //	hdr/ID.hlog      HdrHistogram interval logs, one per trial
 //	report.html      the report, figures/ the figures as SVG and PNG
 //
@@ -29,6 +31,7 @@ const (
 	TrialsFile     = "trials.csv"
 	TimeseriesFile = "timeseries.csv"
 	SysmetricsFile = "sysmetrics.csv"
+	DBMetricsFile  = "dbmetrics.csv"
 	HdrDir         = "hdr"
 	ReportFile     = "report.html"
 	FiguresDir     = "figures"
@@ -187,8 +190,10 @@ type TargetInfo struct {
 	// (0: unknown); ServerMemoryBytes the server's peak memory seen.
 	DataBytes         int64 `json:"data_bytes,omitempty"`
 	ServerMemoryBytes int64 `json:"server_memory_bytes,omitempty"`
-	// Native holds cheap database-native figures, such as PostgreSQL's
-	// buffer-cache hit ratio.
+	// Native holds the database's own ratios over the target's whole
+	// life, from its dbmetrics.csv samples ("pg_cache_hit_ratio"); older
+	// directories hold figures read once after each trial
+	// ("pg_buffer_hit_ratio").
 	Native map[string]float64 `json:"native,omitempty"`
 	// Cost is what the target would cost to run, as the experiment
 	// priced it; nil: not priced.
@@ -302,6 +307,10 @@ type Trial struct {
 	// Counters are the driver's own counts over the whole trial, warm-up
 	// included (client retries, DynamoDB's consumed capacity units).
 	Counters map[string]float64
+	// DBFigures are the database's own ratios over the measured window,
+	// from dbmetrics.csv's samples: cache hit ratios, the share of
+	// active sessions waiting on locks ("pg_cache_hit_ratio": 0.97).
+	DBFigures map[string]float64
 	// Reference is the database's own load tool run on the same reads
 	// right after the trial (run.reference); its Tool is "" when none
 	// ran, and then Note may say why.
@@ -401,6 +410,19 @@ type Sys struct {
 	DiskReadBps, DiskWriteBps   float64
 	DiskReadIOPS, DiskWriteIOPS float64
 	NetRxBps, NetTxBps          float64
+}
+
+// DBMetric is one row of dbmetrics.csv: one figure a database reported
+// about itself over the second ending at Time. Counters are written as
+// per-second rates ("pg_commits_per_s"), gauges as read, ratios as
+// fractions; the unit is in the name.
+type DBMetric struct {
+	Time     time.Time
+	Trial    string
+	Host     string
+	Database string
+	Metric   string
+	Value    float64
 }
 
 // AllOps is the pseudo operation name of a merged row.

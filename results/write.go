@@ -19,6 +19,7 @@ type Writer struct {
 	trials *csvFile[Trial]
 	points *csvFile[Point]
 	sys    *csvFile[Sys]
+	db     *csvFile[DBMetric]
 	// redact, when set, hides secrets in free text (see Redact).
 	redact func(string) string
 }
@@ -89,6 +90,10 @@ func Create(dir string) (*Writer, error) {
 		w.Close()
 		return nil, err
 	}
+	if w.db, err = createCSV(filepath.Join(dir, DBMetricsFile), dbMetricColumns()); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -150,6 +155,13 @@ func (w *Writer) AddSys(ss []Sys) error {
 	return w.sys.append(ss)
 }
 
+// AddDBMetrics appends rows to dbmetrics.csv.
+func (w *Writer) AddDBMetrics(ms []DBMetric) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.db.append(ms)
+}
+
 // WriteManifest replaces manifest.json atomically: a reader, or a run
 // killed mid-write, sees the old manifest or the new one, never half.
 func (w *Writer) WriteManifest(m *Manifest) error {
@@ -185,7 +197,7 @@ func (w *Writer) WriteManifest(m *Manifest) error {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return errors.Join(w.trials.close(), w.points.close(), w.sys.close())
+	return errors.Join(w.trials.close(), w.points.close(), w.sys.close(), w.db.close())
 }
 
 // WriteFileAtomic writes data to a temporary file next to path, syncs it

@@ -21,7 +21,7 @@ var floors = []struct {
 	{"pipeline", []string{"experiment", "trial", "runner", "merge", "report", "analysis/",
 		// The conformance suite drives every driver through the runner.
 		"driver/drivertest"}},
-	{"plug-ins", []string{"driver/", "deploy/", "sysmetrics", "reference"}},
+	{"plug-ins", []string{"driver/", "deploy/", "sysmetrics", "dbmetrics", "reference"}},
 	{"contracts and formats", []string{"driver", "deploy", "results", "workload", "workloads", "measure", "properties", "record"}},
 	{"leaves", []string{"internal/", "deploy/limits"}},
 }

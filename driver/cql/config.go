@@ -23,6 +23,8 @@ const (
 	DefaultHost     = "127.0.0.1"
 	DefaultPort     = 9042
 	DefaultKeyspace = "ycsb"
+	// DefaultMetricsPort is ScyllaDB's Prometheus port.
+	DefaultMetricsPort = 9180
 	// KeyColumn is YCSB's name for the primary key column.
 	KeyColumn = "y_id"
 	// defaultTimeout is gocql's own default: above Cassandra's server-side
@@ -86,6 +88,10 @@ type Config struct {
 	LoadConcurrency int
 	// BatchBytes caps the values and keys of one unlogged batch.
 	BatchBytes int
+	// MetricsPort is where a ScyllaDB node serves its Prometheus
+	// metrics (9180): ReadMetrics reads them there, as ScyllaDB has no
+	// system_views; 0 leaves them out.
+	MetricsPort int
 }
 
 // DCFactor is one datacenter's replication factor.
@@ -185,6 +191,8 @@ func ParseConfig(props map[string]string) (Config, error) {
 	c.LoadConcurrency, e = p.Int("load.concurrency", 16, 1)
 	add(e)
 	c.BatchBytes, e = p.Int("load.batch.bytes", defaultBatchBytes, 1)
+	add(e)
+	c.MetricsPort, e = p.Int("metrics.port", DefaultMetricsPort, 0)
 	add(e)
 	return c, errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,12 @@ type DB struct {
 	retries    atomic.Int64
 	notApplied atomic.Int64
 	traced     atomic.Int64
+
+	// scylla is set once the server turned out to have no system_views:
+	// ReadMetrics reads the Prometheus pages instead.
+	scylla   atomic.Bool
+	httpOnce sync.Once
+	http     *http.Client
 }
 
 var (

@@ -238,16 +238,3 @@ func TestYCSBProperties(t *testing.T) {
 	require.ErrorContains(t, err, "cql.consistency.read")
 	require.True(t, strings.Contains(err.Error(), "YCSB"), err.Error())
 }
-
-func TestNativeStats(t *testing.T) {
-	db := open(t, nodeProps(t, nil))
-	// Reads through the key cache give it requests to count.
-	drivertest.Run(t, drivertest.Options{Open: cql.Open, Prefix: cql.Prefix, Props: nodeProps(t, nil), Records: 50})
-	stats, err := db.NativeStats(context.Background())
-	require.NoError(t, err)
-	for name, v := range stats {
-		require.Regexp(t, `^cassandra_[a-z_]+_hit_ratio$`, name)
-		require.True(t, v >= 0 && v <= 1, "%s = %v", name, v)
-	}
-	require.Contains(t, stats, "cassandra_keys_hit_ratio", "got %v", stats)
-}

@@ -41,6 +41,11 @@ type target struct {
 	suites []suite
 	// noSuite, when set, says why the suite does not apply.
 	noSuite string
+	// metrics are figures a driver.MetricsReader must read from the
+	// server after a workload, and grows a counter the workload must
+	// move; nil for a driver that reads none.
+	metrics []string
+	grows   string
 }
 
 // suite is one run of drivertest.Run; Open, Prefix and Props come from
@@ -79,6 +84,10 @@ var targets = map[string]target{
 			return map[string]string{"cql.hosts": addr, "cql.keyspace": "dbarena_test"}
 		},
 		defaultAddr: "127.0.0.1:9042",
+		metrics: []string{"cassandra_cache_keys_hit_ratio", "cassandra_cache_keys_requests", "cassandra_pool_read_stage_pending",
+			"cassandra_pool_native_transport_requests_active", "cassandra_local_reads", "cassandra_local_write_p99_ms",
+			"cassandra_compactions_running"},
+		grows: "cassandra_local_writes",
 		suites: []suite{
 			// Token order, and an INSERT of an existing key overwrites it.
 			{name: "default", opts: drivertest.Options{ScanOrdered: false, StrictInsert: false}},
@@ -116,6 +125,9 @@ var targets = map[string]target{
 			return map[string]string{"mongodb.url": addr, "mongodb.database": "dbarena_test"}
 		},
 		defaultAddr: "localhost:27017",
+		// FerretDB's serverStatus has its command counts only.
+		metrics: []string{"mongodb_inserts", "mongodb_finds", "mongodb_deletes"},
+		grows:   "mongodb_inserts",
 		suites: []suite{
 			// FerretDB sorts string _id values bytewise like MongoDB, so
 			// scans are checked for order.
@@ -135,6 +147,9 @@ var targets = map[string]target{
 			return map[string]string{"mysql.url": addr, "mysql.database": "dbarena_test"}
 		},
 		defaultAddr: "127.0.0.1:3306",
+		metrics: []string{"mysql_buffer_pool_hit_ratio", "mysql_buffer_pool_read_requests", "mysql_row_lock_wait_ms",
+			"mysql_threads_running", "mysql_queries"},
+		grows: "mysql_queries",
 		suites: []suite{
 			{name: "default", opts: drivertest.Options{ScanOrdered: true, StrictInsert: true}},
 			// Fewer connections than workers, and load batches of 50 split
@@ -150,6 +165,9 @@ var targets = map[string]target{
 			return map[string]string{"postgres.url": withDatabase(addr, "dbarena_test")}
 		},
 		defaultAddr: "127.0.0.1:5432",
+		metrics: []string{"pg_cache_hit_ratio", "pg_commits", "pg_blocks_read", "pg_temp_bytes", "pg_deadlocks", "pg_checkpoints",
+			"pg_buffers_written_checkpoint", "pg_sessions_lock", "pg_sessions_active", "pg_lock_wait_share"},
+		grows: "pg_commits",
 		suites: []suite{
 			{name: "columns", opts: drivertest.Options{ScanOrdered: true, StrictInsert: true}},
 			{name: "jsonb", props: map[string]string{"postgres.layout": "jsonb", "postgres.load": "insert"},
@@ -170,6 +188,9 @@ var targets = map[string]target{
 			return map[string]string{"redis.addr": addr, "redis.db": "1"}
 		},
 		defaultAddr: "127.0.0.1:6379",
+		metrics: []string{"redis_keyspace_hit_ratio", "redis_commands", "redis_used_memory_bytes", "redis_evicted_keys",
+			"redis_connected_clients", "redis_cpu_user_seconds"},
+		grows: "redis_commands",
 		suites: []suite{
 			// Scans follow the index's hash order, as in YCSB; inserts
 			// overwrite, as HSET does.
@@ -212,6 +233,7 @@ func TestConformance(t *testing.T) {
 				require.NotNil(t, tg.props, "targets[%q].props", d.Name)
 				require.NotEmpty(t, tg.suites, "targets[%q].suites", d.Name)
 				t.Run("suite", func(t *testing.T) { runSuites(t, d, tg, tg.props(serverAddr(t, tg))) })
+				t.Run("metrics", func(t *testing.T) { testMetrics(t, d, tg, tg.props(serverAddr(t, tg))) })
 			}
 			if tg.env == "" {
 				t.Run("defaults", func(t *testing.T) { openInProcess(t, d) })
@@ -235,7 +257,7 @@ func TestTargetsAreRegistered(t *testing.T) {
 
 // serverAddr returns the test server's address: on a laptop without it
 // the test skips, under CI=true it fails, unless no server can run there.
-func serverAddr(t *testing.T, tg target) string {
+func serverAddr(t testing.TB, tg target) string {
 	t.Helper()
 	if tg.noCI != "" {
 		addr := os.Getenv(tg.env)

@@ -4,28 +4,142 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dbarena/dbarena/driver"
 )
 
-var _ driver.NativeStatser = (*DB)(nil)
+var _ driver.MetricsReader = (*DB)(nil)
 
-// NativeStats implements driver.NativeStatser: the buffer-cache hit ratio
-// of the benchmark's database from pg_stat_database (blocks found in
-// shared_buffers over blocks asked for; reads that the OS page cache
-// served still count as misses). CockroachDB and YugabyteDB have no such
-// view and report nothing.
-func (db *DB) NativeStats(ctx context.Context) (map[string]float64, error) {
-	if db.cfg.Dialect != DialectPostgres || db.missingDB {
+// databaseStats reads the benchmark database's counters from
+// pg_stat_database and the checkpointer's and background writer's from
+// the view the server has them in: pg_stat_bgwriter until PostgreSQL 16,
+// pg_stat_checkpointer from 17, which moved the checkpoint columns there.
+const (
+	databaseStats = `SELECT xact_commit, xact_rollback, blks_hit, blks_read, tup_returned, tup_fetched,
+	tup_inserted, tup_updated, tup_deleted, temp_bytes, deadlocks
+FROM pg_stat_database WHERE datname = current_database()`
+	writerStats16 = `SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter`
+	writerStats17 = `SELECT c.num_timed + c.num_requested, c.buffers_written, b.buffers_clean, 0::bigint
+FROM pg_stat_checkpointer c, pg_stat_bgwriter b`
+	// sessionStats counts the client sessions running a statement, by
+	// what they wait on; "CPU" is no wait (on the CPU, or about to be).
+	sessionStats = `SELECT coalesce(wait_event_type, 'CPU'), count(*) FROM pg_stat_activity
+WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`
+)
+
+// waitTypes are the wait event types pg_stat_activity reports, with the
+// metric each one's session count goes to. Every one is written, zeros
+// too, so that a wait that appears stands out against its own zero.
+var waitTypes = []struct{ event, metric string }{
+	{"CPU", "pg_sessions_cpu"},
+	{"Lock", "pg_sessions_lock"},
+	{"LWLock", "pg_sessions_lwlock"},
+	{"BufferPin", "pg_sessions_bufferpin"},
+	{"IO", "pg_sessions_io"},
+	{"IPC", "pg_sessions_ipc"},
+	{"Client", "pg_sessions_client"},
+	{"Timeout", "pg_sessions_timeout"},
+	{"Activity", "pg_sessions_activity"},
+	{"Extension", "pg_sessions_extension"},
+}
+
+// ReadMetrics implements driver.MetricsReader from pg_stat_database,
+// the checkpointer's view and pg_stat_activity, in one round trip:
+// commits and rollbacks, blocks found in shared_buffers and read (the
+// OS page cache may have served a "read": it is a miss of PostgreSQL's
+// own cache, not necessarily a disk read), tuples, temporary-file
+// bytes, deadlocks, checkpoints and buffers written, and the client
+// sessions running a statement by what they wait on. CockroachDB and
+// YugabyteDB have other views and report nothing here, as does a
+// database that does not exist yet.
+func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
+	if db.cfg.Dialect != DialectPostgres {
 		return nil, nil
 	}
-	var hit, read int64
-	err := db.pool.QueryRow(ctx, "SELECT coalesce(blks_hit, 0), coalesce(blks_read, 0) FROM pg_stat_database WHERE datname = current_database()").Scan(&hit, &read)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: pg_stat_database: %w", err)
+	if db.missingDB {
+		// Opened before the load created the database: it may be there
+		// now.
+		if err := db.connect(ctx); err != nil {
+			return nil, nil
+		}
+		db.missingDB = false
 	}
-	out := map[string]float64{"pg_blocks_hit": float64(hit), "pg_blocks_read": float64(read)}
-	if hit+read > 0 {
-		out["pg_buffer_hit_ratio"] = float64(hit) / float64(hit+read)
+	if db.writerStats == "" {
+		var version int
+		if err := db.pool.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+			return nil, fmt.Errorf("postgres: server version: %w", err)
+		}
+		db.writerStats = writerStats16
+		if version >= 170000 {
+			db.writerStats = writerStats17
+		}
+	}
+	b := &pgx.Batch{}
+	var out []driver.Metric
+	counter := func(name string, v int64) {
+		out = append(out, driver.Metric{Name: name, Kind: driver.MetricCounter, Value: float64(v)})
+	}
+	b.Queue(databaseStats).QueryRow(func(row pgx.Row) error {
+		var v [11]int64
+		if err := row.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]); err != nil {
+			return fmt.Errorf("pg_stat_database: %w", err)
+		}
+		for i, name := range []string{"pg_commits", "pg_rollbacks", "pg_blocks_hit", "pg_blocks_read", "pg_tuples_returned",
+			"pg_tuples_fetched", "pg_tuples_inserted", "pg_tuples_updated", "pg_tuples_deleted", "pg_temp_bytes", "pg_deadlocks"} {
+			counter(name, v[i])
+		}
+		counter("pg_blocks_requested", v[2]+v[3])
+		out = append(out, driver.Metric{Name: "pg_cache_hit_ratio", Kind: driver.MetricRatio, Part: "pg_blocks_hit", Whole: "pg_blocks_requested"})
+		return nil
+	})
+	b.Queue(db.writerStats).QueryRow(func(row pgx.Row) error {
+		var checkpoints, byCheckpoint, byWriter, byBackend int64
+		if err := row.Scan(&checkpoints, &byCheckpoint, &byWriter, &byBackend); err != nil {
+			return fmt.Errorf("checkpointer statistics: %w", err)
+		}
+		counter("pg_checkpoints", checkpoints)
+		counter("pg_buffers_written_checkpoint", byCheckpoint)
+		counter("pg_buffers_written_bgwriter", byWriter)
+		counter("pg_buffers_written_backend", byBackend)
+		return nil
+	})
+	b.Queue(sessionStats).Query(func(rows pgx.Rows) error {
+		return db.sessionMetrics(rows, &out)
+	})
+	if err := db.pool.SendBatch(ctx, b).Close(); err != nil {
+		return out, fmt.Errorf("postgres: %w", err)
 	}
 	return out, nil
+}
+
+// sessionMetrics turns pg_stat_activity's count of active sessions by
+// wait type into gauges, and the share of them waiting on a lock
+// (heavyweight, lightweight or a buffer pin) or on I/O into ratios.
+func (db *DB) sessionMetrics(rows pgx.Rows, out *[]driver.Metric) error {
+	counts := map[string]int64{}
+	var event string
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&event, &n}, func() error {
+		counts[event] = n
+		return nil
+	}); err != nil {
+		return fmt.Errorf("pg_stat_activity: %w", err)
+	}
+	var active int64
+	for _, n := range counts {
+		active += n
+	}
+	gauge := func(name string, v int64) {
+		*out = append(*out, driver.Metric{Name: name, Kind: driver.MetricGauge, Value: float64(v)})
+	}
+	for _, w := range waitTypes {
+		gauge(w.metric, counts[w.event])
+	}
+	gauge("pg_sessions_active", active)
+	gauge("pg_sessions_lock_waiting", counts["Lock"]+counts["LWLock"]+counts["BufferPin"])
+	*out = append(*out,
+		driver.Metric{Name: "pg_lock_wait_share", Kind: driver.MetricRatio, Part: "pg_sessions_lock_waiting", Whole: "pg_sessions_active"},
+		driver.Metric{Name: "pg_io_wait_share", Kind: driver.MetricRatio, Part: "pg_sessions_io", Whole: "pg_sessions_active"})
+	return nil
 }

@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
@@ -11,21 +13,53 @@ import (
 	"github.com/dbarena/dbarena/internal/testenv"
 )
 
-func TestNativeStats(t *testing.T) {
+// TestMetricsSeeALockWait holds a row lock in one transaction and lets a
+// second one wait for it: the reading counts one session waiting on a
+// Lock, and a lock-wait share above zero, where a reading before had
+// none.
+func TestMetricsSeeALockWait(t *testing.T) {
 	ctx := context.Background()
 	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
 	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, db.(driver.SchemaManager).CreateSchema(ctx, driver.Schema{Table: "native_stats", Fields: []string{"field0"}}))
-	ns := db.(driver.NativeStatser)
-	before, err := ns.NativeStats(ctx)
+	require.NoError(t, db.(driver.SchemaManager).CreateSchema(ctx, driver.Schema{Table: "lock_probe", Fields: []string{"field0"}}))
+	mr := db.(driver.MetricsReader)
+
+	holder, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
-	require.Contains(t, before, "pg_buffer_hit_ratio")
-	ratio := before["pg_buffer_hit_ratio"]
-	require.True(t, ratio > 0 && ratio <= 1, "ratio %v", ratio)
-	// Reading the catalogue again hits the cache: the hit count grows.
-	after, err := ns.NativeStats(ctx)
+	defer holder.Close(ctx)
+	waiter, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, after["pg_blocks_hit"], before["pg_blocks_hit"])
+	defer waiter.Close(ctx)
+	_, err = holder.Exec(ctx, "CREATE TABLE IF NOT EXISTS lock_wait (id int PRIMARY KEY, v int); INSERT INTO lock_wait VALUES (1, 0) ON CONFLICT DO NOTHING")
+	require.NoError(t, err)
+
+	gauge := func(name string) float64 {
+		ms, err := mr.ReadMetrics(ctx)
+		require.NoError(t, err)
+		for _, m := range ms {
+			if m.Name == name {
+				return m.Value
+			}
+		}
+		t.Fatalf("no %s in %v", name, ms)
+		return 0
+	}
+	require.Zero(t, gauge("pg_sessions_lock"))
+
+	tx, err := holder.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx)
+	_, err = tx.Exec(ctx, "UPDATE lock_wait SET v = v + 1 WHERE id = 1")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.Exec(ctx, "UPDATE lock_wait SET v = v + 1 WHERE id = 1")
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return gauge("pg_sessions_lock") == 1 }, 5*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1.0, gauge("pg_sessions_lock_waiting"))
+	require.NoError(t, tx.Rollback(ctx))
+	require.NoError(t, <-done)
 }

@@ -169,6 +169,10 @@ type DB struct {
 	// missingDB is set when the URL's database does not exist yet:
 	// CreateSchema creates it, other calls report it.
 	missingDB bool
+	// writerStats is the query of the checkpointer's figures for this
+	// server's version, chosen at the first ReadMetrics (which the
+	// sampler calls from one goroutine).
+	writerStats string
 
 	retries    atomic.Int64
 	reconnects atomic.Int64

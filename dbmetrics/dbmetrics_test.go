@@ -1,0 +1,128 @@
+package dbmetrics_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/dbmetrics"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/results"
+)
+
+// script is a reader that returns its readings in turn: a stand-in for a
+// database whose counters the test sets, to check the arithmetic.
+type script struct {
+	mu       sync.Mutex
+	readings [][]driver.Metric
+	errs     []error
+}
+
+func (s *script) ReadMetrics(context.Context) ([]driver.Metric, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ms, err := s.readings[0], s.errs[0]
+	if len(s.readings) > 1 {
+		s.readings, s.errs = s.readings[1:], s.errs[1:]
+	}
+	return ms, err
+}
+
+func reading(hits, requests, memory float64) []driver.Metric {
+	return []driver.Metric{
+		{Name: "x_hits", Kind: driver.MetricCounter, Value: hits},
+		{Name: "x_requests", Kind: driver.MetricCounter, Value: requests},
+		{Name: "x_memory_bytes", Kind: driver.MetricGauge, Value: memory},
+		{Name: "x_hit_ratio", Kind: driver.MetricRatio, Part: "x_hits", Whole: "x_requests"},
+	}
+}
+
+func TestSamplerRatesRatiosAndWindows(t *testing.T) {
+	var rows []results.DBMetric
+	s := dbmetrics.New(time.Second, func(r []results.DBMetric) { rows = append(rows, r...) })
+	var logged bytes.Buffer
+	s.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	boom := errors.New("no such view")
+	src := &script{
+		readings: [][]driver.Metric{
+			reading(100, 200, 5), reading(190, 300, 6), reading(190, 300, 6),
+			reading(10, 20, 7), // a restart: counters went back
+			reading(20, 40, 7),
+		},
+		errs: []error{nil, boom, boom, nil, nil},
+	}
+	s.Add("db", "node-1", "postgres", src)
+	ctx := context.Background()
+	var ends []time.Time
+	for range 5 {
+		s.Round(ctx)
+		ends = append(ends, time.Now())
+		time.Sleep(20 * time.Millisecond)
+	}
+	byMetric := map[string][]float64{}
+	for _, r := range rows {
+		require.Equal(t, "node-1", r.Host)
+		require.Equal(t, "postgres", r.Database)
+		byMetric[r.Metric] = append(byMetric[r.Metric], r.Value)
+	}
+	// The first reading gives gauges only; the restart gives no rates.
+	require.Len(t, byMetric["x_memory_bytes"], 5)
+	require.Len(t, byMetric["x_hits_per_s"], 3)
+	require.Zero(t, byMetric["x_hits_per_s"][1], "no hits in the third interval")
+	require.Greater(t, byMetric["x_hits_per_s"][0], 0.0)
+	// Ratios: 90 of 100 in the second interval, none in the third (no
+	// requests), 10 of 20 in the last.
+	require.Equal(t, []float64{0.9, 0.5}, byMetric["x_hit_ratio"])
+	require.NotContains(t, byMetric, "x_hits", "counters are written as rates only")
+
+	// The window's ratio is the parts' sum over the wholes', not the
+	// mean of 0.9 and 0.5.
+	all := s.Figures("db", ends[0].Add(-time.Hour), ends[4])
+	require.InDelta(t, 100.0/120.0, all["x_hit_ratio"], 1e-9)
+	last := s.Figures("db", ends[3], ends[4])
+	require.InDelta(t, 0.5, last["x_hit_ratio"], 1e-9)
+	s.Forget("db", ends[3])
+	require.InDelta(t, 0.5, s.Figures("db", ends[0].Add(-time.Hour), ends[4])["x_hit_ratio"], 1e-9)
+	require.InDelta(t, 100.0/120.0, s.Totals("db")["x_hit_ratio"], 1e-9, "totals outlive Forget")
+
+	// The same error twice is reported once.
+	require.Equal(t, 1, strings.Count(logged.String(), "no such view"), logged.String())
+	s.Remove("db")
+	require.Nil(t, s.Figures("db", ends[0], ends[4]))
+}
+
+type counting struct{ n float64 }
+
+func (c *counting) Counters() []driver.Counter {
+	c.n += 4
+	return []driver.Counter{{Name: "dynamodb.consumed_rcu", Value: c.n}}
+}
+
+func TestFromCounters(t *testing.T) {
+	var rows []results.DBMetric
+	s := dbmetrics.New(time.Second, func(r []results.DBMetric) { rows = append(rows, r...) })
+	s.Add("counters", "dynamodb", "dynamodb", dbmetrics.FromCounters(&counting{}))
+	s.Round(context.Background())
+	time.Sleep(10 * time.Millisecond)
+	s.Round(context.Background())
+	require.Len(t, rows, 1)
+	require.Equal(t, "dynamodb_consumed_rcu_per_s", rows[0].Metric)
+	require.Greater(t, rows[0].Value, 4.0)
+}
+
+func TestSamplerStartStop(t *testing.T) {
+	got := make(chan []results.DBMetric, 10)
+	s := dbmetrics.New(20*time.Millisecond, func(r []results.DBMetric) { got <- r })
+	s.Add("db", "h", "redis", &script{readings: [][]driver.Metric{reading(1, 1, 1)}, errs: []error{nil}})
+	s.Start(context.Background())
+	<-got
+	s.Stop()
+	s.Stop() // twice is harmless
+}
