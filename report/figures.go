@@ -61,8 +61,11 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 		overview.Figures = append(overview.Figures, loadFigure(s, tl, name("load-throughput")))
 	}
 	resources := figureGroup{Title: "Resources over time",
-		Note: "The whole experiment on one time axis (since it started), every target in its colour and on shared scales: throughput and p99 per interval, then CPU, memory, disk and network of the database hosts, the load generator and the machine. Grey lines mark where each trial begins."}
+		Note: "The whole experiment on one time axis (since it started), every target in its colour and on shared scales: throughput and p99 per interval, then CPU, memory, disk and network of the database hosts, the load generator and the machine; below, the databases' own metrics that moved (cache hits, waits, checkpoints...). Grey lines mark where each trial begins."}
 	if f := resourceFigure(d, s, tl, name("resources")); f != nil {
+		resources.Figures = append(resources.Figures, f)
+	}
+	if f := dbMetricsFigure(d, s, tl, name("database-metrics")); f != nil {
 		resources.Figures = append(resources.Figures, f)
 	}
 	budget := maxFigures - len(overview.Figures) - len(resources.Figures)
