@@ -14,10 +14,13 @@ import (
 // trial that was running.
 func (s *runState) onDBMetrics(rows []results.DBMetric) {
 	s.mu.Lock()
-	trial := s.trial
+	trial, target := s.trial, s.target
 	s.mu.Unlock()
 	for i := range rows {
 		rows[i].Trial = trial
+	}
+	if s.opts.Live != nil {
+		s.opts.Live.DBMetrics(target, rows)
 	}
 	if err := s.w.AddDBMetrics(rows); err != nil {
 		s.log.Warn("dbmetrics not written", "err", err)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dbarena/dbarena/dbmetrics"
+	"github.com/dbarena/dbarena/live"
 	"io"
 	"log/slog"
 	"os"
@@ -53,6 +54,10 @@ type Options struct {
 	// LoaderBinary is the dbarena program run.loaders starts; empty:
 	// this process's own executable.
 	LoaderBinary string
+	// Live, when set, receives every trial run here and the databases'
+	// metrics as they come (dbarena run --metrics-addr); trials run by
+	// loader processes are not in it.
+	Live *live.Exporter
 	// Abort, closed on a second interrupt, stops at once: the trial
 	// running keeps what it measured without waiting for the operations
 	// in flight (runner.Config.Abort), and teardown does not wait.
@@ -84,6 +89,7 @@ type runState struct {
 	mu       sync.Mutex // guards manifest and samples
 	samples  []sysmetrics.Sample
 	trial    string // the trial the sysmetrics rows belong to (guarded by mu)
+	target   string // the target deployed, whose database is sampled (guarded by mu)
 	coll     *sysmetrics.Collector
 	dbm      *dbmetrics.Sampler
 	started  time.Time
@@ -330,6 +336,9 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 		return nil, err
 	}
 	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
+	s.mu.Lock()
+	s.target = t.Name
+	s.mu.Unlock()
 	defer func() {
 		tr.unwatchDatabase()
 		for _, h := range dep.Hosts() {

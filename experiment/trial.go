@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbarena/dbarena/live"
 	"math"
 	"time"
 
@@ -221,7 +222,12 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 		}
 	} else {
 		m.cfg.Abort = s.opts.Abort
-		m.res, m.runErr = runner.Run(ctx, m.cfg, p.Workload, p.DB, m.obs)
+		observers := []runner.Observer{m.obs}
+		if s.opts.Live != nil {
+			observers = append(observers, s.opts.Live.Observer(live.Labels{Trial: st.ID, Target: tr.t.Name,
+				Database: tr.t.Database, Workload: stepOf(st).Workload}))
+		}
+		m.res, m.runErr = runner.Run(ctx, m.cfg, p.Workload, p.DB, observers...)
 	}
 	stopCounters()
 	s.setTrial("")

@@ -138,7 +138,7 @@ func dbRank(metric string) int {
 	switch {
 	case strings.HasSuffix(metric, "_ratio") || strings.HasSuffix(metric, "_share"):
 		return 0
-	case strings.Contains(metric, "wait") || strings.Contains(metric, "lock") || strings.Contains(metric, "pending") ||
+	case strings.Contains(metric, "wait") || strings.Contains(metric, "_lock") || strings.Contains(metric, "pending") ||
 		strings.Contains(metric, "blocked") || strings.Contains(metric, "checkpoint") || strings.Contains(metric, "compaction") ||
 		strings.Contains(metric, "evict") || strings.Contains(metric, "miss") || strings.Contains(metric, "disk_reads") ||
 		strings.Contains(metric, "blocks_read") || strings.Contains(metric, "temp_bytes"):

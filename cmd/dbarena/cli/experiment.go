@@ -29,6 +29,8 @@ type experimentFlags struct {
 	workDir string
 	// loaderBinary is the dbarena program run.loaders starts.
 	loaderBinary string
+	// metricsAddr serves the live Prometheus endpoint ("": none).
+	metricsAddr string
 }
 
 func (f *experimentFlags) register(cmd *cobra.Command) {
@@ -38,6 +40,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.dir, "results", "", "results directory to create (default: the file's results: setting / NAME-DATE-TIME)")
 	fl.StringVar(&f.workDir, "work-dir", "", "work root: local databases' data and logs go in ROOT/local/PID-NAME-RANDOM (default: $"+workdir.EnvVar+", else $TMPDIR/dbarena; see 'dbarena clean')")
 	fl.StringVar(&f.loaderBinary, "loader-binary", "", "the dbarena program run.loaders starts (default: this one)")
+	addMetricsAddrFlag(cmd, &f.metricsAddr)
 	f.format = addFormatFlag(cmd)
 	fl.Lookup("format").Usage = "with --dry-run: print the plan as text or json"
 }
@@ -106,10 +109,15 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		return dryRun(st, f, plan)
 	}
 	bi := ReadBuildInfo()
+	exp, stop, err := serveLive(st, f.metricsAddr)
+	if err != nil {
+		return usageError(err)
+	}
+	defer stop()
 	out, err := experiment.Run(ctx, plan, experiment.Options{
 		Stderr: st.Stderr, Terminal: st.StderrIsTerminal, Logger: st.Logger, Dir: f.dir,
 		WorkDir: workdir.Root(f.workDir, st.Getenv), Keep: f.keep, Version: bi.Version, Commit: bi.Commit, SpecText: text,
-		LoaderBinary: f.loaderBinary, Secrets: st.Secrets, Abort: st.Abort,
+		LoaderBinary: f.loaderBinary, Secrets: st.Secrets, Abort: st.Abort, Live: exp,
 	})
 	if out != nil {
 		if out.Verdict != "" {

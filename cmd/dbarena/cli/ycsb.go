@@ -44,6 +44,8 @@ type ycsbFlags struct {
 	// input closes: a loader started over ssh or kubectl exec stops when
 	// the experiment that started it is gone.
 	stdinStops bool
+	// metricsAddr serves the live Prometheus endpoint ("": none).
+	metricsAddr string
 	// text is where the YCSB text goes when --export names no file.
 	text io.Writer
 	// refs are the properties given as ${env:...} or ${file:...}
@@ -119,6 +121,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	if phase != runner.Load {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
+	addMetricsAddrFlag(cmd, &f.metricsAddr)
 	registerFlagCompletion(cmd, "property", completeProperty)
 	registerFlagCompletion(cmd, results.FlagWorkloadFile, completeWorkloadFile)
 	return cmd

@@ -1,0 +1,308 @@
+// Package live serves a run's figures while it runs, in Prometheus' text
+// exposition format (version 0.0.4) at /metrics, every name prefixed
+// dbarena_:
+//
+//	dbarena_operations_total{...,op,class}      counter: completed operations
+//	                                            by type and outcome (class OK
+//	                                            or the error class)
+//	dbarena_operation_latency_seconds{...,op}   histogram of the successful
+//	                                            ones' latency (response time
+//	                                            when paced)
+//	dbarena_warmup{...}                         1 while the trial warms up
+//	dbarena_db_<metric>{target,database,host}   the database's own metrics,
+//	                                            each second's figure
+//
+// The trial's identity (trial, target, database, workload) labels every
+// series of its operations. Figures come from the runner's intervals, so
+// they move once a second, and every sample carries the time its
+// interval ended as its timestamp: a Prometheus scraping every second
+// stores each count at the moment it was true, so rates over a few
+// seconds are exact instead of off by a whole interval (a 6-second rate
+// read 5/6 of the true one without). The price is Prometheus' staleness
+// rule: a trial's series stays "current" for five minutes after the run
+// instead of ending with it.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// Prefix begins every metric name served.
+const Prefix = "dbarena_"
+
+// bounds are the latency histogram's bucket upper bounds in seconds:
+// 50 µs to 10 s in 1-2.5-5 steps, which keeps a point read's and a
+// slow scan's latency each in a bucket of its own order.
+var bounds = []float64{50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
+	100e-3, 250e-3, 500e-3, 1, 2.5, 5, 10}
+
+// Labels identify a trial's series.
+type Labels struct {
+	Trial, Target, Database, Workload string
+}
+
+// Exporter keeps the figures served. Its methods are safe for concurrent
+// use.
+type Exporter struct {
+	mu     sync.Mutex
+	ops    map[opKey]*opSeries
+	warmup map[Labels]stamped
+	db     map[dbKey]stamped
+}
+
+// stamped is a gauge's value and when it was read.
+type stamped struct {
+	v  float64
+	at time.Time
+}
+
+type opKey struct {
+	Labels
+	op string
+}
+
+// opSeries is one operation type's counts of a trial, cumulative.
+type opSeries struct {
+	// at is when the last interval added ended: every sample carries
+	// it as its timestamp.
+	at      time.Time
+	classes map[string]int64
+	buckets []int64 // per bound, not cumulative; the last is +Inf
+	sum     float64 // seconds
+	count   int64
+}
+
+type dbKey struct{ target, database, host, metric string }
+
+// New returns an empty exporter.
+func New() *Exporter {
+	return &Exporter{ops: map[opKey]*opSeries{}, warmup: map[Labels]stamped{}, db: map[dbKey]stamped{}}
+}
+
+// Observer returns a runner.Observer that adds a trial's intervals to
+// the exporter under l.
+func (e *Exporter) Observer(l Labels) runner.Observer { return &observer{e: e, l: l} }
+
+type observer struct {
+	e *Exporter
+	l Labels
+}
+
+// Interval adds one interval's operations.
+func (o *observer) Interval(iv *runner.Interval) {
+	e := o.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w := 0.0
+	if iv.Warmup && !iv.Final {
+		w = 1
+	}
+	e.warmup[o.l] = stamped{w, iv.End}
+	for i := range iv.Results {
+		r := &iv.Results[i]
+		ok := r.OK()
+		if ok == 0 && r.ErrorCount() == 0 {
+			continue
+		}
+		k := opKey{o.l, r.Name}
+		s := e.ops[k]
+		if s == nil {
+			s = &opSeries{classes: map[string]int64{}, buckets: make([]int64, len(bounds)+1)}
+			e.ops[k] = s
+		}
+		s.at = iv.End
+		s.classes["OK"] += ok
+		for class, n := range r.Errors {
+			s.classes[class] += n
+		}
+		h := r.Latency()
+		if ok == 0 || h == nil {
+			continue
+		}
+		for _, bar := range h.Distribution() {
+			if bar.Count == 0 {
+				continue
+			}
+			sec := float64(bar.To) / 1e9
+			s.buckets[sort.SearchFloat64s(bounds, sec)] += bar.Count
+		}
+		s.sum += h.Mean() * float64(h.TotalCount()) / 1e9
+		s.count += h.TotalCount()
+	}
+}
+
+// DBMetrics sets the database metrics of a target to one round's rows.
+func (e *Exporter) DBMetrics(target string, rows []results.DBMetric) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range rows {
+		e.db[dbKey{target, r.Database, r.Host, r.Metric}] = stamped{r.Value, r.Time}
+	}
+}
+
+// WriteTo writes the exposition.
+func (e *Exporter) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	e.mu.Lock()
+	e.writeOps(&b)
+	e.writeDB(&b)
+	e.mu.Unlock()
+	n, err := io.WriteString(w, b.String())
+	return int64(n), err
+}
+
+func (e *Exporter) writeOps(b *strings.Builder) {
+	keys := make([]opKey, 0, len(e.ops))
+	for k := range e.ops {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keyString(keys[i]) < keyString(keys[j]) })
+	if len(keys) > 0 {
+		b.WriteString("# HELP dbarena_operations_total Completed operations by type and outcome (class OK or the error class).\n")
+		b.WriteString("# TYPE dbarena_operations_total counter\n")
+	}
+	for _, k := range keys {
+		s := e.ops[k]
+		classes := make([]string, 0, len(s.classes))
+		for c := range s.classes {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		for _, c := range classes {
+			fmt.Fprintf(b, "dbarena_operations_total{%s,op=%s,class=%s} %d %d\n", trialLabels(k.Labels), quote(k.op), quote(c), s.classes[c], ms(s.at))
+		}
+	}
+	if len(keys) > 0 {
+		b.WriteString("# HELP dbarena_operation_latency_seconds Latency of successful operations (response time when paced).\n")
+		b.WriteString("# TYPE dbarena_operation_latency_seconds histogram\n")
+	}
+	for _, k := range keys {
+		s := e.ops[k]
+		labels := trialLabels(k.Labels) + ",op=" + quote(k.op)
+		var cum int64
+		for i, le := range bounds {
+			cum += s.buckets[i]
+			fmt.Fprintf(b, "dbarena_operation_latency_seconds_bucket{%s,le=%q} %d %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum, ms(s.at))
+		}
+		fmt.Fprintf(b, "dbarena_operation_latency_seconds_bucket{%s,le=\"+Inf\"} %d %d\n", labels, s.count, ms(s.at))
+		fmt.Fprintf(b, "dbarena_operation_latency_seconds_sum{%s} %s %d\n", labels, strconv.FormatFloat(s.sum, 'g', -1, 64), ms(s.at))
+		fmt.Fprintf(b, "dbarena_operation_latency_seconds_count{%s} %d %d\n", labels, s.count, ms(s.at))
+	}
+	trials := make([]Labels, 0, len(e.warmup))
+	for l := range e.warmup {
+		trials = append(trials, l)
+	}
+	sort.Slice(trials, func(i, j int) bool { return trialLabels(trials[i]) < trialLabels(trials[j]) })
+	if len(trials) > 0 {
+		b.WriteString("# HELP dbarena_warmup 1 while the trial warms up (its operations are not measured), else 0.\n")
+		b.WriteString("# TYPE dbarena_warmup gauge\n")
+	}
+	for _, l := range trials {
+		w := e.warmup[l]
+		fmt.Fprintf(b, "dbarena_warmup{%s} %g %d\n", trialLabels(l), w.v, ms(w.at))
+	}
+}
+
+func (e *Exporter) writeDB(b *strings.Builder) {
+	keys := make([]dbKey, 0, len(e.db))
+	for k := range e.db {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, c := keys[i], keys[j]
+		return a.metric+"\x00"+a.target+"\x00"+a.host < c.metric+"\x00"+c.target+"\x00"+c.host
+	})
+	last := ""
+	for _, k := range keys {
+		name := Prefix + "db_" + k.metric
+		if name != last {
+			fmt.Fprintf(b, "# TYPE %s gauge\n", name)
+			last = name
+		}
+		v := e.db[k]
+		fmt.Fprintf(b, "%s{target=%s,database=%s,host=%s} %s %d\n", name, quote(k.target), quote(k.database), quote(k.host),
+			strconv.FormatFloat(v.v, 'g', -1, 64), ms(v.at))
+	}
+}
+
+// ms is a sample's timestamp: milliseconds since the Unix epoch.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func keyString(k opKey) string { return trialLabels(k.Labels) + "\x00" + k.op }
+
+func trialLabels(l Labels) string {
+	return "trial=" + quote(l.Trial) + ",target=" + quote(l.Target) + ",database=" + quote(l.Database) + ",workload=" + quote(l.Workload)
+}
+
+// quote writes a label value: backslash, double quote and newline
+// escaped, as the text format wants.
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+// ServeHTTP serves the exposition at any path.
+func (e *Exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_, _ = e.WriteTo(w)
+}
+
+// Server serves an exporter over HTTP.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{}
+}
+
+// Listen serves e at addr: HOST:PORT, or a bare PORT (or :PORT), which
+// listens on loopback only: a live endpoint names the databases and
+// their figures, and is not for the network unless asked.
+func Listen(addr string, e *Exporter, log *slog.Logger) (*Server, error) {
+	hostPort := addr
+	if _, err := strconv.Atoi(strings.TrimPrefix(addr, ":")); err == nil {
+		hostPort = net.JoinHostPort("127.0.0.1", strings.TrimPrefix(addr, ":"))
+	}
+	if _, _, err := net.SplitHostPort(hostPort); err != nil {
+		return nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT or a port: %w", addr, err)
+	}
+	ln, err := net.Listen("tcp", hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", e)
+	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && log != nil {
+			log.Warn("live metrics endpoint stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr is the address served, as host:port.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops serving, after letting a scrape in progress finish (at
+// most a second).
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	<-s.done
+	return err
+}

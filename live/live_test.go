@@ -1,0 +1,93 @@
+package live_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/exposition"
+	"github.com/dbarena/dbarena/live"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+)
+
+func histogram(values ...int64) *hdrhistogram.Histogram {
+	h := hdrhistogram.New(1, 3_600_000_000_000, 3)
+	for _, v := range values {
+		_ = h.RecordValue(v)
+	}
+	return h
+}
+
+// TestExposition feeds two intervals and reads the page back with the
+// parser that reads node_exporter: counters add up by class, the
+// histogram's buckets are cumulative and end at the count, labels carry
+// the trial and survive quotes.
+func TestExposition(t *testing.T) {
+	e := live.New()
+	obs := e.Observer(live.Labels{Trial: `pg."a"`, Target: "pg", Database: "postgres", Workload: "a"})
+	read := measure.SeriesResult{Name: "READ", Service: histogram(80_000, 200_000, 3_000_000), Errors: map[string]int64{"TIMEOUT": 2}}
+	obs.Interval(&runner.Interval{Warmup: true, Results: measure.Results{read}})
+	read2 := measure.SeriesResult{Name: "READ", Service: histogram(90_000), Errors: map[string]int64{}}
+	obs.Interval(&runner.Interval{Results: measure.Results{read2}})
+	e.DBMetrics("pg", []results.DBMetric{{Host: "pg", Database: "postgres", Metric: "pg_cache_hit_ratio", Value: 0.97}})
+
+	var b strings.Builder
+	_, err := e.WriteTo(&b)
+	require.NoError(t, err)
+	page := b.String()
+	ms, err := exposition.Parse(strings.NewReader(page))
+	require.NoError(t, err, page)
+	got := map[string]float64{}
+	for _, m := range ms {
+		require.True(t, strings.HasPrefix(m.Name, live.Prefix), m.Name)
+		key := m.Name + "/" + m.Labels["class"] + m.Labels["le"]
+		got[key] = m.Value
+		if m.Name == "dbarena_operations_total" {
+			require.Equal(t, `pg."a"`, m.Labels["trial"])
+			require.Equal(t, "READ", m.Labels["op"])
+		}
+	}
+	require.Equal(t, 4.0, got["dbarena_operations_total/OK"])
+	require.Equal(t, 2.0, got["dbarena_operations_total/TIMEOUT"])
+	require.Equal(t, 0.0, got["dbarena_operation_latency_seconds_bucket/5e-05"])
+	require.Equal(t, 2.0, got["dbarena_operation_latency_seconds_bucket/0.0001"], "80 and 90 µs")
+	require.Equal(t, 3.0, got["dbarena_operation_latency_seconds_bucket/0.00025"], "and 200 µs")
+	require.Equal(t, 4.0, got["dbarena_operation_latency_seconds_bucket/+Inf"])
+	require.Equal(t, 4.0, got["dbarena_operation_latency_seconds_count/"])
+	require.InDelta(t, 3.37e-3, got["dbarena_operation_latency_seconds_sum/"], 1e-5)
+	require.Equal(t, 0.0, got["dbarena_warmup/"], "warm-up over")
+	require.Equal(t, 0.97, got["dbarena_db_pg_cache_hit_ratio/"])
+}
+
+// TestListen serves on loopback for a bare port, and refuses an address
+// that is none with the flag's name.
+func TestListen(t *testing.T) {
+	e := live.New()
+	s, err := live.Listen("0", e, nil)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(s.Addr(), "127.0.0.1:"), s.Addr())
+	e.Observer(live.Labels{Trial: "t"}).Interval(&runner.Interval{Results: measure.Results{{Name: "READ", Service: histogram(1000), Errors: map[string]int64{}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.Addr()+"/metrics", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, resp.Header.Get("Content-Type"), "version=0.0.4")
+	require.Contains(t, string(body), `dbarena_operations_total{trial="t"`)
+	require.NoError(t, s.Close())
+
+	_, err = live.Listen("localhost", e, nil)
+	require.ErrorContains(t, err, "--metrics-addr")
+}
