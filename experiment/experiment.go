@@ -230,7 +230,8 @@ func (s *runState) onSamples(ss []sysmetrics.Sample) {
 	for i, x := range ss {
 		rows[i] = results.Sys{Time: x.Time, Trial: trial, Host: x.Host, Role: x.Role, CPUPercent: x.CPUPercent,
 			MemoryBytes: x.MemoryBytes, DiskReadBps: x.DiskReadBps, DiskWriteBps: x.DiskWriteBps,
-			DiskReadIOPS: x.DiskReadIOPS, DiskWriteIOPS: x.DiskWriteIOPS, NetRxBps: x.NetRxBps, NetTxBps: x.NetTxBps}
+			DiskReadIOPS: x.DiskReadIOPS, DiskWriteIOPS: x.DiskWriteIOPS, DiskBusyPercent: x.DiskBusyPercent,
+			NetRxBps: x.NetRxBps, NetTxBps: x.NetTxBps}
 	}
 	if err := s.w.AddSys(rows); err != nil {
 		s.log.Warn("sysmetrics not written", "err", err)

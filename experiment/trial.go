@@ -150,6 +150,9 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	tr.peakMemory()
 	tr.counters(p.DB, &row)
 	row.DBFigures = tr.dbFigures(row.Start, row.End)
+	if failure == "" {
+		tr.judge(&row, m.out != nil)
+	}
 	if failure == "" && !res.Interrupted {
 		tr.reference(ctx, st, p.Props.Map(), p.WorkloadConfig, &row, label)
 	}
@@ -160,8 +163,8 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	for _, sr := range m.obs.stageRows(row, cfg.Stages) {
 		errs = append(errs, s.w.AddTrial(sr))
 	}
-	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n", label,
-		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, flagText(row.Flags))
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s%s\n", label,
+		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, boundText(row), flagText(row.Flags))
 	if err := errors.Join(errs...); err != nil {
 		return row, err
 	}
@@ -294,6 +297,14 @@ func (tr *targetRun) failed(row results.Trial, label, reason string) (results.Tr
 	}
 	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: FAILED: %s; going on with the next trial\n", label, tr.s.opts.Secrets.String(reason))
 	return row, &trialFailure{id: row.ID, reason: reason}
+}
+
+// boundText is a trial's bottleneck on its progress line.
+func boundText(row results.Trial) string {
+	if row.Bottleneck == "" {
+		return ""
+	}
+	return "\n  bound by: " + row.Bottleneck + " (" + row.BottleneckWhy + ")"
 }
 
 func flagText(flags []results.Flag) string {
@@ -528,7 +539,7 @@ func (s *runState) statsDuring(from, to time.Time) []sysmetrics.Stats {
 // its time, so the first one counted is the first that began inside the
 // window: one that began before it mixes in the quieter set-up.
 func (tr *targetRun) hostSaturation(row *results.Trial) {
-	cores := sysmetrics.CPUCount()
+	cores := sysmetrics.MachineCPUCount()
 	for _, st := range tr.s.statsDuring(row.Start.Add(tr.s.coll.Interval()), row.End) {
 		if st.Role != sysmetrics.RoleMachine || cores == 0 || st.MeanCPU < hostBusy*float64(cores)*100 {
 			continue

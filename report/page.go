@@ -89,8 +89,10 @@ type trialView struct {
 	Duration, Ops, Errors, Rate                      string
 	Lat                                              latView
 	LoaderCPU, Concurrency, Status                   string
-	Flags                                            []results.Flag
-	PerOp                                            []opView
+	// Bound is what bound the trial, BoundWhy its evidence.
+	Bound, BoundWhy string
+	Flags           []results.Flag
+	PerOp           []opView
 }
 
 type latView struct{ Mean, P50, P90, P95, P99, P999, Max string }
@@ -300,7 +302,8 @@ func trialOf(t *results.Trial) trialView {
 	v := trialView{ID: t.ID, Kind: t.Kind, Target: t.Target, Workload: orDash(t.Workload), Params: orDash(fmtParams(t.Params)),
 		Rep: strconv.Itoa(t.Repetition), Threads: strconv.Itoa(t.Threads), Duration: fmtDuration(t.Duration),
 		Ops: groupThousands(t.Operations), Errors: groupThousands(t.Errors), Rate: fmtRate(t.Throughput),
-		Lat: latOf(t.Latency), Concurrency: dash, Status: orDash(t.Status), Flags: trialFlags(t)}
+		Lat: latOf(t.Latency), Concurrency: dash, Status: orDash(t.Status), Flags: trialFlags(t),
+		Bound: orDash(t.Bottleneck), BoundWhy: t.BottleneckWhy}
 	v.LoaderCPU = fmtCPU(t.LoaderCPU)
 	if t.LoaderCPUs > 0 {
 		v.LoaderCPU += fmt.Sprintf(" of %d%%", t.LoaderCPUs*100)

@@ -49,6 +49,9 @@ func Verdict(d *results.Data) string {
 			break
 		}
 		b.WriteString("  " + r.label + ": " + rowSentence(s, r) + "\n")
+		if line := boundSentence(s, r); line != "" {
+			b.WriteString("    bound by: " + line + "\n")
+		}
 		for kind, names := range r.fairness(s) {
 			marked[kind] = appendNew(marked[kind], names...)
 		}
@@ -244,6 +247,36 @@ func rowSentence(s *summary, r *row) string {
 		}
 	}
 	return out
+}
+
+// boundSentence says what bound each target's trials of the row: the
+// bottleneck most of its repetitions read ("pg: database CPU; redis:
+// client CPU (2 of 3)"), "" when none was judged.
+func boundSentence(s *summary, r *row) string {
+	var parts []string
+	for i := range r.cells {
+		counts := map[string]int{}
+		best, n := "", 0
+		for _, t := range r.cells[i].trials {
+			if t.Bottleneck == "" {
+				continue
+			}
+			n++
+			counts[t.Bottleneck]++
+			if counts[t.Bottleneck] > counts[best] || (counts[t.Bottleneck] == counts[best] && t.Bottleneck < best) {
+				best = t.Bottleneck
+			}
+		}
+		if best == "" {
+			continue
+		}
+		part := s.targets[i] + ": " + best
+		if counts[best] < n {
+			part += fmt.Sprintf(" (%d of %d)", counts[best], n)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rowComparison compares the row's measured cells: the best one's rate

@@ -285,6 +285,8 @@ func trialColumns() []column[Trial] {
 		// Counters and figures as name=value, one per line, names sorted.
 		figuresCol("driver_counters", func(t *Trial) *map[string]float64 { return &t.Counters }),
 		figuresCol("db_figures", func(t *Trial) *map[string]float64 { return &t.DBFigures }),
+		strCol("bottleneck", func(t *Trial) *string { return &t.Bottleneck }),
+		strCol("bottleneck_evidence", func(t *Trial) *string { return &t.BottleneckWhy }),
 		strCol("reference_tool", func(t *Trial) *string { return &t.Reference.Tool }),
 		strCol("reference_command", func(t *Trial) *string { return &t.Reference.Command }),
 		floatCol("reference_ops_sec", func(t *Trial) *float64 { return &t.Reference.Throughput }),
@@ -326,6 +328,7 @@ func sysColumns() []column[Sys] {
 		floatCol("disk_write_bytes_sec", func(s *Sys) *float64 { return &s.DiskWriteBps }),
 		floatCol("disk_read_iops", func(s *Sys) *float64 { return &s.DiskReadIOPS }),
 		floatCol("disk_write_iops", func(s *Sys) *float64 { return &s.DiskWriteIOPS }),
+		floatCol("disk_busy_pct", func(s *Sys) *float64 { return &s.DiskBusyPercent }),
 		floatCol("net_rx_bytes_sec", func(s *Sys) *float64 { return &s.NetRxBps }),
 		floatCol("net_tx_bytes_sec", func(s *Sys) *float64 { return &s.NetTxBps }),
 	}

@@ -307,6 +307,11 @@ type Trial struct {
 	// Counters are the driver's own counts over the whole trial, warm-up
 	// included (client retries, DynamoDB's consumed capacity units).
 	Counters map[string]float64
+	// Bottleneck is what bound the trial (analysis/bottleneck: "client
+	// CPU", "database CPU", "cache misses / disk", "rate-limited", "none
+	// found", ...) and BottleneckWhy the figures that say so; "" for a
+	// failed trial and in directories written before it existed.
+	Bottleneck, BottleneckWhy string
 	// DBFigures are the database's own ratios over the measured window,
 	// from dbmetrics.csv's samples: cache hit ratios, the share of
 	// active sessions waiting on locks ("pg_cache_hit_ratio": 0.97).
@@ -409,7 +414,11 @@ type Sys struct {
 	MemoryBytes                 float64
 	DiskReadBps, DiskWriteBps   float64
 	DiskReadIOPS, DiskWriteIOPS float64
-	NetRxBps, NetTxBps          float64
+	// DiskBusyPercent is the share of the second the disks had I/O in
+	// flight, summed over disks (NaN: not measured; 0 in directories
+	// written before it existed).
+	DiskBusyPercent    float64
+	NetRxBps, NetTxBps float64
 }
 
 // DBMetric is one row of dbmetrics.csv: one figure a database reported

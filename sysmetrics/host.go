@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,6 +22,22 @@ func CPUCount() int {
 		return set.Count()
 	}
 	return 1
+}
+
+// MachineCPUCount returns the machine's online cores, whatever this
+// process's affinity: the cores a machine-wide CPU figure is out of.
+func MachineCPUCount() int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUCount()
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if len(line) > 3 && strings.HasPrefix(line, "cpu") && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // DirSize returns the bytes a directory tree occupies on disk: allocated

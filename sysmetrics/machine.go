@@ -56,7 +56,8 @@ func (m *machine) read() (counters, error) {
 		{"stat", func(b []byte) (err error) { c.cpuSeconds, err = parseCPUStat(b); return err }},
 		{"meminfo", func(b []byte) (err error) { c.memory, err = parseMeminfo(b); return err }},
 		{"diskstats", func(b []byte) (err error) {
-			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, err = parseDiskstats(b, m.wholeDisk)
+			d, err := parseDiskstats(b, m.wholeDisk)
+			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, c.diskBusy = d.readBytes, d.writeBytes, d.readOps, d.writeOps, d.busySeconds
 			return err
 		}},
 		{"net/dev", func(b []byte) (err error) { c.netRx, c.netTx, err = parseNetDev(b); return err }},
@@ -137,32 +138,51 @@ func parseMeminfo(b []byte) (float64, error) {
 	return total - avail, nil
 }
 
+// diskTotals are /proc/diskstats' cumulative figures summed over disks.
+type diskTotals struct {
+	readBytes, writeBytes float64
+	readOps, writeOps     float64
+	// busySeconds is the time the disks had I/O in flight (io_ticks),
+	// NaN on a kernel whose lines lack it.
+	busySeconds float64
+}
+
 // parseDiskstats sums /proc/diskstats over the devices keep accepts:
-// bytes (sectors are 512 bytes whatever the device's block size) and
-// completed operations.
-func parseDiskstats(b []byte, keep func(string) bool) (rb, wb, rops, wops float64, err error) {
+// bytes (sectors are 512 bytes whatever the device's block size),
+// completed operations and the time spent with I/O in flight.
+func parseDiskstats(b []byte, keep func(string) bool) (diskTotals, error) {
+	var d diskTotals
 	for i, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
 		if len(f) < 10 {
-			return 0, 0, 0, 0, fmt.Errorf("line %d: short line %q", i+1, line)
+			return diskTotals{}, fmt.Errorf("line %d: short line %q", i+1, line)
 		}
 		if !keep(f[2]) {
 			continue
 		}
 		// major minor name, then reads completed(3) merged(4)
-		// sectors(5) ms(6), writes completed(7) merged(8) sectors(9).
+		// sectors(5) ms(6), writes completed(7) merged(8) sectors(9)
+		// ms(10), in flight(11), ms doing I/O(12).
 		var n [4]float64
 		for j, k := range []int{3, 5, 7, 9} {
+			var err error
 			if n[j], err = strconv.ParseFloat(f[k], 64); err != nil {
-				return 0, 0, 0, 0, fmt.Errorf("line %d (%s): %w", i+1, f[2], err)
+				return diskTotals{}, fmt.Errorf("line %d (%s): %w", i+1, f[2], err)
 			}
 		}
-		rops, rb, wops, wb = rops+n[0], rb+n[1]*512, wops+n[2], wb+n[3]*512
+		d.readOps, d.readBytes, d.writeOps, d.writeBytes = d.readOps+n[0], d.readBytes+n[1]*512, d.writeOps+n[2], d.writeBytes+n[3]*512
+		busy := math.NaN()
+		if len(f) > 12 {
+			if ms, err := strconv.ParseFloat(f[12], 64); err == nil {
+				busy = ms / 1000
+			}
+		}
+		d.busySeconds += busy
 	}
-	return rb, wb, rops, wops, nil
+	return d, nil
 }
 
 // parseNetDev sums received and sent bytes over every interface of

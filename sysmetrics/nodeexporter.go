@@ -115,6 +115,8 @@ func nodeCounters(metrics []exposition.Metric) (counters, error) {
 			add(&c.diskReadOps, m.Value, disk)
 		case "node_disk_writes_completed_total":
 			add(&c.diskWriteOps, m.Value, disk)
+		case "node_disk_io_time_seconds_total":
+			add(&c.diskBusy, m.Value, disk)
 		case "node_network_receive_bytes_total":
 			add(&c.netRx, m.Value, true)
 		case "node_network_transmit_bytes_total":

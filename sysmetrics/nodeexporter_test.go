@@ -72,6 +72,7 @@ func TestNodeExporterCapturedScrapes(t *testing.T) {
 	require.InEpsilon(t, (2.9766619136e+10-2.9749403648e+10)/dt, s.DiskWriteBps, 1e-9)
 	require.InEpsilon(t, 7/dt, s.DiskReadIOPS, 1e-9)
 	require.InEpsilon(t, 36/dt, s.DiskWriteIOPS, 1e-9)
+	require.InEpsilon(t, (448.26800000000003-448.26)/dt*100, s.DiskBusyPercent, 1e-9)
 	// eth0, ifb0, ifb1 and lo.
 	require.InEpsilon(t, (9.5105273751e+10-9.5105213069e+10)/dt, s.NetRxBps, 1e-9)
 	require.InEpsilon(t, (9.4221984519e+10-9.4221923837e+10)/dt, s.NetTxBps, 1e-9)

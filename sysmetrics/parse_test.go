@@ -1,6 +1,7 @@
 package sysmetrics
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,23 +77,27 @@ func TestParseMeminfo(t *testing.T) {
 
 func TestParseDiskstats(t *testing.T) {
 	b := fixture(t, "diskstats.txt")
-	rb, wb, rops, wops, err := parseDiskstats(b, countedDisk)
+	d, err := parseDiskstats(b, countedDisk)
 	require.NoError(t, err)
 	// sda, nvme0n1, vda and mmcblk0 only: not their partitions, nor
 	// loop0, dm-0, md0 or zram0.
-	require.Equal(t, float64(80000+6000+47909010+40)*512, rb)
-	require.Equal(t, float64(160000+8000+58139768+48)*512, wb)
-	require.Equal(t, float64(1000+300+1181753+5), rops)
-	require.Equal(t, float64(2000+400+1561974+6), wops)
+	require.Equal(t, float64(80000+6000+47909010+40)*512, d.readBytes)
+	require.Equal(t, float64(160000+8000+58139768+48)*512, d.writeBytes)
+	require.Equal(t, float64(1000+300+1181753+5), d.readOps)
+	require.Equal(t, float64(2000+400+1561974+6), d.writeOps)
+	require.Equal(t, float64(1500+200+449120+0)/1000, d.busySeconds)
 
-	rb, _, _, _, err = parseDiskstats(b, func(name string) bool { return name == "sda1" })
+	d, err = parseDiskstats(b, func(name string) bool { return name == "sda1" })
 	require.NoError(t, err)
-	require.Equal(t, 79000.0*512, rb, "the keep function decides")
+	require.Equal(t, 79000.0*512, d.readBytes, "the keep function decides")
 
-	_, _, _, _, err = parseDiskstats([]byte("8 0 sda 1 2\n"), countedDisk)
+	_, err = parseDiskstats([]byte("8 0 sda 1 2\n"), countedDisk)
 	require.ErrorContains(t, err, "line 1")
-	_, _, _, _, err = parseDiskstats([]byte("8 0 sda 1 0 x 0 1 0 8 0 0 0 0\n"), countedDisk)
+	_, err = parseDiskstats([]byte("8 0 sda 1 0 x 0 1 0 8 0 0 0 0\n"), countedDisk)
 	require.ErrorContains(t, err, "sda")
+	d, err = parseDiskstats([]byte("8 0 sda 1 0 8 0 1 0 8 0 0\n"), countedDisk)
+	require.NoError(t, err)
+	require.True(t, math.IsNaN(d.busySeconds), "a line without io_ticks: busy unknown")
 }
 
 func TestParseNetDev(t *testing.T) {

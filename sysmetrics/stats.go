@@ -17,8 +17,10 @@ type Stats struct {
 	// MaxMemory is the peak of MemoryBytes.
 	MaxMemory float64
 	// Mean rates, bytes per second.
-	MeanDiskReadBps, MeanDiskWriteBps float64
-	MeanNetRxBps, MeanNetTxBps        float64
+	MeanDiskReadBps, MeanDiskWriteBps   float64
+	MeanDiskReadIOPS, MeanDiskWriteIOPS float64
+	MeanDiskBusyPercent                 float64
+	MeanNetRxBps, MeanNetTxBps          float64
 }
 
 // Summarize returns one Stats per host for the samples whose Time lies in
@@ -27,8 +29,8 @@ type Stats struct {
 func Summarize(samples []Sample, from, to time.Time) []Stats {
 	type acc struct {
 		st     Stats
-		sums   [5]float64
-		counts [5]int
+		sums   [8]float64
+		counts [8]int
 	}
 	byHost := map[string]*acc{}
 	for _, s := range samples {
@@ -41,7 +43,8 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 			byHost[s.Host] = a
 		}
 		a.st.Samples++
-		for i, v := range [5]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps} {
+		for i, v := range [8]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps,
+			s.DiskReadIOPS, s.DiskWriteIOPS, s.DiskBusyPercent} {
 			if !math.IsNaN(v) {
 				a.sums[i] += v
 				a.counts[i]++
@@ -65,6 +68,7 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		}
 		a.st.MeanCPU, a.st.MeanDiskReadBps, a.st.MeanDiskWriteBps = mean(0), mean(1), mean(2)
 		a.st.MeanNetRxBps, a.st.MeanNetTxBps = mean(3), mean(4)
+		a.st.MeanDiskReadIOPS, a.st.MeanDiskWriteIOPS, a.st.MeanDiskBusyPercent = mean(5), mean(6), mean(7)
 		a.st.MaxCPU, a.st.MaxMemory = finite(a.st.MaxCPU), finite(a.st.MaxMemory)
 		out = append(out, a.st)
 	}

@@ -50,6 +50,12 @@ type Sample struct {
 	// DiskReadIOPS and DiskWriteIOPS are completed operations per second;
 	// NaN for process trees, which have no per-process operation counts.
 	DiskReadIOPS, DiskWriteIOPS float64
+	// DiskBusyPercent is the share of the interval the disks had I/O in
+	// flight (iostat's %util), summed over disks as CPUPercent is over
+	// cores; NaN for process trees. Near 100 a disk that serves one
+	// request at a time is saturated; an SSD that serves many at once
+	// may not be.
+	DiskBusyPercent float64
 	// NetRxBps and NetTxBps are network bytes per second; NaN for process
 	// trees, which have no network counters of their own.
 	NetRxBps, NetTxBps float64
@@ -76,6 +82,7 @@ type counters struct {
 	memory                    float64
 	diskRead, diskWrite       float64
 	diskReadOps, diskWriteOps float64
+	diskBusy                  float64 // seconds with I/O in flight
 	netRx, netTx              float64
 	// hostClock is the measured host's own clock, in seconds, when it read
 	// its counters (node_exporter's node_time_seconds), or 0 when unknown.
@@ -89,7 +96,7 @@ type counters struct {
 func unmeasured() counters {
 	n := math.NaN()
 	return counters{cpuSeconds: n, memory: n, diskRead: n, diskWrite: n,
-		diskReadOps: n, diskWriteOps: n, netRx: n, netTx: n}
+		diskReadOps: n, diskWriteOps: n, diskBusy: n, netRx: n, netTx: n}
 }
 
 // minSpan is the shortest span a rate is computed over: counters move in
@@ -149,5 +156,6 @@ func rates(prev, cur counters, dt float64, at time.Time) Sample {
 	return Sample{Time: at, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
 		DiskReadBps: per(prev.diskRead, cur.diskRead), DiskWriteBps: per(prev.diskWrite, cur.diskWrite),
 		DiskReadIOPS: per(prev.diskReadOps, cur.diskReadOps), DiskWriteIOPS: per(prev.diskWriteOps, cur.diskWriteOps),
-		NetRxBps: per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
+		DiskBusyPercent: per(prev.diskBusy, cur.diskBusy) * 100,
+		NetRxBps:        per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
 }
