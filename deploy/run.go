@@ -29,11 +29,13 @@ func Run(cmd *exec.Cmd) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// WriteFile writes data to dir/name with mode, making dir (its owner's
-// only) when missing: how providers write what they render.
+// WriteFile writes data to dir/name with mode, making dir and name's
+// own directories (their owner's only) when missing: how providers write
+// what they render.
 func WriteFile(dir, name string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, name), data, mode)
+	return os.WriteFile(path, data, mode)
 }

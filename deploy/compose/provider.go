@@ -119,6 +119,11 @@ func Write(req deploy.Request, dir string) (*Project, error) {
 			return nil, fmt.Errorf("compose: %w", err)
 		}
 	}
+	for name, b := range p.Files {
+		if err := deploy.WriteFile(dir, name, b, 0o644); err != nil {
+			return nil, fmt.Errorf("compose: %w", err)
+		}
+	}
 	return p, nil
 }
 
@@ -171,7 +176,14 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		addrs = append(addrs, addr)
 	}
 	d.props = proj.Props(addrs)
-	d.hosts = d.containers(ctx, req)
+	var services []string
+	for _, e := range proj.Exposed {
+		services = append(services, e.Service)
+	}
+	d.hosts = d.containers(ctx, req, services)
+	if urls := proj.Options.Monitoring.URLs(); urls != "" && req.Logger != nil {
+		req.Logger.Info("monitoring", "target", req.Name, "at", urls)
+	}
 	return d, nil
 }
 
@@ -227,11 +239,11 @@ func (d *deployment) diagnose(upErr error) error {
 // their main process, so that sysmetrics records their CPU and memory
 // like a local server's; where Docker runs on another kernel (Docker
 // Desktop) or anything fails, the run goes on without them.
-func (d *deployment) containers(ctx context.Context, req deploy.Request) []deploy.Host {
+func (d *deployment) containers(ctx context.Context, req deploy.Request, services []string) []deploy.Host {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
-	ids, err := d.compose(ctx, "ps", "-q")
+	ids, err := d.compose(ctx, append([]string{"ps", "-q"}, services...)...)
 	if err != nil || strings.TrimSpace(ids) == "" {
 		logWarn(req, "no container list: database metrics not recorded", err)
 		return nil

@@ -41,6 +41,7 @@ type Service struct {
 	Profiles    []string          `yaml:"profiles,omitempty"`
 	Entrypoint  []string          `yaml:"entrypoint,omitempty"`
 	Ulimits     map[string]Ulimit `yaml:"ulimits,omitempty"`
+	NetworkMode string            `yaml:"network_mode,omitempty"`
 }
 
 // Build builds an image from a Dockerfile.
@@ -103,6 +104,9 @@ type Project struct {
 	// Props makes the driver properties from the published addresses
 	// ("127.0.0.1:49153"), in Exposed's order.
 	Props func(addrs []string) map[string]string
+	// Files are written beside compose.yml (by path relative to it):
+	// the monitoring's configuration.
+	Files map[string][]byte
 }
 
 // Options are the provider's settings from deploy.options.
@@ -115,6 +119,8 @@ type Options struct {
 	Port int
 	// ReadyTimeout bounds the wait for every container to be healthy.
 	ReadyTimeout time.Duration
+	// Monitoring adds Prometheus (and Grafana) to the project.
+	Monitoring Monitoring
 }
 
 // options reads deploy.options.
@@ -138,9 +144,18 @@ func options(req deploy.Request, im *deploy.Image) (Options, error) {
 			}
 			o.ReadyTimeout = d
 		default:
-			return o, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s; local for the image scripts/images/build makes), password (from ${env:...}), port (to publish on 127.0.0.1:PORT), ready_timeout (default %s)",
-				req.Name, k, im.Name, im.Tag, deploy.DefaultReadyTimeout)
+			ok, err := monitoringOption(&o.Monitoring, k, v)
+			if err != nil {
+				return o, fmt.Errorf("compose: %s: %w", req.Name, err)
+			}
+			if !ok {
+				return o, fmt.Errorf("compose: %s: unknown option %q; valid: image (to replace %s:%s; local for the image scripts/images/build makes), password (from ${env:...}), port (to publish on 127.0.0.1:PORT), ready_timeout (default %s), prometheus (dbarena's --metrics-addr, to add a Prometheus scraping it), prometheus_image, prometheus_port (default %d), grafana (an image, to add Grafana with dbarena's dashboard), grafana_port (default %d)",
+					req.Name, k, im.Name, im.Tag, deploy.DefaultReadyTimeout, defaultPrometheusUI, defaultGrafanaUI)
+			}
 		}
+	}
+	if err := o.Monitoring.settle(); err != nil {
+		return o, fmt.Errorf("compose: %s: %w", req.Name, err)
 	}
 	return o, nil
 }
@@ -168,7 +183,7 @@ func Render(req deploy.Request) (*Project, error) {
 		return nil, fmt.Errorf("compose: %s: %w", req.Name, err)
 	}
 	p := &Project{File: File{Name: "dbarena-" + req.Name, Services: map[string]*Service{}, Volumes: map[string]struct{}{}}, Secrets: map[string]string{},
-		Options: o}
+		Options: o, Files: map[string][]byte{}}
 	for i := 1; i <= nodes; i++ {
 		name := serviceName(req.Database, i, nodes)
 		vol := name + "-data"
@@ -200,6 +215,7 @@ func Render(req deploy.Request) (*Project, error) {
 	}
 	p.Props = props(req, db)
 	p.File.Services["loader"] = loader(req, db, p)
+	addMonitoring(p, o.Monitoring)
 	return p, nil
 }
 

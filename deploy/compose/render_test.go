@@ -144,3 +144,52 @@ func TestScyllaArgsFollowLimits(t *testing.T) {
 		require.Contains(t, args, "--smp "+c.smp+" --memory "+c.max, "%v CPUs, %d bytes", c.cpus, c.mem)
 	}
 }
+
+// TestMonitoring: option prometheus adds a Prometheus on the host's
+// network scraping dbarena's live endpoint every second, option grafana
+// a Grafana provisioned with it and dbarena's dashboard; the files they
+// mount are written beside compose.yml; bad combinations are named.
+func TestMonitoring(t *testing.T) {
+	req := deploy.Request{Name: "m", Database: "redis", Options: map[string]string{
+		"prometheus": "9464", "prometheus_image": "local", "prometheus_port": "9091", "grafana": "grafana/grafana:11.3.0"}}
+	dir := t.TempDir()
+	p, err := compose.Write(req, dir)
+	require.NoError(t, err)
+	prom := p.File.Services["prometheus"]
+	require.NotNil(t, prom)
+	require.Equal(t, "host", prom.NetworkMode)
+	require.Equal(t, compose.BuiltPrometheusImage, prom.Image)
+	require.Contains(t, prom.Command, "--web.listen-address=127.0.0.1:9091")
+	conf, err := os.ReadFile(filepath.Join(dir, "prometheus.yml"))
+	require.NoError(t, err)
+	require.Contains(t, string(conf), `targets: ["127.0.0.1:9464"]`)
+	require.Contains(t, string(conf), "scrape_interval: 1s")
+	graf := p.File.Services["grafana"]
+	require.NotNil(t, graf)
+	require.Equal(t, "grafana/grafana:11.3.0", graf.Image)
+	require.Equal(t, "3000", graf.Environment["GF_SERVER_HTTP_PORT"])
+	ds, err := os.ReadFile(filepath.Join(dir, "grafana", "datasource.yml"))
+	require.NoError(t, err)
+	require.Contains(t, string(ds), "url: http://127.0.0.1:9091")
+	dash, err := os.ReadFile(filepath.Join(dir, "grafana", "dbarena.json"))
+	require.NoError(t, err)
+	require.Equal(t, deploy.GrafanaDashboard(), dash)
+	require.Len(t, p.Exposed, 1, "the monitoring is not a database to watch")
+	spec := load(t, dir) // valid Compose, its mounts resolved beside the file
+	require.Equal(t, "host", spec.Services["grafana"].NetworkMode)
+	require.Equal(t, filepath.Join(dir, "prometheus.yml"), spec.Services["prometheus"].Volumes[0].Source)
+
+	none, err := compose.Render(deploy.Request{Name: "n", Database: "redis"})
+	require.NoError(t, err)
+	require.NotContains(t, none.File.Services, "prometheus")
+	require.Empty(t, none.Files)
+
+	for opts, want := range map[string]map[string]string{
+		"need option prometheus": {"grafana": "grafana/grafana"},
+		"option prometheus_port": {"prometheus": "9464", "prometheus_port": "x"},
+		"option prometheus:":     {"prometheus": "localhost"},
+	} {
+		_, err := compose.Render(deploy.Request{Name: "e", Database: "redis", Options: want})
+		require.ErrorContains(t, err, opts)
+	}
+}

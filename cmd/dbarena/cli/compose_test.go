@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,4 +161,46 @@ func TestDockerEngineStoppedMidTrial(t *testing.T) {
 	require.Positive(t, row.Operations)
 	t.Logf("status: %s", row.StatusReason)
 	require.Contains(t, errs, "dbarena-dstop", "teardown names what it could not remove")
+}
+
+// TestDockerEngineMonitoring adds a Prometheus container (the local
+// image of Debian's package) to a Redis project with option prometheus:
+// while the experiment runs, it scrapes dbarena's live endpoint, and its
+// query API has the trial's operations and Redis' own metrics; the
+// teardown removes it with the rest.
+func TestDockerEngineMonitoring(t *testing.T) {
+	testenv.Docker(t)
+	live, ui := freePort(t), freePort(t)
+	file := targetsExperiment(t, "mon", "{duration: 20s, threads: 2}", fmt.Sprintf(`  - name: mrd
+    database: redis
+    deploy: {provider: compose, cpus: 0.5, memory: 512MiB, options: {image: local, prometheus: "%d", prometheus_image: local, prometheus_port: "%d"}}
+`, live, ui))
+	res := filepath.Join(t.TempDir(), "r")
+	type outcome struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--metrics-addr", fmt.Sprint(live))
+		done <- outcome{code, out, errs}
+	}()
+	prom := fmt.Sprintf("127.0.0.1:%d", ui)
+	var ops, cmds []float64
+	scraped := poll(3*time.Minute, func() bool {
+		if _, err := net.DialTimeout("tcp", prom, time.Second); err != nil {
+			return false
+		}
+		now := time.Now()
+		ops = promQueryMaybe(prom, `dbarena_operations_total{trial="mrd.c",class="OK"}`, now)
+		cmds = promQueryMaybe(prom, `dbarena_db_redis_commands_per_s{target="mrd"}`, now)
+		return len(ops) > 0 && len(cmds) > 0
+	})
+	o := <-done
+	require.Equal(t, ExitOK, o.code, "%s\n%s", o.out, o.errs)
+	require.True(t, scraped, "the Prometheus container scraped the trial's operations (%v) and Redis' metrics (%v)", ops, cmds)
+	require.Contains(t, o.errs, fmt.Sprintf("Prometheus at http://127.0.0.1:%d", ui))
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=dbarena-mrd").Output()
+	require.NoError(t, err)
+	require.Empty(t, strings.TrimSpace(string(out)), "the teardown removed every container, Prometheus' too")
 }

@@ -59,14 +59,13 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 		}
 		observers = append(observers, hl)
 	}
-	exp, stopLive, err := serveLive(st, f.metricsAddr)
+	liveObs, stopLive, err := watchLive(ctx, st, f, t)
 	if err != nil {
 		return usageError(err)
 	}
 	defer stopLive()
-	if exp != nil {
-		observers = append(observers, exp.Observer(liveLabels(f, t, rs.Run.Phase)))
-		defer watchDatabase(ctx, st, t, exp)()
+	if liveObs != nil {
+		observers = append(observers, liveObs)
 	}
 	if !rs.SeedGiven {
 		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.Run.Seed)

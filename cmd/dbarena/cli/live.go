@@ -36,6 +36,21 @@ func serveLive(st *State, addr string) (*live.Exporter, func(), error) {
 	return e, func() { _ = srv.Close() }, nil
 }
 
+// watchLive serves a `ycsb` phase at --metrics-addr, when given: the
+// observer of its operations (nil when off), and the function that stops
+// the endpoint and the sampling of the database's metrics.
+func watchLive(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) (runner.Observer, func(), error) {
+	exp, stopLive, err := serveLive(st, f.metricsAddr)
+	if err != nil || exp == nil {
+		return nil, func() {}, err
+	}
+	stopDB := watchDatabase(ctx, st, t, exp)
+	return exp.Observer(liveLabels(f, t, t.Settings.Run.Phase)), func() {
+		stopDB()
+		stopLive()
+	}, nil
+}
+
 // liveLabels name a `ycsb` phase's series: the shared run's id (and the
 // loader) when given, else the phase; the driver as target and database;
 // the last workload file.

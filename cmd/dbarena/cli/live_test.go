@@ -64,9 +64,24 @@ scrape_configs:
 // values of its series.
 func promQuery(t *testing.T, addr, query string, at time.Time) []float64 {
 	t.Helper()
+	out, err := promQueryErr(addr, query, at)
+	require.NoError(t, err)
+	return out
+}
+
+// promQueryMaybe is promQuery for polling: nil when the query fails.
+func promQueryMaybe(addr, query string, at time.Time) []float64 {
+	out, _ := promQueryErr(addr, query, at)
+	return out
+}
+
+// promQueryErr evaluates an instant query through Prometheus' HTTP API.
+func promQueryErr(addr, query string, at time.Time) ([]float64, error) {
 	q := url.Values{"query": {query}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1e3, 'f', 3, 64)}}
 	resp, err := http.Get("http://" + addr + "/api/v1/query?" + q.Encode())
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
 	var body struct {
 		Status string
@@ -77,15 +92,22 @@ func promQuery(t *testing.T, addr, query string, at time.Time) []float64 {
 			}
 		}
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-	require.Equal(t, "success", body.Status, body.Error)
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, err
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("query %s: %s", query, body.Error)
+	}
 	var out []float64
 	for _, r := range body.Data.Result {
-		v, err := strconv.ParseFloat(r.Value[1].(string), 64)
-		require.NoError(t, err)
+		s, _ := r.Value[1].(string)
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: value %v: %w", query, r.Value[1], err)
+		}
 		out = append(out, v)
 	}
-	return out
+	return out, nil
 }
 
 // TestLiveMetricsInPrometheus lets Debian's Prometheus scrape a live
