@@ -54,16 +54,23 @@ func (s *Sampler) Interval() time.Duration { return s.interval }
 func (s *Sampler) Add(name, host, database string, r driver.MetricsReader) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sources[name] = &source{host: host, database: database, r: r, prev: map[key]float64{},
+	s.sources[name] = &source{host: host, database: database, r: r, prev: map[key]reading{},
 		warned: map[string]bool{}, ratios: map[string]*ratioLog{}}
 }
 
-// Remove stops sampling name. Its ratio logs go with it: read the
-// figures first.
+// Remove stops sampling name, waiting for a reading of it in progress:
+// once it returns, the reader is not called again and may be closed.
+// Its ratio logs go with it: read the figures first.
 func (s *Sampler) Remove(name string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	src := s.sources[name]
 	delete(s.sources, name)
+	s.mu.Unlock()
+	if src != nil {
+		src.reading.Lock()
+		src.removed = true
+		src.reading.Unlock()
+	}
 }
 
 // Start samples until Stop or ctx ends.
@@ -119,21 +126,39 @@ func (s *Sampler) Round(ctx context.Context) {
 	}
 }
 
+// maxWarned bounds the distinct errors reported per source: texts that
+// vary (addresses, several nodes' errors joined) must not fill the log.
+const maxWarned = 10
+
 // read reads one source, bounded by the interval so that a database that
-// hangs does not hold the others' rows, and reports a new error once.
+// hangs does not hold the others' rows, and reports a new error once. A
+// reading is stamped at the middle of its query: a slow answer then
+// shifts the rate's span by half its time, not all of it.
 func (s *Sampler) read(ctx context.Context, name string, src *source) []results.DBMetric {
+	src.reading.Lock()
+	defer src.reading.Unlock()
+	if src.removed {
+		return nil
+	}
 	rctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
 	defer cancel()
-	at := time.Now()
+	start := time.Now()
 	ms, err := src.r.ReadMetrics(rctx)
-	if err != nil && ctx.Err() == nil {
+	at := start.Add(time.Since(start) / 2)
+	if err != nil && ctx.Err() == nil && s.Logger != nil {
 		s.mu.Lock()
-		first := !src.warned[err.Error()]
-		src.warned[err.Error()] = true
+		first := !src.warned[err.Error()] && len(src.warned) < maxWarned
+		if first {
+			src.warned[err.Error()] = true
+		}
+		last := first && len(src.warned) == maxWarned
 		s.mu.Unlock()
-		if first && s.Logger != nil {
+		if first {
 			s.Logger.Warn("database metrics: a query failed; sampling goes on without what it would have read (reported once)",
 				"source", name, "err", err)
+		}
+		if last {
+			s.Logger.Warn("database metrics: further errors of this source are not reported", "source", name)
 		}
 	}
 	s.mu.Lock()
@@ -208,10 +233,21 @@ type key struct{ host, name string }
 type source struct {
 	host, database string
 	r              driver.MetricsReader
-	prev           map[key]float64
-	prevAt         time.Time
-	warned         map[string]bool
-	ratios         map[string]*ratioLog
+	// reading is held while the reader is called; removed, set under it,
+	// says the source is gone and its reader may be closed.
+	reading sync.Mutex
+	removed bool
+	// prev is each counter's last reading (guarded by the sampler's mu,
+	// as are warned and ratios).
+	prev   map[key]reading
+	warned map[string]bool
+	ratios map[string]*ratioLog
+}
+
+// reading is one counter's value and when it was read.
+type reading struct {
+	v  float64
+	at time.Time
 }
 
 // ratioLog is one ratio's parts and wholes, interval by interval, and
@@ -226,13 +262,12 @@ type ratioPoint struct {
 	part, whole float64
 }
 
-// next turns a reading taken at at into rows: counters' rates since the
-// previous reading (none for the first, or after a reset), gauges, and
-// ratios of this interval's figures.
+// next turns a reading taken at at into rows: counters' rates since
+// their previous reading (none for the first, or after a reset; a
+// counter a failed query left out keeps its last reading, so its next
+// rate spans the whole gap), gauges, and ratios of this interval's
+// figures.
 func (src *source) next(at time.Time, ms []driver.Metric) []results.DBMetric {
-	dt := at.Sub(src.prevAt).Seconds()
-	first := src.prevAt.IsZero()
-	src.prevAt = at
 	// cur is this interval's figure of each counter (its increase) and
 	// gauge (its level), for the ratios: a ratio of counters sums their
 	// increases over a window, which rates of uneven intervals would
@@ -250,12 +285,13 @@ func (src *source) next(at time.Time, ms []driver.Metric) []results.DBMetric {
 		switch m.Kind {
 		case driver.MetricCounter:
 			prev, seen := src.prev[k]
-			src.prev[k] = m.Value
-			if first || !seen || dt <= 0 || m.Value < prev {
+			src.prev[k] = reading{m.Value, at}
+			dt := at.Sub(prev.at).Seconds()
+			if !seen || dt <= 0 || m.Value < prev.v {
 				continue
 			}
-			cur[k] = m.Value - prev
-			row(m.Host, m.Name+RateSuffix, (m.Value-prev)/dt)
+			cur[k] = m.Value - prev.v
+			row(m.Host, m.Name+RateSuffix, (m.Value-prev.v)/dt)
 		case driver.MetricGauge:
 			cur[k] = m.Value
 			row(m.Host, m.Name, m.Value)

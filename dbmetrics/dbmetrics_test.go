@@ -126,3 +126,61 @@ func TestSamplerStartStop(t *testing.T) {
 	s.Stop()
 	s.Stop() // twice is harmless
 }
+
+// TestRateAcrossAGap: a counter a reading left out keeps its last value
+// and time, so the next rate spans the whole gap instead of reading
+// double.
+func TestRateAcrossAGap(t *testing.T) {
+	var rows []results.DBMetric
+	s := dbmetrics.New(time.Second, func(r []results.DBMetric) { rows = append(rows, r...) })
+	c := func(v float64) []driver.Metric {
+		return []driver.Metric{{Name: "x_ops", Kind: driver.MetricCounter, Value: v}}
+	}
+	s.Add("db", "h", "d", &script{readings: [][]driver.Metric{c(100), nil, c(300)}, errs: []error{nil, errors.New("one node down"), nil}})
+	start := time.Now()
+	for range 3 {
+		s.Round(context.Background())
+		time.Sleep(50 * time.Millisecond)
+	}
+	span := time.Since(start) - 50*time.Millisecond
+	require.Len(t, rows, 1)
+	require.InEpsilon(t, 200/span.Seconds(), rows[0].Value, 0.25, "200 over the two intervals, not one")
+}
+
+// blocking reads only when released.
+type blocking struct {
+	entered, release chan struct{}
+	calls            int
+}
+
+func (b *blocking) ReadMetrics(context.Context) ([]driver.Metric, error) {
+	b.calls++
+	b.entered <- struct{}{}
+	<-b.release
+	return nil, nil
+}
+
+// TestRemoveWaitsForAReading: Remove returns only once a reading of the
+// source in progress ended, and the reader is not called after it, so
+// the caller may close it.
+func TestRemoveWaitsForAReading(t *testing.T) {
+	s := dbmetrics.New(time.Second, nil)
+	b := &blocking{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s.Add("db", "h", "d", b)
+	go s.Round(context.Background())
+	<-b.entered
+	removed := make(chan struct{})
+	go func() {
+		s.Remove("db")
+		close(removed)
+	}()
+	select {
+	case <-removed:
+		t.Fatal("Remove returned while the reading ran")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(b.release)
+	<-removed
+	s.Round(context.Background())
+	require.Equal(t, 1, b.calls)
+}

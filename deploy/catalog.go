@@ -32,6 +32,9 @@ type Database struct {
 	Local string
 	// Unsupported says, for each provider that cannot run it, why.
 	Unsupported map[string]string
+	// OneCore says it serves requests on one thread (Redis' main
+	// thread): one busy core is its limit, whatever the host's cores.
+	OneCore bool
 }
 
 // Image is a database's container image and how it is run.
@@ -248,7 +251,7 @@ func catalogue() []Database {
 				PasswordEnv: "REDIS_PASSWORD", PasswordFlag: "--requirepass",
 				PasswordHealth: []string{"CMD-SHELL", `redis-cli -a "$$REDIS_PASSWORD" ping`},
 				VM:             VM{Args: []string{"--protected-mode", "no"}}, Built: "dbarena.local/redis:7.0"},
-			Local: "redis"},
+			Local: "redis", OneCore: true},
 		{Name: "scylladb", Driver: "cql", Summary: "ScyllaDB (CQL)",
 			Image:   scylla(9042, cqlHealth, nil, VM{Args: []string{"--developer-mode", "0"}}),
 			Cluster: &Cluster{SeedFlag: "--seeds", Serial: true},

@@ -17,9 +17,10 @@ const (
 	MetricGauge
 	// MetricRatio is Part over Whole, two other metrics of the same
 	// reading, per interval: their increases when they are counters,
-	// their levels when gauges. A whole of 0 gives no figure. Over a longer window a
-	// ratio is the sum of parts over the sum of wholes, not a mean of
-	// ratios, so a second with few requests weighs what it did.
+	// their levels when gauges. A whole of 0 gives no figure. Over a
+	// longer window a ratio is the sum of parts over the sum of wholes,
+	// not a mean of ratios, so a second with few requests weighs what it
+	// did.
 	MetricRatio
 )
 

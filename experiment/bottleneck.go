@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
+	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
 )
@@ -55,7 +56,10 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool) bottleneck.Ev
 		}
 	}
 	if measured > 0 && measured == len(hosts) {
-		e.DatabaseCPU = dbCPU
+		e.DatabaseCPU, e.DatabaseNodes = dbCPU, len(hosts)
+		if db, err := deploy.LookupDatabase(tr.t.Database); err == nil {
+			e.OneCoreServer = db.OneCore
+		}
 		switch {
 		case limited:
 			e.DatabaseCores = tr.t.Deploy.CPUs * float64(len(hosts))
@@ -66,11 +70,13 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool) bottleneck.Ev
 			e.DatabaseCPU = n // a remote host's cores are not known
 		}
 	}
-	if machine, ok := stats["machine"]; ok && local {
-		// Client and database on this machine, and its disks theirs.
-		e.Shared = !viaLoaders
-		e.MachineCPU, e.MachineCores = machine.MeanCPU, sysmetrics.MachineCPUCount()
-		readIOPS, busy = machine.MeanDiskReadIOPS, machine.MeanDiskBusyPercent
+	if machine, ok := stats["machine"]; ok && !viaLoaders {
+		// The load generator ran here: this machine's CPU was its.
+		e.MachineCPU, e.MachineCores, e.Shared = machine.MeanCPU, sysmetrics.MachineCPUCount(), local
+		if local {
+			// And the database's, with the disks.
+			readIOPS, busy = machine.MeanDiskReadIOPS, machine.MeanDiskBusyPercent
+		}
 	}
 	if local || readIOPS > 0 || busy > 0 {
 		e.DiskReadIOPS, e.DiskBusyPercent = readIOPS, busy

@@ -46,11 +46,12 @@ func (tr *targetRun) metricsHost() string {
 // metrics live in may not exist): on a DB of its own, with one
 // connection, so that the workers' connections carry only the workload.
 // A driver that reads no database metrics is left alone; one that
-// cannot open is reported and the run goes on without.
+// cannot open is reported once and the run goes on without.
 func (tr *targetRun) watchDatabase(ctx context.Context, p *trial.Trial) {
-	if tr.metricsDB != nil {
+	if tr.metricsTried {
 		return
 	}
+	tr.metricsTried = true
 	if _, ok := p.DB.(driver.MetricsReader); !ok {
 		return
 	}

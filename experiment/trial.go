@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dbarena/dbarena/live"
 	"math"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/live"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -28,8 +28,10 @@ type targetRun struct {
 	dep   deploy.Deployment
 	index int // in the manifest's targets
 	// metricsDB is the database's metrics connection, once its first
-	// trial made it ready (see watchDatabase).
-	metricsDB driver.DB
+	// trial made it ready (see watchDatabase); metricsTried says it was
+	// opened or tried.
+	metricsDB    driver.DB
+	metricsTried bool
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:

@@ -20,7 +20,8 @@
 // seconds are exact instead of off by a whole interval (a 6-second rate
 // read 5/6 of the true one without). The price is Prometheus' staleness
 // rule: a trial's series stays "current" for five minutes after the run
-// instead of ending with it.
+// instead of ending with it; the endpoint drops it five minutes after its
+// last interval.
 package live
 
 import (
@@ -154,10 +155,37 @@ func (e *Exporter) DBMetrics(target string, rows []results.DBMetric) {
 	}
 }
 
+// staleAfter is how long a trial's series stay served after its last
+// interval: long enough for any scrape to see its last counts, short
+// enough that Prometheus never receives samples older than its head
+// block accepts (which it would log as out of bounds at every scrape of
+// a long experiment).
+const staleAfter = 5 * time.Minute
+
+// forget drops the series whose last sample is older than staleAfter.
+func (e *Exporter) forget(now time.Time) {
+	for k, s := range e.ops {
+		if now.Sub(s.at) > staleAfter {
+			delete(e.ops, k)
+		}
+	}
+	for l, w := range e.warmup {
+		if now.Sub(w.at) > staleAfter {
+			delete(e.warmup, l)
+		}
+	}
+	for k, v := range e.db {
+		if now.Sub(v.at) > staleAfter {
+			delete(e.db, k)
+		}
+	}
+}
+
 // WriteTo writes the exposition.
 func (e *Exporter) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	e.mu.Lock()
+	e.forget(time.Now())
 	e.writeOps(&b)
 	e.writeDB(&b)
 	e.mu.Unlock()
@@ -248,11 +276,12 @@ func trialLabels(l Labels) string {
 	return "trial=" + quote(l.Trial) + ",target=" + quote(l.Target) + ",database=" + quote(l.Database) + ",workload=" + quote(l.Workload)
 }
 
-// quote writes a label value: backslash, double quote and newline
-// escaped, as the text format wants.
-func quote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
-}
+// labelEscaper escapes a label value as the text format wants:
+// backslash, double quote and newline.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// quote writes a label value, quoted and escaped.
+func quote(s string) string { return `"` + labelEscaper.Replace(s) + `"` }
 
 // ServeHTTP serves the exposition at any path.
 func (e *Exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -280,7 +309,7 @@ func Listen(addr string, e *Exporter, log *slog.Logger) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", hostPort)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return nil, &ListenError{fmt.Errorf("--metrics-addr %s: %w", addr, err)}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", e)
@@ -293,6 +322,13 @@ func Listen(addr string, e *Exporter, log *slog.Logger) (*Server, error) {
 	}()
 	return s, nil
 }
+
+// ListenError is an address that could not be listened on (taken, not
+// this machine's), as opposed to one that is not an address.
+type ListenError struct{ err error }
+
+func (e *ListenError) Error() string { return e.err.Error() }
+func (e *ListenError) Unwrap() error { return e.err }
 
 // Addr is the address served, as host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -34,10 +35,14 @@ func TestExposition(t *testing.T) {
 	e := live.New()
 	obs := e.Observer(live.Labels{Trial: `pg."a"`, Target: "pg", Database: "postgres", Workload: "a"})
 	read := measure.SeriesResult{Name: "READ", Service: histogram(80_000, 200_000, 3_000_000), Errors: map[string]int64{"TIMEOUT": 2}}
-	obs.Interval(&runner.Interval{Warmup: true, Results: measure.Results{read}})
+	now := time.Now()
+	obs.Interval(&runner.Interval{Warmup: true, End: now.Add(-time.Second), Results: measure.Results{read}})
 	read2 := measure.SeriesResult{Name: "READ", Service: histogram(90_000), Errors: map[string]int64{}}
-	obs.Interval(&runner.Interval{Results: measure.Results{read2}})
-	e.DBMetrics("pg", []results.DBMetric{{Host: "pg", Database: "postgres", Metric: "pg_cache_hit_ratio", Value: 0.97}})
+	obs.Interval(&runner.Interval{End: now, Results: measure.Results{read2}})
+	e.DBMetrics("pg", []results.DBMetric{{Time: now, Host: "pg", Database: "postgres", Metric: "pg_cache_hit_ratio", Value: 0.97}})
+	// A trial that ended ten minutes ago is no longer served.
+	e.Observer(live.Labels{Trial: "old"}).Interval(&runner.Interval{End: now.Add(-10 * time.Minute),
+		Results: measure.Results{{Name: "READ", Service: histogram(1000), Errors: map[string]int64{}}}})
 
 	var b strings.Builder
 	_, err := e.WriteTo(&b)
@@ -47,6 +52,8 @@ func TestExposition(t *testing.T) {
 	require.NoError(t, err, page)
 	got := map[string]float64{}
 	for _, m := range ms {
+		require.NotEqual(t, "old", m.Labels["trial"], "stale series dropped")
+		require.Equal(t, now.UnixMilli(), m.Millis, "%s: stamped at its interval's end", m.Name)
 		require.True(t, strings.HasPrefix(m.Name, live.Prefix), m.Name)
 		key := m.Name + "/" + m.Labels["class"] + m.Labels["le"]
 		got[key] = m.Value
@@ -74,7 +81,7 @@ func TestListen(t *testing.T) {
 	s, err := live.Listen("0", e, nil)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(s.Addr(), "127.0.0.1:"), s.Addr())
-	e.Observer(live.Labels{Trial: "t"}).Interval(&runner.Interval{Results: measure.Results{{Name: "READ", Service: histogram(1000), Errors: map[string]int64{}}}})
+	e.Observer(live.Labels{Trial: "t"}).Interval(&runner.Interval{End: time.Now(), Results: measure.Results{{Name: "READ", Service: histogram(1000), Errors: map[string]int64{}}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.Addr()+"/metrics", nil)
@@ -86,8 +93,12 @@ func TestListen(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, resp.Header.Get("Content-Type"), "version=0.0.4")
 	require.Contains(t, string(body), `dbarena_operations_total{trial="t"`)
+	_, err = live.Listen(s.Addr(), e, nil)
+	var le *live.ListenError
+	require.ErrorAs(t, err, &le, "a port taken is a listen error, not a bad address")
 	require.NoError(t, s.Close())
 
 	_, err = live.Listen("localhost", e, nil)
 	require.ErrorContains(t, err, "--metrics-addr")
+	require.False(t, errors.As(err, &le))
 }

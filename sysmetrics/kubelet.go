@@ -3,9 +3,10 @@ package sysmetrics
 import (
 	"errors"
 	"fmt"
-	"github.com/dbarena/dbarena/internal/exposition"
 	"net/http"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/exposition"
 )
 
 // kubeletPod samples one Kubernetes pod through its node's kubelet.

@@ -57,7 +57,7 @@ func (m *machine) read() (counters, error) {
 		{"meminfo", func(b []byte) (err error) { c.memory, err = parseMeminfo(b); return err }},
 		{"diskstats", func(b []byte) (err error) {
 			d, err := parseDiskstats(b, m.wholeDisk)
-			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, c.diskBusy = d.readBytes, d.writeBytes, d.readOps, d.writeOps, d.busySeconds
+			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, c.diskBusy = d.readBytes, d.writeBytes, d.readOps, d.writeOps, d.busy
 			return err
 		}},
 		{"net/dev", func(b []byte) (err error) { c.netRx, c.netTx, err = parseNetDev(b); return err }},
@@ -142,16 +142,16 @@ func parseMeminfo(b []byte) (float64, error) {
 type diskTotals struct {
 	readBytes, writeBytes float64
 	readOps, writeOps     float64
-	// busySeconds is the time the disks had I/O in flight (io_ticks),
-	// NaN on a kernel whose lines lack it.
-	busySeconds float64
+	// busy is each disk's time with I/O in flight (io_ticks), in
+	// seconds; a kernel whose lines lack it leaves the disk out.
+	busy map[string]float64
 }
 
 // parseDiskstats sums /proc/diskstats over the devices keep accepts:
-// bytes (sectors are 512 bytes whatever the device's block size),
-// completed operations and the time spent with I/O in flight.
+// bytes (sectors are 512 bytes whatever the device's block size) and
+// completed operations; and it keeps each one's time with I/O in flight.
 func parseDiskstats(b []byte, keep func(string) bool) (diskTotals, error) {
-	var d diskTotals
+	d := diskTotals{busy: map[string]float64{}}
 	for i, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
@@ -174,13 +174,11 @@ func parseDiskstats(b []byte, keep func(string) bool) (diskTotals, error) {
 			}
 		}
 		d.readOps, d.readBytes, d.writeOps, d.writeBytes = d.readOps+n[0], d.readBytes+n[1]*512, d.writeOps+n[2], d.writeBytes+n[3]*512
-		busy := math.NaN()
 		if len(f) > 12 {
 			if ms, err := strconv.ParseFloat(f[12], 64); err == nil {
-				busy = ms / 1000
+				d.busy[f[2]] = ms / 1000
 			}
 		}
-		d.busySeconds += busy
 	}
 	return d, nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dbarena/dbarena/internal/exposition"
 	"math"
 	"net/http"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/exposition"
 )
 
 // scrapeTimeout bounds one scrape. node_exporter answers in tens of
@@ -116,7 +117,12 @@ func nodeCounters(metrics []exposition.Metric) (counters, error) {
 		case "node_disk_writes_completed_total":
 			add(&c.diskWriteOps, m.Value, disk)
 		case "node_disk_io_time_seconds_total":
-			add(&c.diskBusy, m.Value, disk)
+			if disk {
+				if c.diskBusy == nil {
+					c.diskBusy = map[string]float64{}
+				}
+				c.diskBusy[m.Labels["device"]] = m.Value
+			}
 		case "node_network_receive_bytes_total":
 			add(&c.netRx, m.Value, true)
 		case "node_network_transmit_bytes_total":

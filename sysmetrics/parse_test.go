@@ -85,7 +85,7 @@ func TestParseDiskstats(t *testing.T) {
 	require.Equal(t, float64(160000+8000+58139768+48)*512, d.writeBytes)
 	require.Equal(t, float64(1000+300+1181753+5), d.readOps)
 	require.Equal(t, float64(2000+400+1561974+6), d.writeOps)
-	require.Equal(t, float64(1500+200+449120+0)/1000, d.busySeconds)
+	require.Equal(t, map[string]float64{"sda": 1.5, "nvme0n1": 0.2, "vda": 449.12, "mmcblk0": 0}, d.busy)
 
 	d, err = parseDiskstats(b, func(name string) bool { return name == "sda1" })
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func TestParseDiskstats(t *testing.T) {
 	require.ErrorContains(t, err, "sda")
 	d, err = parseDiskstats([]byte("8 0 sda 1 0 8 0 1 0 8 0 0\n"), countedDisk)
 	require.NoError(t, err)
-	require.True(t, math.IsNaN(d.busySeconds), "a line without io_ticks: busy unknown")
+	require.Empty(t, d.busy, "a line without io_ticks: busy unknown")
 }
 
 func TestParseNetDev(t *testing.T) {
@@ -151,4 +151,11 @@ func TestParseExposition(t *testing.T) {
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
+}
+
+// TestBusiest: disk utilisation is the busiest disk's, not a sum that
+// two half-busy disks would push to a full one.
+func TestBusiest(t *testing.T) {
+	require.InDelta(t, 50.0, busiest(map[string]float64{"a": 1, "b": 2}, map[string]float64{"a": 1.5, "b": 2.2, "new": 9}, 1), 1e-9)
+	require.True(t, math.IsNaN(busiest(nil, map[string]float64{"a": 1}, 1)), "no disk in both readings")
 }

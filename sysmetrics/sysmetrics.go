@@ -50,11 +50,10 @@ type Sample struct {
 	// DiskReadIOPS and DiskWriteIOPS are completed operations per second;
 	// NaN for process trees, which have no per-process operation counts.
 	DiskReadIOPS, DiskWriteIOPS float64
-	// DiskBusyPercent is the share of the interval the disks had I/O in
-	// flight (iostat's %util), summed over disks as CPUPercent is over
-	// cores; NaN for process trees. Near 100 a disk that serves one
-	// request at a time is saturated; an SSD that serves many at once
-	// may not be.
+	// DiskBusyPercent is the share of the interval the busiest disk had
+	// I/O in flight (iostat's %util); NaN for process trees. Near 100 a
+	// disk that serves one request at a time is saturated; an SSD that
+	// serves many at once may not be.
 	DiskBusyPercent float64
 	// NetRxBps and NetTxBps are network bytes per second; NaN for process
 	// trees, which have no network counters of their own.
@@ -82,8 +81,10 @@ type counters struct {
 	memory                    float64
 	diskRead, diskWrite       float64
 	diskReadOps, diskWriteOps float64
-	diskBusy                  float64 // seconds with I/O in flight
-	netRx, netTx              float64
+	// diskBusy is each disk's seconds with I/O in flight (nil: not
+	// measured).
+	diskBusy     map[string]float64
+	netRx, netTx float64
 	// hostClock is the measured host's own clock, in seconds, when it read
 	// its counters (node_exporter's node_time_seconds), or 0 when unknown.
 	// A remote host's counters are read some unknown time after we ask,
@@ -96,7 +97,7 @@ type counters struct {
 func unmeasured() counters {
 	n := math.NaN()
 	return counters{cpuSeconds: n, memory: n, diskRead: n, diskWrite: n,
-		diskReadOps: n, diskWriteOps: n, diskBusy: n, netRx: n, netTx: n}
+		diskReadOps: n, diskWriteOps: n, netRx: n, netTx: n}
 }
 
 // minSpan is the shortest span a rate is computed over: counters move in
@@ -143,6 +144,27 @@ func span(prev, cur counters, local time.Duration) float64 {
 	return dt
 }
 
+// busiest is the highest share of dt any disk had I/O in flight, in
+// percent; NaN when no disk is in both readings.
+func busiest(prev, cur map[string]float64, dt float64) float64 {
+	out := math.NaN()
+	for dev, b := range cur {
+		a, ok := prev[dev]
+		if !ok {
+			continue
+		}
+		out = math.Max(nanToZero(out), math.Max(b-a, 0)/dt*100)
+	}
+	return out
+}
+
+func nanToZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
 // rates turns two readings dt seconds apart into a sample. A counter
 // that went down (a device vanished, a counter wrapped) gives 0, never a
 // negative rate.
@@ -156,6 +178,6 @@ func rates(prev, cur counters, dt float64, at time.Time) Sample {
 	return Sample{Time: at, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
 		DiskReadBps: per(prev.diskRead, cur.diskRead), DiskWriteBps: per(prev.diskWrite, cur.diskWrite),
 		DiskReadIOPS: per(prev.diskReadOps, cur.diskReadOps), DiskWriteIOPS: per(prev.diskWriteOps, cur.diskWriteOps),
-		DiskBusyPercent: per(prev.diskBusy, cur.diskBusy) * 100,
+		DiskBusyPercent: busiest(prev.diskBusy, cur.diskBusy, dt),
 		NetRxBps:        per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
 }

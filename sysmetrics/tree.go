@@ -180,7 +180,7 @@ func (a *treeAccount) add(cur map[int]procReading) counters {
 		mem += c.rss
 	}
 	c := counters{cpuSeconds: a.cpu, memory: mem, diskRead: a.read, diskWrite: a.write,
-		diskReadOps: math.NaN(), diskWriteOps: math.NaN(), diskBusy: math.NaN(), netRx: math.NaN(), netTx: math.NaN()}
+		diskReadOps: math.NaN(), diskWriteOps: math.NaN(), netRx: math.NaN(), netTx: math.NaN()}
 	if !a.ioKnown {
 		c.diskRead, c.diskWrite = math.NaN(), math.NaN()
 	}

@@ -12,11 +12,12 @@
 //     run on (its affinity, a loader machine's cores).
 //  3. database CPU: the database's processes used 90% or more of their
 //     allowance (deploy.cpus, else the cores of their host). One
-//     saturated core: on a host of several cores, a database using one
-//     core's worth (90-110%) while the host has cores to spare is a
-//     single-threaded server, or one busy thread, at its limit.
-//  4. machine CPU: client and database share a machine that was 90% busy
-//     or more: the machine is the limit, of neither alone.
+//     saturated core: a single node of a server that serves requests on
+//     one thread (Redis; the catalogue says which) using one core's worth
+//     (90% or more) is at its limit, however many cores its host has.
+//  4. machine CPU: the machine the load generator ran on (with the
+//     database, when it runs there too) was 90% busy or more: the machine
+//     is the limit, of neither alone.
 //  5. lock waits: a quarter or more of the database's active sessions
 //     were waiting on a lock (PostgreSQL's Lock, LWLock, BufferPin).
 //  6. cache misses / disk: the database's cache hit ratio was below 90%
@@ -79,14 +80,18 @@ type Evidence struct {
 	ClientCPU   float64
 	ClientCores int
 	// DatabaseCPU is the database's processes' mean CPU, summed over its
-	// nodes, on DatabaseCores (its limit, or its hosts' cores).
+	// DatabaseNodes, on DatabaseCores (its limit, or its hosts' cores).
+	// OneCoreServer says it serves requests on one thread.
 	DatabaseCPU   float64
 	DatabaseCores float64
-	// Shared says client and database ran on one machine, whose mean
-	// CPU is MachineCPU on MachineCores.
-	Shared       bool
+	DatabaseNodes int
+	OneCoreServer bool
+	// MachineCPU is the mean CPU of the machine the load generator ran
+	// on, on MachineCores (NaN when loader processes ran the trial);
+	// Shared says the database ran there too.
 	MachineCPU   float64
 	MachineCores int
+	Shared       bool
 	// DiskReadIOPS and DiskBusyPercent are the database hosts' disks
 	// (this machine's, for a local database).
 	DiskReadIOPS, DiskBusyPercent float64
@@ -126,13 +131,17 @@ func Judge(e Evidence) Verdict {
 		switch {
 		case e.DatabaseCPU >= busyCPU*100*e.DatabaseCores:
 			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%% allowed", e.DatabaseCPU, 100*e.DatabaseCores)
-		case e.DatabaseCores >= 2 && e.DatabaseCPU >= busyCPU*100 && e.DatabaseCPU <= 110:
-			hold(DatabaseCPU, "the database used %.0f%% CPU, one core's worth, of %.0f%%: one saturated core (a single-threaded server or one busy thread)",
+		case e.OneCoreServer && e.DatabaseNodes == 1 && e.DatabaseCPU >= busyCPU*100:
+			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%%: one saturated core, the limit of a server that serves requests on one thread",
 				e.DatabaseCPU, 100*e.DatabaseCores)
 		}
 	}
-	if e.Shared && known(e.MachineCPU) && e.MachineCores > 0 && e.MachineCPU >= busyCPU*100*float64(e.MachineCores) {
-		hold(MachineCPU, "the machine running client and database was at %.0f%% CPU of %d%%", e.MachineCPU, 100*e.MachineCores)
+	if known(e.MachineCPU) && e.MachineCores > 0 && e.MachineCPU >= busyCPU*100*float64(e.MachineCores) {
+		who := "the load generator"
+		if e.Shared {
+			who = "client and database"
+		}
+		hold(MachineCPU, "the machine running %s was at %.0f%% CPU of %d%%", who, e.MachineCPU, 100*e.MachineCores)
 	}
 	if known(e.LockWaitShare) && e.LockWaitShare >= lockShare {
 		hold(LockWaits, "%.0f%% of active sessions waited on locks", 100*e.LockWaitShare)
@@ -176,6 +185,9 @@ func (e Evidence) highest() string {
 	}
 	if known(e.DatabaseCPU) && e.DatabaseCores > 0 {
 		parts = append(parts, fmt.Sprintf("database %.0f%% CPU of %.0f%%", e.DatabaseCPU, 100*e.DatabaseCores))
+	}
+	if known(e.MachineCPU) && e.MachineCores > 0 {
+		parts = append(parts, fmt.Sprintf("machine %.0f%% CPU of %d%%", e.MachineCPU, 100*e.MachineCores))
 	}
 	if known(e.DiskBusyPercent) {
 		parts = append(parts, fmt.Sprintf("disks %.0f%% busy", e.DiskBusyPercent))

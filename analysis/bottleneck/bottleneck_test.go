@@ -28,13 +28,21 @@ func TestRules(t *testing.T) {
 		"client":           {func(e *bottleneck.Evidence) { e.ClientCPU, e.ClientCores = 96, 1 }, bottleneck.ClientCPU, "96% CPU of 100%"},
 		"database at its limit": {func(e *bottleneck.Evidence) { e.DatabaseCPU, e.DatabaseCores = 48, 0.5 },
 			bottleneck.DatabaseCPU, "48% CPU of 50% allowed"},
-		"one core of two": {func(e *bottleneck.Evidence) { e.DatabaseCPU, e.DatabaseCores = 99, 2 },
-			bottleneck.DatabaseCPU, "one saturated core"},
+		"one core of two": {func(e *bottleneck.Evidence) {
+			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 99, 2, 1, true
+		}, bottleneck.DatabaseCPU, "one saturated core"},
+		"one core's worth of a server of many threads": {func(e *bottleneck.Evidence) {
+			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes = 99, 2, 1
+		}, bottleneck.NoneFound, ""},
+		"three nodes at a third each": {func(e *bottleneck.Evidence) {
+			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 100, 6, 3, true
+		}, bottleneck.NoneFound, ""},
 		"two cores of four busy": {func(e *bottleneck.Evidence) { e.DatabaseCPU, e.DatabaseCores = 200, 4 }, bottleneck.NoneFound, ""},
 		"shared machine": {func(e *bottleneck.Evidence) { e.Shared, e.MachineCPU, e.MachineCores = true, 185, 2 },
 			bottleneck.MachineCPU, "185% CPU of 200%"},
-		"machine busy, not shared": {func(e *bottleneck.Evidence) { e.MachineCPU, e.MachineCores = 185, 2 }, bottleneck.NoneFound, ""},
-		"locks":                    {func(e *bottleneck.Evidence) { e.LockWaitShare = 0.5 }, bottleneck.LockWaits, "50% of active sessions"},
+		"machine busy, database elsewhere": {func(e *bottleneck.Evidence) { e.MachineCPU, e.MachineCores = 185, 2 },
+			bottleneck.MachineCPU, "running the load generator was at 185%"},
+		"locks": {func(e *bottleneck.Evidence) { e.LockWaitShare = 0.5 }, bottleneck.LockWaits, "50% of active sessions"},
 		"cache misses from disk": {func(e *bottleneck.Evidence) {
 			e.CacheHitRatio, e.CacheName, e.DiskReadIOPS = 0.6, "pg_cache_hit_ratio", 800
 		}, bottleneck.CacheMisses, "pg_cache_hit_ratio 60.0%, 800 disk reads/s"},

@@ -117,6 +117,9 @@ datasources:
     uid: dbarena-prometheus
     url: http://127.0.0.1:%d
     isDefault: true
+    # The scrape interval: $__rate_interval then spans a few seconds,
+    # not Grafana's 15 s default.
+    jsonData: {timeInterval: 1s}
 `, m.UIPort))
 	p.Files["grafana/dashboards.yml"] = []byte(`apiVersion: 1
 providers:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -36,7 +37,7 @@ var pools = map[string]bool{"Native-Transport-Requests": true, "ReadStage": true
 func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 	if !db.scylla.Load() {
 		out, err := db.cassandraMetrics(ctx)
-		if err == nil || !noVirtualTables(err) {
+		if !errors.Is(err, errNoVirtualTables) {
 			return out, err
 		}
 		db.scylla.Store(true)
@@ -47,11 +48,20 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 	return db.scyllaMetrics(ctx)
 }
 
-// noVirtualTables reports whether err says the server has no
-// system_views (ScyllaDB, YCQL, Cassandra before 4.0).
+// errNoVirtualTables is a server without system_views (ScyllaDB, YCQL,
+// Cassandra before 4.0).
+var errNoVirtualTables = errors.New("no system_views")
+
+// noVirtualTables reports whether err, as the server sent it, says the
+// server has no system_views: an invalid-query error naming the keyspace
+// or the table. A timeout or an unavailable node is not that.
 func noVirtualTables(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "system_views") || strings.Contains(msg, "unconfigured")
+	var re gocql.RequestError
+	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid {
+		return false
+	}
+	msg := strings.ToLower(re.Message())
+	return strings.Contains(msg, "system_views") || strings.Contains(msg, "unconfigured table")
 }
 
 // cassandraMetrics reads every node's virtual tables; a cluster's figures
@@ -67,10 +77,10 @@ func (db *DB) cassandraMetrics(ctx context.Context) ([]driver.Metric, error) {
 		}
 		ms, err := db.nodeMetrics(ctx, h.HostID(), label)
 		out = append(out, ms...)
+		if errors.Is(err, errNoVirtualTables) {
+			return nil, err
+		}
 		if err != nil {
-			if noVirtualTables(err) {
-				return nil, err
-			}
 			errs = append(errs, fmt.Errorf("node %s: %w", h.ConnectAddress(), err))
 		}
 	}
@@ -102,6 +112,9 @@ func (db *DB) nodeMetrics(ctx context.Context, hostID, label string) ([]driver.M
 			Part: base + "_hits", Whole: base + "_requests"})
 	}
 	if err := iter.Close(); err != nil {
+		if noVirtualTables(err) {
+			return nil, errNoVirtualTables
+		}
 		return nil, fmt.Errorf("cql: system_views.caches: %w", err)
 	}
 
@@ -180,25 +193,37 @@ func snake(s string) string {
 // not answer must not hold the sampler's round for long.
 const scyllaScrapeTimeout = 2 * time.Second
 
-// scyllaMetrics reads every contact point's Prometheus page.
+// scyllaMetrics reads every node's Prometheus page, all at once: a page
+// is a few MB on a node of many cores, and the sampler's round is a
+// second.
 func (db *DB) scyllaMetrics(ctx context.Context) ([]driver.Metric, error) {
 	hosts := db.session.GetHosts()
-	var out []driver.Metric
-	var errs []error
-	for _, h := range hosts {
+	figures := make([][]driver.Metric, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
 		label := ""
 		if len(hosts) > 1 {
 			label = h.ConnectAddress().String()
 		}
 		url := "http://" + net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(db.cfg.MetricsPort)) + "/metrics"
-		sctx, cancel := context.WithTimeout(ctx, scyllaScrapeTimeout)
-		page, _, err := exposition.Fetch(sctx, db.httpClient(), url)
-		cancel()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("cql: no system_views here (ScyllaDB?) and no metrics at %s (set %s.metrics.port, 0 for none): %w", url, Prefix, err))
-			continue
-		}
-		out = append(out, scyllaFigures(page, label)...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sctx, cancel := context.WithTimeout(ctx, scyllaScrapeTimeout)
+			defer cancel()
+			page, _, err := exposition.Fetch(sctx, db.httpClient(), url)
+			if err != nil {
+				errs[i] = fmt.Errorf("cql: no system_views here (ScyllaDB?) and no metrics at %s (set %s.metrics.port, 0 for none): %w", url, Prefix, err)
+				return
+			}
+			figures[i] = scyllaFigures(page, label)
+		}()
+	}
+	wg.Wait()
+	var out []driver.Metric
+	for _, f := range figures {
+		out = append(out, f...)
 	}
 	return out, errors.Join(errs...)
 }

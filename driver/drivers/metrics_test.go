@@ -43,7 +43,8 @@ func testMetrics(t *testing.T, d drivers.Info, tg target, props map[string]strin
 	for _, name := range tg.metrics {
 		require.Contains(t, after, name, "after a workload")
 	}
-	require.Contains(t, before, tg.grows)
+	// A counter a fresh server has not started yet (FerretDB's, before
+	// its first insert) counts from 0.
 	require.Greater(t, after[tg.grows].Value, before[tg.grows].Value, "%s after a workload", tg.grows)
 }
 

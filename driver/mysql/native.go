@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,7 @@ var statusQuery = func() string {
 	for name := range statusVariables {
 		names = append(names, "'"+name+"'")
 	}
+	sort.Strings(names) // the same statement text in every process
 	return "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(names, ",") + ")"
 }()
 

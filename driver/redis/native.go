@@ -35,7 +35,8 @@ var infoFields = map[string]struct {
 	"blocked_clients":          {"redis_blocked_clients", driver.MetricGauge},
 }
 
-// ReadMetrics implements driver.MetricsReader from INFO (one command):
+// ReadMetrics implements driver.MetricsReader from INFO (one command, its
+// default sections):
 // keyspace hits and misses (their ratio is the share of lookups that
 // found their key), commands processed, evictions, expirations, memory in
 // use, clients, and the server's own CPU time. A cluster's figures are
@@ -43,7 +44,9 @@ var infoFields = map[string]struct {
 func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 	cc, ok := db.client.(*goredis.ClusterClient)
 	if !ok {
-		text, err := db.client.Info(ctx, "stats", "memory", "clients", "cpu").Result()
+		// INFO's default sections hold stats, memory, clients and cpu;
+		// naming several sections needs Redis 7.
+		text, err := db.client.Info(ctx).Result()
 		if err != nil {
 			return nil, fmt.Errorf("redis: INFO: %w", err)
 		}
@@ -52,7 +55,7 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 	var mu sync.Mutex
 	var out []driver.Metric
 	err := cc.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error {
-		text, err := c.Info(ctx, "stats", "memory", "clients", "cpu").Result()
+		text, err := c.Info(ctx).Result()
 		if err != nil {
 			return fmt.Errorf("redis: INFO on %s: %w", c.Options().Addr, err)
 		}

@@ -9,6 +9,7 @@ package exposition
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -145,6 +146,15 @@ func Fetch(ctx context.Context, client *http.Client, url string) ([]Metric, time
 	if resp.StatusCode != http.StatusOK {
 		return nil, 0, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	metrics, err := Parse(io.LimitReader(resp.Body, MaxPage))
+	// One byte more than allowed tells a page too long from one that
+	// fits exactly: a cut page could end in half a number.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxPage+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(body) > MaxPage {
+		return nil, 0, fmt.Errorf("page longer than %d bytes", MaxPage)
+	}
+	metrics, err := Parse(bytes.NewReader(body))
 	return metrics, took, err
 }

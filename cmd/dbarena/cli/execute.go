@@ -61,7 +61,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 	}
 	liveObs, stopLive, err := watchLive(ctx, st, f, t)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	defer stopLive()
 	if liveObs != nil {

@@ -111,7 +111,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	bi := ReadBuildInfo()
 	exp, stop, err := serveLive(st, f.metricsAddr)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	defer stop()
 	out, err := experiment.Run(ctx, plan, experiment.Options{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -30,7 +31,13 @@ func serveLive(st *State, addr string) (*live.Exporter, func(), error) {
 	e := live.New()
 	srv, err := live.Listen(addr, e, st.Logger)
 	if err != nil {
-		return nil, nil, err
+		// A port taken is no usage error: the same command works once
+		// it is free.
+		var le *live.ListenError
+		if errors.As(err, &le) {
+			return nil, nil, &exitError{code: ExitFailure, err: err}
+		}
+		return nil, nil, usageError(err)
 	}
 	fmt.Fprintf(st.Stderr, "dbarena: live metrics at http://%s/metrics\n", srv.Addr())
 	return e, func() { _ = srv.Close() }, nil
@@ -81,9 +88,14 @@ func watchDatabase(ctx context.Context, st *State, t *trial.Trial, e *live.Expor
 		st.Logger.Warn("database metrics: no connection of their own; the endpoint goes without them", "err", err)
 		return func() {}
 	}
+	mr, ok := db.(driver.MetricsReader)
+	if !ok {
+		driver.CloseWithin(db, 5*time.Second)
+		return func() {}
+	}
 	s := dbmetrics.New(time.Second, func(rows []results.DBMetric) { e.DBMetrics(t.Driver.Name, rows) })
 	s.Logger = st.Logger
-	s.Add("database", t.Driver.Name, t.Driver.Name, db.(driver.MetricsReader))
+	s.Add("database", t.Driver.Name, t.Driver.Name, mr)
 	s.Start(ctx)
 	return func() {
 		s.Stop()
