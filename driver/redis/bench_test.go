@@ -14,6 +14,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
@@ -82,6 +83,32 @@ func BenchmarkWorkloadC(b *testing.B) {
 		drivertest.ReportCPU(b, cpu, wall, int64(b.N/benchWorkers*benchWorkers))
 	})
 
+	// The two maintained Go clients alone, with no runner: the choice the
+	// driver's library is made on (issue 18). go-redis as the driver uses
+	// it, a connection of its own per worker; rueidis as it is built to
+	// be used, its workers' commands pipelined onto shared connections,
+	// 16 of them (2^PipelineMultiplex) as redis-benchmark has.
+	b.Run("client=go-redis", func(b *testing.B) {
+		c := benchDBClient(b, addr)
+		conns := make([]*goredis.Conn, benchWorkers)
+		for i := range conns {
+			conns[i] = c.Conn()
+		}
+		libraryClient(b, func(ctx context.Context, w int, key string) error {
+			return conns[w].HGetAll(ctx, key).Err()
+		})
+	})
+	b.Run("client=rueidis", func(b *testing.B) {
+		n, _ := strconv.Atoi(benchDB)
+		c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, SelectDB: n, DisableCache: true,
+			PipelineMultiplex: 4})
+		require.NoError(b, err)
+		b.Cleanup(c.Close)
+		libraryClient(b, func(ctx context.Context, _ int, key string) error {
+			return c.Do(ctx, c.B().Hgetall().Key(key).Build()).Error()
+		})
+	})
+
 	b.Run("client=redis-benchmark", func(b *testing.B) {
 		bin := os.Getenv("DBARENA_REDIS_BENCHMARK") // set by scripts/servers
 		if bin == "" {
@@ -95,6 +122,40 @@ func BenchmarkWorkloadC(b *testing.B) {
 			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(benchRecords), "-q", "HGETALL", "user__rand_int__")
 		drivertest.RunTool(b, cmd, b.N)
 	})
+}
+
+// libraryClient runs b.N reads of uniformly drawn keys over
+// benchWorkers goroutines through get, and reports client CPU per read.
+func libraryClient(b *testing.B, get func(ctx context.Context, worker int, key string) error) {
+	b.Helper()
+	cpu := drivertest.ProcessCPU()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, benchWorkers)
+	per := b.N / benchWorkers
+	for w := 0; w < benchWorkers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 2))
+			ctx := context.Background()
+			for i := 0; i < per; i++ {
+				if err := get(ctx, w, workload.KeyName(rng.Int64N(benchRecords), false, benchPadding)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+	drivertest.ReportCPU(b, cpu, wall, int64(per*benchWorkers))
 }
 
 // minimalClient is the floor of any Go client: 16
