@@ -46,9 +46,6 @@ func New(interval time.Duration, sink func([]results.DBMetric)) *Sampler {
 	return &Sampler{interval: interval, sink: sink, sources: map[string]*source{}}
 }
 
-// Interval is the time between rounds.
-func (s *Sampler) Interval() time.Duration { return s.interval }
-
 // Add starts sampling r under name (replacing a source of that name).
 // Rows carry host (unless a metric names its own) and database.
 func (s *Sampler) Add(name, host, database string, r driver.MetricsReader) {

@@ -33,11 +33,15 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool) bottleneck.Ev
 		e.ClientCPU = n
 	}
 	stats := map[string]sysmetrics.Stats{}
-	for _, st := range tr.s.statsDuring(row.Start.Add(tr.s.coll.Interval()), row.End) {
+	var machine *sysmetrics.Stats
+	for _, st := range tr.s.measuredStats(row) {
 		stats[st.Host] = st
+		if st.Role == sysmetrics.RoleMachine {
+			machine = &st
+		}
 	}
 	hosts := tr.dep.Hosts()
-	local, limited := false, tr.t.Deploy.CPUs > 0
+	local, limited := tr.local(), tr.t.Deploy.CPUs > 0
 	var dbCPU, readIOPS, busy float64
 	measured := 0
 	for _, h := range hosts {
@@ -47,9 +51,6 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool) bottleneck.Ev
 		}
 		measured++
 		dbCPU += st.MeanCPU
-		if h.PID > 0 {
-			local = true
-		}
 		if h.MetricsURL != "" { // a whole remote host: its own disks
 			readIOPS += nanZero(st.MeanDiskReadIOPS)
 			busy = math.Max(busy, nanZero(st.MeanDiskBusyPercent))
@@ -70,7 +71,7 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool) bottleneck.Ev
 			e.DatabaseCPU = n // a remote host's cores are not known
 		}
 	}
-	if machine, ok := stats["machine"]; ok && !viaLoaders {
+	if machine != nil && !viaLoaders {
 		// The load generator ran here: this machine's CPU was its.
 		e.MachineCPU, e.MachineCores, e.Shared = machine.MeanCPU, sysmetrics.MachineCPUCount(), local
 		if local {

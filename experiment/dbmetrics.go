@@ -52,20 +52,15 @@ func (tr *targetRun) watchDatabase(ctx context.Context, p *trial.Trial) {
 		return
 	}
 	tr.metricsTried = true
-	if _, ok := p.DB.(driver.MetricsReader); !ok {
-		return
-	}
-	db, err := p.Driver.Open(ctx, driver.Params{Props: p.Props.Map(), Workers: 1, Logger: tr.s.log})
+	mr, closeDB, err := p.OpenMetrics(ctx, tr.s.log)
 	if err != nil {
 		tr.s.log.Warn("database metrics: no connection of their own; the run goes on without them", "target", tr.t.Name, "err", err)
 		return
 	}
-	mr, ok := db.(driver.MetricsReader)
-	if !ok {
-		db.Close()
+	if mr == nil {
 		return
 	}
-	tr.metricsDB = db
+	tr.closeMetrics = closeDB
 	tr.s.dbm.Add(tr.metricsSource(), tr.metricsHost(), tr.t.Database, mr)
 }
 
@@ -82,11 +77,10 @@ func (tr *targetRun) watchCounters(db driver.DB) (stop func()) {
 }
 
 // dbFigures are the database's ratios over a trial's measured window:
-// the intervals that began inside it. The points before its end are
+// the intervals that began inside it (measuredFrom). The points before its end are
 // dropped afterwards, so a long run holds one trial's at a time.
 func (tr *targetRun) dbFigures(start, end time.Time) map[string]float64 {
-	from := start.Add(tr.s.dbm.Interval())
-	f := tr.s.dbm.Figures(tr.metricsSource(), from, end)
+	f := tr.s.dbm.Figures(tr.metricsSource(), tr.s.measuredFrom(start), end)
 	tr.s.dbm.Forget(tr.metricsSource(), end)
 	if len(f) == 0 {
 		return nil
@@ -98,13 +92,13 @@ func (tr *targetRun) dbFigures(start, end time.Time) map[string]float64 {
 // ratios over the target's whole life in the manifest (with the
 // figures other sources gave it), and closes its connection.
 func (tr *targetRun) unwatchDatabase() {
-	if tr.metricsDB == nil {
+	if tr.closeMetrics == nil {
 		return
 	}
 	totals := tr.s.dbm.Totals(tr.metricsSource())
 	tr.s.dbm.Remove(tr.metricsSource())
-	driver.CloseWithin(tr.metricsDB, 5*time.Second)
-	tr.metricsDB = nil
+	tr.closeMetrics()
+	tr.closeMetrics = nil
 	if len(totals) == 0 {
 		return
 	}

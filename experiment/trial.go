@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/littles"
 	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy"
@@ -27,10 +28,10 @@ type targetRun struct {
 	t     *spec.Target
 	dep   deploy.Deployment
 	index int // in the manifest's targets
-	// metricsDB is the database's metrics connection, once its first
-	// trial made it ready (see watchDatabase); metricsTried says it was
-	// opened or tried.
-	metricsDB    driver.DB
+	// closeMetrics closes the database's metrics connection, once its
+	// first trial made it ready (see watchDatabase); metricsTried says it
+	// was opened or tried.
+	closeMetrics func()
 	metricsTried bool
 }
 
@@ -470,9 +471,8 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 			}
 		}
 	}
-	capacity := float64(row.LoaderCPUs) * 100
-	if row.LoaderCPUs > 0 && row.LoaderCPU >= 0.9*capacity {
-		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %.0f%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, capacity))
+	if bottleneck.Saturated(row.LoaderCPU, float64(row.LoaderCPUs)) {
+		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %d%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, row.LoaderCPUs*100))
 	}
 	threads := float64(row.Threads)
 	if cfg.Target == 0 && row.Kind == results.KindRun && threads > 0 && row.Concurrency > 0 && row.Concurrency < 0.7*threads {
@@ -499,10 +499,6 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 		row.Flags = append(row.Flags, results.Flagf(results.FlagAborted, "%d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
 	}
 }
-
-// hostBusy is the share of a machine's CPU at or above which it is
-// judged saturated: the 90% the load generator's own judgement uses.
-const hostBusy = 0.9
 
 // fairness flags what makes a trial's figures describe something other
 // than the database: a machine at its CPU limit where the load generator
@@ -535,23 +531,40 @@ func (s *runState) statsDuring(from, to time.Time) []sysmetrics.Stats {
 	return sysmetrics.Summarize(samples, from, to)
 }
 
+// measuredStats summarizes every host's samples over a trial's measured
+// window. A sample's rates cover the interval that ends at its time, so
+// the first one counted is the first that began inside the window: one
+// that began before it mixes in the quieter set-up.
+func (s *runState) measuredStats(row *results.Trial) []sysmetrics.Stats {
+	return s.statsDuring(s.measuredFrom(row.Start), row.End)
+}
+
+// measuredFrom is when the first interval that began inside a window
+// starting at start ends (see measuredStats).
+func (s *runState) measuredFrom(start time.Time) time.Time { return start.Add(s.coll.Interval()) }
+
+// local reports whether the target's database runs on this machine.
+func (tr *targetRun) local() bool {
+	for _, h := range tr.dep.Hosts() {
+		if h.PID > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // hostSaturation flags a trial whose machine (this one: the load
-// generator ran here) used at least hostBusy of its CPU on average over
-// the measured window. A sample's rates cover the interval that ends at
-// its time, so the first one counted is the first that began inside the
-// window: one that began before it mixes in the quieter set-up.
+// generator ran here) was saturated (bottleneck.Saturated) on average
+// over the measured window.
 func (tr *targetRun) hostSaturation(row *results.Trial) {
 	cores := sysmetrics.MachineCPUCount()
-	for _, st := range tr.s.statsDuring(row.Start.Add(tr.s.coll.Interval()), row.End) {
-		if st.Role != sysmetrics.RoleMachine || cores == 0 || st.MeanCPU < hostBusy*float64(cores)*100 {
+	for _, st := range tr.s.measuredStats(row) {
+		if st.Role != sysmetrics.RoleMachine || !bottleneck.Saturated(st.MeanCPU, float64(cores)) {
 			continue
 		}
 		shared := "the load generator"
-		for _, h := range tr.dep.Hosts() {
-			if h.PID > 0 {
-				shared = "the load generator and the database"
-				break
-			}
+		if tr.local() {
+			shared = "the load generator and the database"
 		}
 		row.Flags = append(row.Flags, results.Flagf(results.FlagHostSaturated,
 			"this machine, running %s, was at %.0f%% CPU of %d%% on average: the figures are the machine's limit, not the database's (use fewer threads, a separate loader machine, or CPU limits such as deploy.cpus)",

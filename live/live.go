@@ -30,8 +30,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -205,12 +207,7 @@ func (e *Exporter) writeOps(b *strings.Builder) {
 	}
 	for _, k := range keys {
 		s := e.ops[k]
-		classes := make([]string, 0, len(s.classes))
-		for c := range s.classes {
-			classes = append(classes, c)
-		}
-		sort.Strings(classes)
-		for _, c := range classes {
+		for _, c := range slices.Sorted(maps.Keys(s.classes)) {
 			fmt.Fprintf(b, "dbarena_operations_total{%s,op=%s,class=%s} %d %d\n", trialLabels(k.Labels), quote(k.op), quote(c), s.classes[c], ms(s.at))
 		}
 	}

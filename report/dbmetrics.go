@@ -83,11 +83,10 @@ func dbMetricsFigure(d *results.Data, s *summary, tl *timeline, name string) *fi
 // and host. A row belongs to the target whose hosts include its host, or
 // else to the target of its trial.
 func dbSeriesOf(d *results.Data, tl *timeline, lo, hi float64) map[string][]*dbSeries {
-	owner := map[string]string{}
+	owner := hostOwners(d)
 	for _, t := range d.Manifest.Targets {
-		owner[t.Name] = t.Name
-		for _, h := range t.Hosts {
-			owner[h] = t.Name
+		if _, ok := owner[t.Name]; !ok {
+			owner[t.Name] = t.Name // a target without hosts names its rows
 		}
 	}
 	trialTarget := map[string]string{}

@@ -251,12 +251,7 @@ func window(d *results.Data, tl *timeline) (lo, hi float64, ok bool) {
 // colours after the targets', the load generator dark and the machine
 // light.
 func hostsOf(d *results.Data, s *summary, tl *timeline, lo, hi float64) []hostSeries {
-	owner := map[string]string{}
-	for _, t := range d.Manifest.Targets {
-		for _, h := range t.Hosts {
-			owner[h] = t.Name
-		}
-	}
+	owner := hostOwners(d)
 	byHost := map[string]int{}
 	ownHosts := map[string]int{}
 	var out []hostSeries
@@ -291,6 +286,17 @@ func hostsOf(d *results.Data, s *summary, tl *timeline, lo, hi float64) []hostSe
 		h.netRx, h.netTx = append(h.netRx, r.NetRxBps), append(h.netTx, r.NetTxBps)
 	}
 	return out
+}
+
+// hostOwners maps each target's hosts to the target.
+func hostOwners(d *results.Data) map[string]string {
+	owner := map[string]string{}
+	for _, t := range d.Manifest.Targets {
+		for _, h := range t.Hosts {
+			owner[h] = t.Name
+		}
+	}
+	return owner
 }
 
 // trialTag is a trial's short label on a timeline: "load", "a" or "a#2".

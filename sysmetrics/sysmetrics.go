@@ -147,22 +147,16 @@ func span(prev, cur counters, local time.Duration) float64 {
 // busiest is the highest share of dt any disk had I/O in flight, in
 // percent; NaN when no disk is in both readings.
 func busiest(prev, cur map[string]float64, dt float64) float64 {
-	out := math.NaN()
+	out, found := 0.0, false
 	for dev, b := range cur {
-		a, ok := prev[dev]
-		if !ok {
-			continue
+		if a, ok := prev[dev]; ok {
+			out, found = math.Max(out, math.Max(b-a, 0)/dt*100), true
 		}
-		out = math.Max(nanToZero(out), math.Max(b-a, 0)/dt*100)
+	}
+	if !found {
+		return math.NaN()
 	}
 	return out
-}
-
-func nanToZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }
 
 // rates turns two readings dt seconds apart into a sample. A counter

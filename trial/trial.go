@@ -161,3 +161,24 @@ func (t *Trial) Close() { driver.CloseWithin(t.DB, CloseWait) }
 
 // CloseWait bounds Close.
 const CloseWait = 500 * time.Millisecond
+
+// OpenMetrics opens the driver a second time, with one worker, for
+// reading the database's own metrics (driver.MetricsReader) on a
+// connection of their own, so that the workers' connections carry only
+// the workload. It returns a nil reader, and no error, for a driver that
+// reads none; close releases the connection (within CloseWait).
+func (t *Trial) OpenMetrics(ctx context.Context, log *slog.Logger) (r driver.MetricsReader, close func(), err error) {
+	if _, ok := t.DB.(driver.MetricsReader); !ok {
+		return nil, nil, nil
+	}
+	db, err := t.Driver.Open(ctx, driver.Params{Props: t.Props.Map(), Workers: 1, Logger: log})
+	if err != nil {
+		return nil, nil, t.wrap(err)
+	}
+	r, ok := db.(driver.MetricsReader)
+	if !ok {
+		driver.CloseWithin(db, CloseWait)
+		return nil, nil, nil
+	}
+	return r, func() { driver.CloseWithin(db, CloseWait) }, nil
+}

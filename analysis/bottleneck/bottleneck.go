@@ -111,6 +111,14 @@ type Verdict struct {
 	Why string
 }
 
+// Saturated reports whether a CPU figure (100 = one core) is at the limit
+// of cores: 90% of them or more, on average. The rules below use it, and
+// so do the experiment's client-bound and host-saturated flags, so that a
+// flag and a verdict never disagree on what "at its limit" means.
+func Saturated(cpuPercent, cores float64) bool {
+	return known(cpuPercent) && cores > 0 && cpuPercent >= busyCPU*100*cores
+}
+
 // Judge applies the rules to e.
 func Judge(e Evidence) Verdict {
 	type finding struct {
@@ -124,19 +132,19 @@ func Judge(e Evidence) Verdict {
 	if e.TargetRate > 0 && e.Throughput >= reachedTarget*e.TargetRate {
 		hold(RateLimited, "%.0f of the %.0f ops/s asked for", e.Throughput, e.TargetRate)
 	}
-	if known(e.ClientCPU) && e.ClientCores > 0 && e.ClientCPU >= busyCPU*100*float64(e.ClientCores) {
+	if Saturated(e.ClientCPU, float64(e.ClientCores)) {
 		hold(ClientCPU, "the load generator used %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores)
 	}
 	if known(e.DatabaseCPU) && e.DatabaseCores > 0 {
 		switch {
-		case e.DatabaseCPU >= busyCPU*100*e.DatabaseCores:
+		case Saturated(e.DatabaseCPU, e.DatabaseCores):
 			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%% allowed", e.DatabaseCPU, 100*e.DatabaseCores)
-		case e.OneCoreServer && e.DatabaseNodes == 1 && e.DatabaseCPU >= busyCPU*100:
+		case e.OneCoreServer && e.DatabaseNodes == 1 && Saturated(e.DatabaseCPU, 1):
 			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%%: one saturated core, the limit of a server that serves requests on one thread",
 				e.DatabaseCPU, 100*e.DatabaseCores)
 		}
 	}
-	if known(e.MachineCPU) && e.MachineCores > 0 && e.MachineCPU >= busyCPU*100*float64(e.MachineCores) {
+	if Saturated(e.MachineCPU, float64(e.MachineCores)) {
 		who := "the load generator"
 		if e.Shared {
 			who = "client and database"

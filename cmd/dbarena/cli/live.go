@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/dbmetrics"
-	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/live"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
@@ -80,17 +79,12 @@ func liveLabels(f *ycsbFlags, t *trial.Trial, phase runner.Phase) live.Labels {
 // function that stops it. A driver that reads none, or a connection that
 // fails, leaves the endpoint without them (the failure logged).
 func watchDatabase(ctx context.Context, st *State, t *trial.Trial, e *live.Exporter) (stop func()) {
-	if _, ok := t.DB.(driver.MetricsReader); !ok {
-		return func() {}
-	}
-	db, err := t.Driver.Open(ctx, driver.Params{Props: t.Props.Map(), Workers: 1, Logger: st.Logger})
+	mr, closeDB, err := t.OpenMetrics(ctx, st.Logger)
 	if err != nil {
 		st.Logger.Warn("database metrics: no connection of their own; the endpoint goes without them", "err", err)
 		return func() {}
 	}
-	mr, ok := db.(driver.MetricsReader)
-	if !ok {
-		driver.CloseWithin(db, 5*time.Second)
+	if mr == nil {
 		return func() {}
 	}
 	s := dbmetrics.New(time.Second, func(rows []results.DBMetric) { e.DBMetrics(t.Driver.Name, rows) })
@@ -99,6 +93,6 @@ func watchDatabase(ctx context.Context, st *State, t *trial.Trial, e *live.Expor
 	s.Start(ctx)
 	return func() {
 		s.Stop()
-		driver.CloseWithin(db, 5*time.Second)
+		closeDB()
 	}
 }
