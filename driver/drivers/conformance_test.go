@@ -183,7 +183,7 @@ var targets = map[string]target{
 		addr: func(hp string) string { return hp },
 		// The suite drops every indexed record of its logical database, so
 		// its runs get databases no other test uses (driver/redis's tests
-		// use 2 and 3, the CLI's 0 and 7), and may run beside them.
+		// use 2, 3 and 6, the CLI's 0 and 7), and may run beside them.
 		props: func(addr string) map[string]string {
 			return map[string]string{"redis.addr": addr, "redis.db": "1"}
 		},
@@ -195,7 +195,7 @@ var targets = map[string]target{
 			// Scans follow the index's hash order, as in YCSB; inserts
 			// overwrite, as HSET does.
 			{name: "default", opts: drivertest.Options{ScanOrdered: false, StrictInsert: false}},
-			{name: "blind-update-flushdb", props: map[string]string{"redis.db": "4", "redis.update": "hset", "redis.drop": "flushdb", "redis.pool": "3"},
+			{name: "blind-update-flushdb", props: map[string]string{"redis.db": "4", "redis.update": "hset", "redis.drop": "flushdb", "redis.pool": "2"},
 				opts: drivertest.Options{Records: 300}},
 		},
 	},

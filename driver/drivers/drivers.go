@@ -81,7 +81,7 @@ func table() []Info {
 		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open,
 			Reference: "pgbench", Endpoint: postgres.Endpoint},
-		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (go-redis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open,
+		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open,
 			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
 	}
 	for i := range t {

@@ -1,7 +1,6 @@
 package drivertest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -10,13 +9,18 @@ import (
 // Proxy forwards TCP connections to a real server until it is cut, when
 // every open connection is closed and new ones are refused: the closest a
 // test can get to a server dying mid-run without killing a server other
-// tests share.
+// tests share. Stall holds every byte instead, as a server that hangs
+// with its connections open.
 type Proxy struct {
 	target string
 	ln     net.Listener
 	mu     sync.Mutex
 	conns  []net.Conn
 	cut    bool
+	// gate is held for writing while the proxy is stalled; forwarding
+	// holds it for reading.
+	gate    sync.RWMutex
+	stalled bool
 }
 
 // NewProxy listens on a free loopback port and forwards to target
@@ -56,14 +60,42 @@ func (p *Proxy) accept() {
 		}
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go pipe(c, s)
-		go pipe(s, c)
+		go p.pipe(c, s)
+		go p.pipe(s, c)
 	}
 }
 
-func pipe(dst, src net.Conn) {
-	_, _ = io.Copy(dst, src) // ends when either side is closed
-	_ = dst.Close()
+// pipe copies src to dst until either is closed, holding what it read
+// while the proxy is stalled.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.gate.RLock()
+			_, werr := dst.Write(buf[:n])
+			p.gate.RUnlock()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Stall stops forwarding in both directions, keeping every connection
+// open, until Cut.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stalled || p.cut {
+		return
+	}
+	p.stalled = true
+	p.gate.Lock()
 }
 
 // Cut closes every connection and stops accepting new ones; connecting
@@ -78,5 +110,8 @@ func (p *Proxy) Cut() {
 	_ = p.ln.Close()
 	for _, c := range p.conns {
 		_ = c.Close()
+	}
+	if p.stalled {
+		p.gate.Unlock()
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/redact"
@@ -19,6 +19,18 @@ const Prefix = "redis"
 
 // DefaultAddr is the server address used when redis.addr is not given.
 const DefaultAddr = "127.0.0.1:6379"
+
+// MaxPool is the most connections per server redis.pool may ask for.
+const MaxPool = 1 << rueidis.MaxPipelineMultiplex
+
+// pow2 returns the least power of two that is at least n, and 1 for n < 1.
+func pow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
 
 // Drop modes: what DropSchema deletes.
 const (
@@ -51,9 +63,12 @@ type Config struct {
 	Username string
 	Password string
 	DB       int
-	// Pool is the number of connections per server; every worker keeps at
-	// most one busy, so the default of one per worker never makes a worker
-	// wait for a connection.
+	// Pool is the number of connections per server that the workers'
+	// commands are pipelined onto, a power of two (rueidis multiplexes
+	// over 2^k connections) from 1 to MaxPool. The default is the worker
+	// count rounded up, so that a server sees as many connections as
+	// YCSB's binding opens; fewer connections pipeline more commands per
+	// system call on both sides.
 	Pool           int
 	ConnectTimeout time.Duration
 	// Timeout bounds each socket read and write of an operation.
@@ -98,7 +113,10 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if c.Cluster && c.DB != 0 {
 		add(fmt.Errorf("%s=%d: Redis Cluster has only database 0; drop %s or %s", p.Key("db"), c.DB, p.Key("db"), p.Key("cluster")))
 	}
-	c.Pool, err = p.Int("pool", max(workers, 1), 1)
+	c.Pool, err = p.Int("pool", min(pow2(workers), MaxPool), 1)
+	if err == nil && (c.Pool > MaxPool || c.Pool&(c.Pool-1) != 0) {
+		err = fmt.Errorf("%s=%d: want a power of two from 1 to %d (the workers' commands are pipelined onto 2^k connections per server)", p.Key("pool"), c.Pool, MaxPool)
+	}
 	add(err)
 	c.ConnectTimeout, err = p.Duration("connect.timeout", 5*time.Second)
 	add(err)
@@ -130,23 +148,18 @@ func (c *Config) fromURL(p driver.Props, raw string) error {
 			return fmt.Errorf("%s and %s: both give the address; keep one", key, p.Key(k))
 		}
 	}
-	var o *goredis.Options
-	var err error
-	if c.Cluster {
-		var co *goredis.ClusterOptions
-		if co, err = goredis.ParseClusterURL(raw); err == nil {
-			o = &goredis.Options{Username: co.Username, Password: co.Password, TLSConfig: co.TLSConfig}
-			c.Addrs = co.Addrs
-		}
-	} else if o, err = goredis.ParseURL(raw); err == nil {
-		c.Addrs = []string{o.Addr}
+	o, err := rueidis.ParseURL(raw)
+	if err == nil && o.DialCtxFn != nil {
+		err = errors.New("unix sockets are not supported")
 	}
 	if err != nil {
-		// go-redis quotes the URL it could not parse, password and all.
+		// The URL parser quotes the URL it could not parse, password and
+		// all.
 		msg := strings.ReplaceAll(err.Error(), raw, shown)
 		msg = redact.New(redact.Passwords(raw)...).String(msg)
 		return fmt.Errorf("%s=%q: %s (want redis://[user:password@]host:port[/db], or rediss:// for TLS)", key, shown, msg)
 	}
+	c.Addrs = o.InitAddress
 	if o.Username != "" {
 		if p.Has("user") {
 			return fmt.Errorf("%s and %s: both give the user; keep one", key, p.Key("user"))
@@ -159,11 +172,11 @@ func (c *Config) fromURL(p driver.Props, raw string) error {
 		}
 		c.Password = o.Password
 	}
-	if o.DB != 0 {
+	if o.SelectDB != 0 {
 		if p.Has("db") {
 			return fmt.Errorf("%s and %s: both give the database; keep one", key, p.Key("db"))
 		}
-		c.DB = o.DB
+		c.DB = o.SelectDB
 	}
 	if o.TLSConfig != nil && c.TLS == nil {
 		// rediss:// with no redis.tls.* property: verify the URL's host

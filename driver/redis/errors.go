@@ -6,17 +6,10 @@ import (
 	"net"
 	"strings"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbarena/dbarena/driver"
 )
-
-// isServerError reports whether err is an error reply from the server, as
-// opposed to a failure to reach it.
-func isServerError(err error) bool {
-	var re goredis.Error
-	return errors.As(err, &re)
-}
 
 // classify maps an error to a driver error class. The error replies a
 // server sends while it cannot serve for a moment (loading, failover,
@@ -34,23 +27,19 @@ func classify(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	class := driver.ClassError
+	var class driver.Class
+	var re *rueidis.RedisError
+	var ne net.Error
 	switch {
-	case errors.Is(err, goredis.ErrPoolTimeout):
-		// Waiting for a free connection took longer than redis.timeout.
-		class = driver.ClassTimeout
-	case isServerError(err):
-		var re goredis.Error
-		errors.As(err, &re)
+	case errors.As(err, &re):
 		class = replyClass(re.Error())
+	case errors.As(err, &ne) && ne.Timeout():
+		// No reply within redis.timeout: rueidis closes the connection
+		// and fails every command waiting on it.
+		class = driver.ClassTimeout
 	default:
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			class = driver.ClassTimeout
-		} else {
-			// Refused, reset, closed: the connection failed.
-			class = driver.ClassUnavailable
-		}
+		// Refused, reset, closed: the connection failed.
+		class = driver.ClassUnavailable
 	}
 	return &driver.Error{Class: class, Err: err}
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/dbarena/dbarena/record"
 )
 
-// replyErr is a server error reply as go-redis returns it.
-type replyErr string
-
-func (e replyErr) Error() string { return string(e) }
-func (replyErr) RedisError()     {}
-
 func TestClassify(t *testing.T) {
 	for msg, class := range map[string]driver.Class{
 		"WRONGTYPE Operation against a key holding the wrong kind of value": driver.ClassBadRequest,
@@ -26,7 +20,7 @@ func TestClassify(t *testing.T) {
 		"ERR unknown command 'FOO'":                                         driver.ClassBadRequest,
 		"OOM command not allowed when used memory > 'maxmemory'.":           driver.ClassError,
 	} {
-		require.Equal(t, class, driver.Classify(classify(replyErr(msg))), msg)
+		require.Equal(t, class, replyClass(msg), msg)
 	}
 	require.Equal(t, driver.ClassUnavailable, driver.Classify(classify(errors.New("read tcp: connection reset by peer"))),
 		"a failed connection is unavailable")

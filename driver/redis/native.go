@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
-
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/dbarena/dbarena/driver"
 )
@@ -42,30 +39,26 @@ var infoFields = map[string]struct {
 // use, clients, and the server's own CPU time. A cluster's figures are
 // read from every master and carry its address as their Host.
 func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
-	cc, ok := db.client.(*goredis.ClusterClient)
-	if !ok {
-		// INFO's default sections hold stats, memory, clients and cpu;
-		// naming several sections needs Redis 7.
-		text, err := db.client.Info(ctx).Result()
+	// INFO's default sections hold stats, memory, clients, cpu and the
+	// replication role; naming several sections needs Redis 7.
+	if !db.cfg.Cluster {
+		text, err := db.client.Do(ctx, db.client.B().Info().Build()).ToString()
 		if err != nil {
 			return nil, fmt.Errorf("redis: INFO: %w", err)
 		}
 		return infoMetrics(text, ""), nil
 	}
-	var mu sync.Mutex
 	var out []driver.Metric
-	err := cc.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error {
-		text, err := c.Info(ctx).Result()
+	for addr, c := range db.client.Nodes() {
+		text, err := c.Do(ctx, c.B().Info().Build()).ToString()
 		if err != nil {
-			return fmt.Errorf("redis: INFO on %s: %w", c.Options().Addr, err)
+			return out, fmt.Errorf("redis: INFO on %s: %w", addr, err)
 		}
-		ms := infoMetrics(text, c.Options().Addr)
-		mu.Lock()
-		out = append(out, ms...)
-		mu.Unlock()
-		return nil
-	})
-	return out, err
+		if strings.Contains(text, "\nrole:master") {
+			out = append(out, infoMetrics(text, addr)...)
+		}
+	}
+	return out, nil
 }
 
 // infoMetrics reads INFO's "field:value" lines.

@@ -2,9 +2,13 @@ package redis_test
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
@@ -95,6 +99,81 @@ func TestServerDiesMidRun(t *testing.T) {
 	require.True(t, driver.Retryable(err), "a dead connection is retryable: %v (%s)", err, driver.Classify(err))
 }
 
+// TestServerHangs stalls a server with its connections open: an
+// operation fails as TIMEOUT within redis.timeout instead of waiting for
+// ever, and so do operations of concurrent workers sharing a connection.
+func TestServerHangs(t *testing.T) {
+	addr := testenv.Addr(t, envAddr)
+	proxy := drivertest.NewProxy(t, addr)
+	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "500ms", "redis.pool": "1"})
+	ctx := context.Background()
+	proxy.Stall()
+	start := time.Now()
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			sess, err := db.Session(ctx, 0)
+			if err == nil {
+				_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		err := <-errs
+		require.Error(t, err)
+		require.Equal(t, driver.ClassTimeout, driver.Classify(err), "%v", err)
+	}
+	require.Less(t, time.Since(start), 5*time.Second, "a hung server fails operations near redis.timeout")
+}
+
+// TestErrorReplies reads a key of the wrong type: the server's error
+// reply is a BAD_REQUEST, not a missing record or a dead connection.
+func TestErrorReplies(t *testing.T) {
+	addr := testenv.Addr(t, envAddr)
+	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
+	ctx := context.Background()
+	c := goredis.NewClient(&goredis.Options{Addr: addr, DB: 2})
+	defer c.Close()
+	require.NoError(t, c.Set(ctx, "dbarena-a-string", "x", 0).Err())
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	_, err = sess.Read(ctx, "t", "dbarena-a-string", nil, nil)
+	require.Equal(t, driver.ClassBadRequest, driver.Classify(err), "%v", err)
+	require.ErrorContains(t, err, "WRONGTYPE")
+	err = sess.Insert(ctx, "t", "dbarena-a-string", record.Record{{Name: "field0", Value: []byte("x")}})
+	require.Equal(t, driver.ClassBadRequest, driver.Classify(err), "an error inside MULTI/EXEC: %v", err)
+}
+
+// TestPoolConnections runs more workers than redis.pool: the server
+// sees redis.pool connections of the driver, which pipelines the
+// workers' commands onto them.
+func TestPoolConnections(t *testing.T) {
+	addr := testenv.Addr(t, envAddr)
+	const db = "6" // no other test connects to it
+	d := open(t, map[string]string{"redis.addr": addr, "redis.db": db, "redis.pool": "4"})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sess, err := d.Session(ctx, w)
+			assert.NoError(t, err)
+			for range 200 {
+				_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
+				assert.ErrorIs(t, err, driver.ErrNotFound)
+			}
+		}()
+	}
+	wg.Wait()
+	c := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer c.Close()
+	list, err := c.ClientList(ctx).Result()
+	require.NoError(t, err)
+	require.Equal(t, 4, strings.Count(list, " db="+db+" "), "connections on db %s:\n%s", db, list)
+}
+
 func TestBadPassword(t *testing.T) {
 	addr := testenv.Addr(t, envAddr)
 	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{
@@ -173,6 +252,16 @@ func TestProperties(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{redis.DefaultAddr}, c.Addrs)
 	require.Equal(t, 16, c.Pool, "one connection per worker by default")
+	c, err = redis.ParseConfig(nil, 3)
+	require.NoError(t, err)
+	require.Equal(t, 4, c.Pool, "rounded up to a power of two")
+	c, err = redis.ParseConfig(nil, 1000)
+	require.NoError(t, err)
+	require.Equal(t, redis.MaxPool, c.Pool, "at most MaxPool")
+	for _, bad := range []string{"12", "512"} {
+		_, err = redis.ParseConfig(map[string]string{"redis.pool": bad}, 4)
+		require.ErrorContains(t, err, "redis.pool="+bad+": want a power of two")
+	}
 	require.Equal(t, 5*time.Second, c.ConnectTimeout)
 	require.Equal(t, redis.DropIndex, c.Drop)
 	require.Equal(t, redis.UpdateChecked, c.Update)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbarena/dbarena/driver"
 )
@@ -19,7 +19,8 @@ const dropChunk = 1000
 // _dbarena_tables set, so that a later CheckSchema can tell a loaded table
 // from a misspelt one.
 func (db *DB) CreateSchema(ctx context.Context, s driver.Schema) error {
-	if err := db.client.SAdd(ctx, tablesKey, s.Table).Err(); err != nil {
+	c := db.client
+	if err := c.Do(ctx, c.B().Sadd().Key(tablesKey).Member(s.Table).Build()).Error(); err != nil {
 		return fmt.Errorf("create table %s in redis at %s: %w", s.Table, db.addr, classify(err))
 	}
 	return nil
@@ -43,7 +44,7 @@ func (db *DB) DropSchema(ctx context.Context, s driver.Schema) error {
 		}
 	}
 	if err == nil {
-		err = db.client.Del(ctx, tablesKey).Err()
+		err = db.client.Do(ctx, db.client.B().Del().Key(tablesKey).Build()).Error()
 	}
 	if err != nil {
 		return fmt.Errorf("drop table %s (redis.drop=%s) in redis at %s: %w", s.Table, db.cfg.Drop, db.addr, classify(err))
@@ -52,36 +53,50 @@ func (db *DB) DropSchema(ctx context.Context, s driver.Schema) error {
 }
 
 func (db *DB) flushDB(ctx context.Context) error {
-	if cc, ok := db.client.(*goredis.ClusterClient); ok {
-		return cc.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error {
-			return c.FlushDB(ctx).Err()
-		})
+	for addr, c := range db.client.Nodes() {
+		if db.cfg.Cluster {
+			// A replica refuses FLUSHDB; its master's is replicated.
+			role, err := c.Do(ctx, c.B().Role().Build()).ToArray()
+			if err != nil {
+				return fmt.Errorf("ROLE on %s: %w", addr, err)
+			}
+			if len(role) == 0 {
+				continue
+			}
+			if r, _ := role[0].ToString(); r != "master" {
+				continue
+			}
+		}
+		if err := c.Do(ctx, c.B().Flushdb().Build()).Error(); err != nil {
+			return fmt.Errorf("FLUSHDB on %s: %w", addr, err)
+		}
 	}
-	return db.client.FlushDB(ctx).Err()
+	return nil
 }
 
 // dropIndexed deletes the records listed in the index a chunk at a time,
 // one DEL per key so that keys in different cluster slots never share a
 // command, and returns how many it deleted.
 func (db *DB) dropIndexed(ctx context.Context) (int, error) {
+	c := db.client
 	n := 0
 	for {
-		keys, err := db.client.ZRange(ctx, indexKey, 0, dropChunk-1).Result()
+		keys, err := c.Do(ctx, c.B().Zrange().Key(indexKey).Min("0").Max(fmt.Sprint(dropChunk-1)).Build()).AsStrSlice()
 		if err != nil {
 			return n, err
 		}
 		if len(keys) == 0 {
-			return n, db.client.Del(ctx, indexKey).Err()
+			return n, c.Do(ctx, c.B().Del().Key(indexKey).Build()).Error()
 		}
-		pipe := db.client.Pipeline()
-		members := make([]any, len(keys))
-		for i, k := range keys {
-			pipe.Del(ctx, k)
-			members[i] = k
+		cmds := make([]rueidis.Completed, 0, len(keys)+1)
+		for _, k := range keys {
+			cmds = append(cmds, c.B().Del().Key(k).Build())
 		}
-		pipe.ZRem(ctx, indexKey, members...)
-		if _, err := pipe.Exec(ctx); err != nil {
-			return n, err
+		cmds = append(cmds, c.B().Zrem().Key(indexKey).Member(keys...).Build())
+		for _, r := range c.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				return n, err
+			}
 		}
 		n += len(keys)
 	}
@@ -92,14 +107,17 @@ func (db *DB) dropIndexed(ctx context.Context) (int, error) {
 // the index holds records (a YCSB load, which keeps no table names). When
 // the index holds records, the first one must have every field.
 func (db *DB) CheckSchema(ctx context.Context, s driver.Schema) error {
-	pipe := db.client.Pipeline()
-	tables := pipe.SMembers(ctx, tablesKey)
-	first := pipe.ZRange(ctx, indexKey, 0, 0)
-	if _, err := pipe.Exec(ctx); err != nil {
+	c := db.client
+	replies := c.DoMulti(ctx, c.B().Smembers().Key(tablesKey).Build(), c.B().Zrange().Key(indexKey).Min("0").Max("0").Build())
+	known, err := replies[0].AsStrSlice()
+	var first []string
+	if err == nil {
+		first, err = replies[1].AsStrSlice()
+	}
+	if err != nil {
 		return fmt.Errorf("check table %s in redis at %s: %w", s.Table, db.addr, classify(err))
 	}
-	known := tables.Val()
-	if !slices.Contains(known, s.Table) && (len(known) > 0 || len(first.Val()) == 0) {
+	if !slices.Contains(known, s.Table) && (len(known) > 0 || len(first) == 0) {
 		why := "no records are indexed in " + indexKey
 		if len(known) > 0 {
 			slices.Sort(known)
@@ -108,11 +126,11 @@ func (db *DB) CheckSchema(ctx context.Context, s driver.Schema) error {
 		return fmt.Errorf("table %s was not loaded into redis at %s (%s): run `dbarena ycsb load` first or set the table property",
 			s.Table, db.addr, why)
 	}
-	if len(first.Val()) == 0 {
+	if len(first) == 0 {
 		return nil
 	}
-	key := first.Val()[0]
-	have, err := db.client.HKeys(ctx, key).Result()
+	key := first[0]
+	have, err := c.Do(ctx, c.B().Hkeys().Key(key).Build()).AsStrSlice()
 	if err != nil {
 		return fmt.Errorf("check table %s in redis at %s: read record %s: %w", s.Table, db.addr, key, classify(err))
 	}

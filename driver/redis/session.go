@@ -2,27 +2,25 @@ package redis
 
 import (
 	"context"
-	"fmt"
 	"unsafe"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/record"
 )
 
-// session is one worker's handle.
+// session is one worker's handle. Its buffers are reused from one
+// operation to the next: rueidis has written a command out by the time
+// its reply is returned.
 type session struct {
 	db *DB
-	// own is the session's own connection, on a single node whose pool
-	// has one per worker: taking a connection from the shared pool and
-	// putting it back was 1.4 us of the 7 us of client CPU go-redis spends
-	// on a workload C read (pprof, docs/drivers/redis.md).
-	own *goredis.Conn
-	// args is reused for the arguments of reads and the field/value pairs
-	// of writes; go-redis is done with it when the call returns.
-	args []any
+	c  rueidis.Client
+	// strs holds a Lua update's field/value arguments.
+	strs []string
 	keys [1]string
+	// cmds holds the commands of one pipelined operation.
+	cmds []rueidis.Completed
 }
 
 var (
@@ -30,60 +28,14 @@ var (
 	_ driver.BatchInserter = (*session)(nil)
 )
 
-// cmdable is what a session sends commands through: the shared client, or
-// a connection of its own.
-type cmdable interface {
-	goredis.Cmdable
-	Process(ctx context.Context, cmd goredis.Cmder) error
-}
+// str returns the bytes of b as a string without copying. It is only
+// handed to rueidis for a command that is sent before the operation
+// returns, while the caller keeps b unchanged.
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// conn returns the session's own connection when it keeps one, taking it
-// on first use, and the shared client otherwise.
-func (s *session) conn() cmdable {
-	if s.own != nil {
-		return s.own
-	}
-	if s.db.single != nil && s.db.sticky {
-		s.own = s.db.single.Conn()
-		return s.own
-	}
-	return s.db.client
-}
-
-// fail classifies an operation's error. A connection that failed is given
-// up, so that the next operation takes a fresh one: go-redis reports a
-// kept connection's failure again on every later use.
-func (s *session) fail(err error) error {
-	err = classify(err)
-	if s.own != nil {
-		switch driver.Classify(err) {
-		case driver.ClassUnavailable, driver.ClassTimeout, driver.ClassCanceled:
-			_ = s.own.Close()
-			s.own = nil
-		}
-	}
-	return err
-}
-
-// pipeline returns a MULTI/EXEC pipeline on a single node, where it makes
-// a record and its index entry change together, and a plain pipeline on a
-// cluster, where the record and the index live in different slots and
-// MULTI across slots is refused (CROSSSLOT).
-func (s *session) pipeline() goredis.Pipeliner {
-	if s.db.cfg.Cluster {
-		return s.conn().Pipeline()
-	}
-	return s.conn().TxPipeline()
-}
-
-// pairs fills the session's argument buffer with field, value pairs.
-func (s *session) pairs(values record.Record) []any {
-	s.args = s.args[:0]
-	for _, f := range values {
-		s.args = append(s.args, f.Name, f.Value)
-	}
-	return s.args
-}
+// bytesOf returns the bytes of s without copying; record.Append copies
+// them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Read implements driver.Session: HGETALL for every field, HMGET for some.
 // A record with none of the requested fields reads as missing: HMGET
@@ -91,48 +43,41 @@ func (s *session) pairs(values record.Record) []any {
 // records always hold every field.
 func (s *session) Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
 	dst = dst[:0]
+	var cmd rueidis.Completed
 	if fields == nil {
-		return s.readAll(ctx, key, dst)
+		cmd = s.c.B().Hgetall().Key(key).Build()
+	} else {
+		cmd = s.c.B().Hmget().Key(key).Field(fields...).Build()
 	}
-	vals, err := s.conn().HMGet(ctx, key, fields...).Result()
+	reply, err := s.c.Do(ctx, cmd).ToArray()
 	if err != nil {
-		return dst, s.fail(err)
+		return dst, classify(err)
 	}
-	dst = appendFields(dst, fields, vals)
+	if fields == nil {
+		dst = appendPairs(dst, reply)
+	} else {
+		dst = appendFields(dst, fields, reply)
+	}
 	if len(dst) == 0 {
 		return dst, driver.ErrNotFound
 	}
 	return dst, nil
 }
 
-// readAll reads every field with HGETALL. Over RESP2 the reply is a flat
-// array of names and values, which go-redis's StringSliceCmd reads into
-// one buffer per item and hands over as strings without copying; the
-// values are copied into dst from them. Of the ways go-redis offers to
-// read HGETALL, this was the cheapest in the workload C profile
-// (docs/drivers/redis.md): its own HGetAll builds a map, and its raw-reply
-// commands copy the reply through io.Copy one item at a time.
-func (s *session) readAll(ctx context.Context, key string, dst record.Record) (record.Record, error) {
-	s.args = append(s.args[:0], "hgetall", key)
-	cmd := goredis.NewStringSliceCmd(ctx, s.args...)
-	err := s.conn().Process(ctx, cmd)
-	s.args[1] = nil
-	if err != nil {
-		return dst, s.fail(err)
+// appendPairs appends an HGETALL reply, over RESP2 a flat array of names
+// and values, to dst.
+func appendPairs(dst record.Record, reply []rueidis.RedisMessage) record.Record {
+	for i := 0; i+1 < len(reply); i += 2 {
+		name, _ := reply[i].ToString()
+		value, _ := reply[i+1].ToString()
+		dst = appendField(dst, name, value)
 	}
-	vals := cmd.Val()
-	if len(vals) == 0 {
-		return dst, driver.ErrNotFound
-	}
-	for i := 0; i+1 < len(vals); i += 2 {
-		dst = appendField(dst, vals[i], vals[i+1])
-	}
-	return dst, nil
+	return dst
 }
 
 // appendField appends one field to dst. The name is kept only when the
 // slot it overwrites holds another one, so that rereading the same fields
-// does not retain go-redis's buffers; the value is copied.
+// does not retain the reply's strings; the value is copied.
 func appendField(dst record.Record, name, value string) record.Record {
 	if n := len(dst); n < cap(dst) && dst[:n+1][n].Name == name {
 		name = dst[:n+1][n].Name
@@ -140,23 +85,11 @@ func appendField(dst record.Record, name, value string) record.Record {
 	return dst.Append(name, bytesOf(value))
 }
 
-// bytesOf returns the bytes of s without copying; record.Append copies
-// them.
-func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// appendMap appends an HGETALL reply read as a map to dst.
-func appendMap(dst record.Record, m map[string]string) record.Record {
-	for name, v := range m {
-		dst = dst.Append(name, bytesOf(v))
-	}
-	return dst
-}
-
 // appendFields appends the present values of an HMGET reply to dst.
-func appendFields(dst record.Record, fields []string, vals []any) record.Record {
-	for i, v := range vals {
-		if sv, ok := v.(string); ok {
-			dst = dst.Append(fields[i], bytesOf(sv))
+func appendFields(dst record.Record, fields []string, reply []rueidis.RedisMessage) record.Record {
+	for i := range reply {
+		if v, err := reply[i].ToString(); err == nil && i < len(fields) {
+			dst = dst.Append(fields[i], bytesOf(v))
 		}
 	}
 	return dst
@@ -168,37 +101,37 @@ func appendFields(dst record.Record, fields []string, vals []any) record.Record 
 // are skipped.
 func (s *session) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error) {
 	dst = dst[:0]
-	keys, err := s.conn().ZRangeByScore(ctx, indexKey, &goredis.ZRangeBy{
-		Min: scoreArg(startKey), Max: "+inf", Count: int64(count),
-	}).Result()
+	keys, err := s.c.Do(ctx, s.c.B().Zrangebyscore().Key(indexKey).Min(scoreArg(startKey)).Max("+inf").
+		Limit(0, int64(count)).Build()).AsStrSlice()
 	if err != nil {
-		return dst, s.fail(err)
+		return dst, classify(err)
 	}
 	if len(keys) == 0 {
 		return dst, nil
 	}
-	pipe := s.conn().Pipeline()
-	all := make([]*goredis.MapStringStringCmd, 0, len(keys))
-	some := make([]*goredis.SliceCmd, 0, len(keys))
+	cmds := s.cmds[:0]
 	for _, k := range keys {
 		if fields == nil {
-			all = append(all, pipe.HGetAll(ctx, k))
+			cmds = append(cmds, s.c.B().Hgetall().Key(k).Build())
 		} else {
-			some = append(some, pipe.HMGet(ctx, k, fields...))
+			cmds = append(cmds, s.c.B().Hmget().Key(k).Field(fields...).Build())
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return dst, s.fail(err)
-	}
-	for i := range keys {
+	replies := s.c.DoMulti(ctx, cmds...)
+	s.cmds = clearCmds(cmds)
+	for i := range replies {
+		reply, err := replies[i].ToArray()
+		if err != nil {
+			return dst, classify(err)
+		}
 		var r record.Record
 		if n := len(dst); n < cap(dst) {
 			r = dst[:n+1][n][:0]
 		}
 		if fields == nil {
-			r = appendMap(r, all[i].Val())
+			r = appendPairs(r, reply)
 		} else {
-			r = appendFields(r, fields, some[i].Val())
+			r = appendFields(r, fields, reply)
 		}
 		if len(r) > 0 {
 			dst = append(dst, r)
@@ -207,18 +140,39 @@ func (s *session) Scan(ctx context.Context, table, startKey string, count int, f
 	return dst, nil
 }
 
+// clearCmds drops the commands rueidis has taken back, keeping the
+// buffer.
+func clearCmds(cmds []rueidis.Completed) []rueidis.Completed {
+	clear(cmds)
+	return cmds[:0]
+}
+
+// hset builds HSET key field value ... from a record.
+func (s *session) hset(key string, values record.Record) rueidis.Completed {
+	c := s.c.B().Hset().Key(key).FieldValue()
+	for _, f := range values {
+		c = c.FieldValue(f.Name, str(f.Value))
+	}
+	return c.Build()
+}
+
 // Update implements driver.Session. With redis.update=checked (default) a
 // Lua script writes the fields only when the record exists.
 func (s *session) Update(ctx context.Context, table, key string, values record.Record) error {
-	args := s.pairs(values)
 	if s.db.cfg.Update == UpdateHSet {
-		return s.fail(s.conn().HSet(ctx, key, args...).Err())
+		return classify(s.c.Do(ctx, s.hset(key, values)).Error())
+	}
+	args := s.strs[:0]
+	for _, f := range values {
+		args = append(args, f.Name, str(f.Value))
 	}
 	s.keys[0] = key
-	n, err := s.db.update.Run(ctx, s.conn(), s.keys[:], args...).Int64()
+	n, err := s.db.update.Exec(ctx, s.c, s.keys[:], args).AsInt64()
 	s.keys[0] = ""
+	clear(args)
+	s.strs = args[:0]
 	if err != nil {
-		return s.fail(err)
+		return classify(err)
 	}
 	if n == 0 {
 		return driver.ErrNotFound
@@ -227,29 +181,66 @@ func (s *session) Update(ctx context.Context, table, key string, values record.R
 }
 
 // Insert implements driver.Session: HSET of the fields and ZADD to the
-// index in one round trip. An existing record is overwritten field by
-// field, as in YCSB.
+// index in one round trip, inside MULTI/EXEC on a single node. An
+// existing record is overwritten field by field, as in YCSB.
 func (s *session) Insert(ctx context.Context, table, key string, values record.Record) error {
-	pipe := s.pipeline()
-	pipe.HSet(ctx, key, s.pairs(values)...)
-	pipe.ZAdd(ctx, indexKey, goredis.Z{Score: float64(score(key)), Member: key})
-	_, err := pipe.Exec(ctx)
-	return s.fail(err)
+	_, err := s.pair(ctx, s.hset(key, values),
+		s.c.B().Zadd().Key(indexKey).ScoreMember().ScoreMember(float64(score(key)), key).Build())
+	return err
 }
 
 // Delete implements driver.Session: DEL of the record and ZREM from the
 // index in one round trip. A missing record is NOT_FOUND.
 func (s *session) Delete(ctx context.Context, table, key string) error {
-	pipe := s.pipeline()
-	del := pipe.Del(ctx, key)
-	pipe.ZRem(ctx, indexKey, key)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return s.fail(err)
+	deleted, err := s.pair(ctx, s.c.B().Del().Key(key).Build(),
+		s.c.B().Zrem().Key(indexKey).Member(key).Build())
+	if err != nil {
+		return err
 	}
-	if del.Val() == 0 {
+	if deleted == 0 {
 		return driver.ErrNotFound
 	}
 	return nil
+}
+
+// pair sends a record's command and its index entry's in one round trip
+// and returns the first one's integer reply. On a single node they are
+// wrapped in MULTI/EXEC, so that the record and its index entry change
+// together; on a cluster the two keys live in different slots, where
+// MULTI across slots is refused (CROSSSLOT), so they are only pipelined.
+func (s *session) pair(ctx context.Context, record, index rueidis.Completed) (int64, error) {
+	cmds := s.cmds[:0]
+	if s.db.cfg.Cluster {
+		cmds = append(cmds, record, index)
+	} else {
+		cmds = append(cmds, s.c.B().Multi().Build(), record, index, s.c.B().Exec().Build())
+	}
+	replies := s.c.DoMulti(ctx, cmds...)
+	s.cmds = clearCmds(cmds)
+	for i := range replies {
+		if err := replies[i].Error(); err != nil {
+			return 0, classify(err)
+		}
+	}
+	if s.db.cfg.Cluster {
+		n, _ := replies[0].AsInt64()
+		return n, nil
+	}
+	// EXEC's reply holds the queued commands' replies, errors included.
+	results, err := replies[len(replies)-1].ToArray()
+	if err != nil {
+		return 0, classify(err)
+	}
+	for i := range results {
+		if err := results[i].Error(); err != nil {
+			return 0, classify(err)
+		}
+	}
+	var n int64
+	if len(results) > 0 {
+		n, _ = results[0].AsInt64()
+	}
+	return n, nil
 }
 
 // InsertBatch implements driver.BatchInserter with one pipeline: an HSET
@@ -260,31 +251,20 @@ func (s *session) InsertBatch(ctx context.Context, table string, keys []string, 
 	if len(keys) == 0 {
 		return nil
 	}
-	pipe := s.conn().Pipeline()
-	members := make([]goredis.Z, len(keys))
+	cmds := make([]rueidis.Completed, 0, len(keys)+1)
+	zadd := s.c.B().Zadd().Key(indexKey).ScoreMember()
 	for i, k := range keys {
-		args := make([]any, 0, 2*len(values[i]))
-		for _, f := range values[i] {
-			args = append(args, f.Name, f.Value)
+		cmds = append(cmds, s.hset(k, values[i]))
+		zadd = zadd.ScoreMember(float64(score(k)), k)
+	}
+	cmds = append(cmds, zadd.Build())
+	for _, r := range s.c.DoMulti(ctx, cmds...) {
+		if err := r.Error(); err != nil {
+			return classify(err)
 		}
-		pipe.HSet(ctx, k, args...)
-		members[i] = goredis.Z{Score: float64(score(k)), Member: k}
-	}
-	pipe.ZAdd(ctx, indexKey, members...)
-	_, err := pipe.Exec(ctx)
-	return s.fail(err)
-}
-
-// Close implements driver.Session: the session's own connection goes back
-// to the pool.
-func (s *session) Close() error {
-	if s.own == nil {
-		return nil
-	}
-	err := s.own.Close()
-	s.own = nil
-	if err != nil {
-		return fmt.Errorf("close redis connection to %s: %w", s.db.addr, err)
 	}
 	return nil
 }
+
+// Close implements driver.Session; the connections belong to the DB.
+func (s *session) Close() error { return nil }

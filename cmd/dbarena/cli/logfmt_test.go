@@ -35,9 +35,9 @@ func TestOneVoiceOnStderr(t *testing.T) {
 	require.Equal(t, ExitUsage, code)
 	require.Contains(t, errs, `--log-format "xml": want text or json`)
 
-	// Nothing listens on port 1: go-redis's pool complains in its own
-	// voice ("redis: 2026/11/25 ... pool.go:770: ..."); the user sees
-	// the driver's error, once.
+	// Nothing listens on port 1: no client library speaks in its own
+	// voice (go-redis's pool printed "redis: 2026/11/25 ... pool.go:770:
+	// ..."); the user sees the driver's error, once.
 	code, _, errs = run(t, context.Background(), "ycsb", "load", "redis", "-p", "redis.addr=127.0.0.1:1", "-p", "recordcount=10",
 		"-p", "redis.connect.timeout=1s", "-q")
 	require.Equal(t, ExitFailure, code)
