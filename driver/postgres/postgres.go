@@ -166,6 +166,10 @@ type DB struct {
 	// sticky gives every session a connection of its own for its whole
 	// life; it is only safe when the pool has a connection per worker.
 	sticky bool
+	// prepared says that statements are prepared once per connection
+	// (pgx's cache_statement mode, unless the URL chose another), which
+	// lets sessions use the protocol directly.
+	prepared bool
 	// missingDB is set when the URL's database does not exist yet:
 	// CreateSchema creates it, other calls report it.
 	missingDB bool
@@ -270,6 +274,7 @@ func (db *DB) connectTo(ctx context.Context, host string, i, n int) (*pgxpool.Po
 	if !strings.Contains(db.cfg.URL, "default_query_exec_mode") {
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	}
+	db.prepared = pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.url: %w", err)

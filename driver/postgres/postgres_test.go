@@ -138,3 +138,17 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	_, err = postgres.ParseConfig(map[string]string{"postgres.hosts": "10.0.0.2"}, 1)
 	require.ErrorContains(t, err, "postgres.hosts")
 }
+
+// TestConformanceSimpleProtocol runs the conformance suite with the URL's
+// default_query_exec_mode=simple_protocol, as behind PgBouncer in
+// transaction mode, where no statement may be prepared: every operation
+// takes pgx's own path in that mode.
+func TestConformanceSimpleProtocol(t *testing.T) {
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_simple")
+	url += map[bool]string{true: "&", false: "?"}[strings.Contains(url, "?")] + "default_query_exec_mode=simple_protocol"
+	drivertest.Run(t, drivertest.Options{
+		Open: postgres.Open, Prefix: postgres.Prefix,
+		Props:       map[string]string{"postgres.url": url, "postgres.load": "insert"},
+		ScanOrdered: true, StrictInsert: true, Records: 300,
+	})
+}

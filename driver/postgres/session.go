@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -49,8 +50,8 @@ type session struct {
 	pool   *pgxpool.Pool
 	conn   *pgxpool.Conn
 	stmts  map[stmtKey]string
-	args   []any
 	buf    []byte
+	num    []byte
 	names  []string
 	vals   [][]byte
 	params [][]byte
@@ -189,9 +190,7 @@ func (s *session) do(ctx context.Context, fn func(c *pgx.Conn) error) error {
 	}
 }
 
-// Read implements driver.Session. It goes below pgx's row and type layer to
-// the protocol: the statement is prepared once per connection, the key is
-// sent as text and the values arrive as the raw bytes the server sent.
+// Read implements driver.Session.
 func (s *session) Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
 	dst = dst[:0]
 	o := opReadFields
@@ -199,38 +198,79 @@ func (s *session) Read(ctx context.Context, table, key string, fields []string, 
 		o = opReadAll
 	}
 	q := s.statement(o, table, fields, nil, 0)
+	s.params = append(s.params[:0], text(key))
+	found := false
 	err := s.do(ctx, func(c *pgx.Conn) error {
-		dst = dst[:0]
-		sd, err := c.Prepare(ctx, q, q)
-		if err != nil {
-			return err
-		}
-		s.params = append(s.params[:0], unsafe.Slice(unsafe.StringData(key), len(key)))
-		rr := c.PgConn().ExecPrepared(ctx, sd.Name, s.params, nil, nil)
-		found := false
-		for rr.NextRow() {
-			if !found {
-				found = true
-				dst, err = s.appendValues(dst, rr.FieldDescriptions(), rr.Values(), fields)
+		dst, found = dst[:0], false
+		_, err := s.query(ctx, c, q, func(fds []pgconn.FieldDescription, raw [][]byte) error {
+			if found {
+				return nil
 			}
-		}
-		if _, cerr := rr.Close(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
+			found = true
+			var err error
+			dst, err = s.appendValues(dst, fds, raw, fields)
 			return err
-		}
-		if !found {
+		})
+		if err == nil && !found {
 			return driver.ErrNotFound
 		}
-		return nil
+		return err
 	})
 	return dst, err
 }
 
-// appendRow appends the fields of the current row to dst.
-func (s *session) appendRow(dst record.Record, rows pgx.Rows, fields []string) (record.Record, error) {
-	return s.appendValues(dst, rows.FieldDescriptions(), rows.RawValues(), fields)
+// query runs q with the session's parameters on c, calls row with each
+// row's values as the server sent them, and returns the command tag.
+//
+// It goes below pgx's row and argument layers to the protocol: the
+// statement is prepared once per connection, the parameters are sent as
+// the text they are and the values arrive as raw bytes, so nothing is
+// encoded, decoded or boxed. A URL that sets another
+// default_query_exec_mode (simple_protocol behind PgBouncer) gets pgx's
+// own path with that mode instead.
+func (s *session) query(ctx context.Context, c *pgx.Conn, q string, row func([]pgconn.FieldDescription, [][]byte) error) (pgconn.CommandTag, error) {
+	if !s.db.prepared {
+		return s.queryMode(ctx, c, q, row)
+	}
+	sd, err := c.Prepare(ctx, q, q)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	// ExecStatement sends no Describe: the description of the result's
+	// columns kept from Prepare serves every execution.
+	rr := c.PgConn().ExecStatement(ctx, sd, s.params, nil, nil)
+	for err == nil && rr.NextRow() {
+		err = row(rr.FieldDescriptions(), rr.Values())
+	}
+	tag, cerr := rr.Close()
+	if cerr != nil {
+		return tag, cerr
+	}
+	return tag, err
+}
+
+// queryMode is query through pgx's Query in the URL's exec mode, with
+// the parameters passed as strings: as []byte pgx would send them as
+// bytea.
+func (s *session) queryMode(ctx context.Context, c *pgx.Conn, q string, row func([]pgconn.FieldDescription, [][]byte) error) (pgconn.CommandTag, error) {
+	args := make([]any, len(s.params))
+	for i, p := range s.params {
+		if p != nil {
+			args[i] = string(p)
+		}
+	}
+	rows, err := c.Query(ctx, q, args...)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.FieldDescriptions(), rows.RawValues()); err != nil {
+			return pgconn.CommandTag{}, err
+		}
+	}
+	rows.Close()
+	return rows.CommandTag(), rows.Err()
 }
 
 // appendValues appends one row's fields to dst. Raw values are used as they
@@ -268,40 +308,43 @@ func appendJSONFields(dst record.Record, doc []byte) (record.Record, error) {
 // Scan implements driver.Session.
 func (s *session) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error) {
 	q := s.statement(opScan, table, fields, nil, 0)
+	s.num = strconv.AppendInt(s.num[:0], int64(count), 10)
+	s.params = append(s.params[:0], text(startKey), s.num)
 	err := s.do(ctx, func(c *pgx.Conn) error {
 		dst = dst[:0]
-		rows, err := c.Query(ctx, q, startKey, count)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		_, err := s.query(ctx, c, q, func(fds []pgconn.FieldDescription, raw [][]byte) error {
 			var r record.Record
 			if n := len(dst); n < cap(dst) {
 				r = dst[:n+1][n][:0]
 			}
-			if r, err = s.appendRow(r, rows, fields); err != nil {
-				return err
+			r, err := s.appendValues(r, fds, raw, fields)
+			if err == nil {
+				dst = append(dst, r)
 			}
-			dst = append(dst, r)
-		}
-		return rows.Err()
+			return err
+		})
+		return err
 	})
 	return dst, err
 }
 
-// setArgs fills the session's argument list: the key, then each value (a
-// JSON document of them in the jsonb layout).
-func (s *session) setArgs(key string, values record.Record) []any {
-	s.args = append(s.args[:0], key)
+// text returns the bytes of a string without copying, for a parameter
+// that is only read while its statement is sent.
+func text(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// setParams fills the session's statement parameters, all in the text
+// format, which is how a record's bytes are stored: the key, then each
+// value (a JSON document of them in the jsonb layout).
+func (s *session) setParams(key string, values record.Record) {
+	s.params = append(s.params[:0], text(key))
 	if s.db.cfg.Layout == LayoutJSONB {
 		s.buf = s.appendDoc(s.buf[:0], values)
-		return append(s.args, s.buf)
+		s.params = append(s.params, s.buf)
+		return
 	}
 	for _, f := range values {
-		s.args = append(s.args, f.Value)
+		s.params = append(s.params, f.Value)
 	}
-	return s.args
 }
 
 func (s *session) appendDoc(dst []byte, values record.Record) []byte {
@@ -313,10 +356,11 @@ func (s *session) appendDoc(dst []byte, values record.Record) []byte {
 	return appendJSON(dst, s.names, s.vals)
 }
 
-// exec runs a write and reports a record it did not find.
-func (s *session) exec(ctx context.Context, q string, args []any, mustMatch bool) error {
+// exec runs a write with the session's parameters and reports a record
+// it did not find.
+func (s *session) exec(ctx context.Context, q string, mustMatch bool) error {
 	return s.do(ctx, func(c *pgx.Conn) error {
-		tag, err := c.Exec(ctx, q, args...)
+		tag, err := s.query(ctx, c, q, func([]pgconn.FieldDescription, [][]byte) error { return nil })
 		if err != nil {
 			return err
 		}
@@ -330,20 +374,22 @@ func (s *session) exec(ctx context.Context, q string, args []any, mustMatch bool
 // Update implements driver.Session.
 func (s *session) Update(ctx context.Context, table, key string, values record.Record) error {
 	q := s.statement(opUpdate, table, nil, values, 0)
-	return s.exec(ctx, q, s.setArgs(key, values), !s.db.cfg.sql.upsert)
+	s.setParams(key, values)
+	return s.exec(ctx, q, !s.db.cfg.sql.upsert)
 }
 
 // Insert implements driver.Session.
 func (s *session) Insert(ctx context.Context, table, key string, values record.Record) error {
 	q := s.statement(opInsert, table, nil, values, 0)
-	return s.exec(ctx, q, s.setArgs(key, values), false)
+	s.setParams(key, values)
+	return s.exec(ctx, q, false)
 }
 
 // Delete implements driver.Session.
 func (s *session) Delete(ctx context.Context, table, key string) error {
 	q := s.statement(opDelete, table, nil, nil, 0)
-	s.args = append(s.args[:0], key)
-	return s.exec(ctx, q, s.args, true)
+	s.params = append(s.params[:0], text(key))
+	return s.exec(ctx, q, true)
 }
 
 // InsertBatch implements driver.BatchInserter with COPY or one multi-row
@@ -358,21 +404,20 @@ func (s *session) InsertBatch(ctx context.Context, table string, keys []string, 
 	// One statement per distinct batch size; the last batch of a load is
 	// usually shorter.
 	q := s.statement(opInsertRows, table, nil, values[0], len(keys))
-	s.args = s.args[:0]
-	s.buf = s.buf[:0]
+	s.params = s.params[:0]
 	for i, k := range keys {
-		s.args = append(s.args, k)
+		s.params = append(s.params, text(k))
 		if s.db.cfg.Layout == LayoutJSONB {
-			// Each document gets its own slice: the arguments are read
+			// Each document gets its own slice: the parameters are read
 			// only when the statement is sent.
-			s.args = append(s.args, s.appendDoc(nil, values[i]))
+			s.params = append(s.params, s.appendDoc(nil, values[i]))
 			continue
 		}
 		for _, f := range values[i] {
-			s.args = append(s.args, f.Value)
+			s.params = append(s.params, f.Value)
 		}
 	}
-	return s.exec(ctx, q, s.args, false)
+	return s.exec(ctx, q, false)
 }
 
 func (s *session) copyBatch(ctx context.Context, table string, keys []string, values []record.Record) error {
