@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/record"
 )
 
 const envAddr = "DBARENA_TEST_POSTGRES"
@@ -151,4 +152,47 @@ func TestConformanceSimpleProtocol(t *testing.T) {
 		Props:       map[string]string{"postgres.url": url, "postgres.load": "insert"},
 		ScanOrdered: true, StrictInsert: true, Records: 300,
 	})
+}
+
+// TestOperationAllocations guards the protocol-level path: a read of
+// every field and an update of one field allocate at most a handful of
+// times each (5 when written: the context watcher's and the command
+// tag's), not once per field or argument as pgx's generic path does.
+func TestOperationAllocations(t *testing.T) {
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_allocs")
+	ctx, cancel := context.WithCancel(context.Background()) // as the runner's: cancellable
+	defer cancel()
+	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
+	require.NoError(t, err)
+	defer db.Close()
+	sm := db.(driver.SchemaManager)
+	fields := []string{"field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
+	schema := driver.Schema{Table: "usertable", Fields: fields}
+	require.NoError(t, sm.DropSchema(ctx, schema))
+	require.NoError(t, sm.CreateSchema(ctx, schema))
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	var rec record.Record
+	for _, f := range fields {
+		rec = rec.Append(f, []byte(strings.Repeat("v", 100)))
+	}
+	require.NoError(t, sess.Insert(ctx, "usertable", "user1", rec))
+	one := record.Record{{Name: "field3", Value: []byte(strings.Repeat("w", 100))}}
+	var dst record.Record
+	read := testing.AllocsPerRun(200, func() {
+		dst, err = sess.Read(ctx, "usertable", "user1", nil, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	update := testing.AllocsPerRun(200, func() {
+		if err := sess.Update(ctx, "usertable", "user1", one); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("allocations: %.1f per read, %.1f per update", read, update)
+	require.Len(t, dst, len(fields))
+	require.LessOrEqual(t, read, 6.0, "allocations per read of 10 fields")
+	require.LessOrEqual(t, update, 6.0, "allocations per update")
 }
