@@ -17,10 +17,8 @@ type Proxy struct {
 	mu     sync.Mutex
 	conns  []net.Conn
 	cut    bool
-	// gate is held for writing while the proxy is stalled; forwarding
-	// holds it for reading.
-	gate    sync.RWMutex
-	stalled bool
+	// stalled is closed by Cut; while it is set, forwarding waits on it.
+	stalled chan struct{}
 }
 
 // NewProxy listens on a free loopback port and forwards to target
@@ -73,10 +71,14 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			p.gate.RLock()
-			_, werr := dst.Write(buf[:n])
-			p.gate.RUnlock()
-			if werr != nil {
+			p.mu.Lock()
+			stalled := p.stalled
+			p.mu.Unlock()
+			if stalled != nil {
+				<-stalled // until Cut, which closes the connections
+				return
+			}
+			if _, err := dst.Write(buf[:n]); err != nil {
 				return
 			}
 		}
@@ -87,15 +89,13 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 }
 
 // Stall stops forwarding in both directions, keeping every connection
-// open, until Cut.
+// open, until Cut. Bytes being written when it is called still arrive.
 func (p *Proxy) Stall() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stalled || p.cut {
-		return
+	if p.stalled == nil && !p.cut {
+		p.stalled = make(chan struct{})
 	}
-	p.stalled = true
-	p.gate.Lock()
 }
 
 // Cut closes every connection and stops accepting new ones; connecting
@@ -111,7 +111,7 @@ func (p *Proxy) Cut() {
 	for _, c := range p.conns {
 		_ = c.Close()
 	}
-	if p.stalled {
-		p.gate.Unlock()
+	if p.stalled != nil {
+		close(p.stalled)
 	}
 }

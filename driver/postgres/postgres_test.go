@@ -196,3 +196,35 @@ func TestOperationAllocations(t *testing.T) {
 	require.LessOrEqual(t, read, 6.0, "allocations per read of 10 fields")
 	require.LessOrEqual(t, update, 6.0, "allocations per update")
 }
+
+// TestTableRecreated recreates the table with another column under a
+// session whose connection has its statements prepared: the next read
+// prepares again instead of failing on the stale plan.
+func TestTableRecreated(t *testing.T) {
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_recreated")
+	ctx := context.Background()
+	// Two connections: the session keeps one, the schema changes use the
+	// other.
+	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 2})
+	require.NoError(t, err)
+	defer db.Close()
+	sm := db.(driver.SchemaManager)
+	small := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
+	require.NoError(t, sm.DropSchema(ctx, small))
+	require.NoError(t, sm.CreateSchema(ctx, small))
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	require.NoError(t, sess.Insert(ctx, "usertable", "user1", record.Record{{Name: "field0", Value: []byte("a")}}))
+	got, err := sess.Read(ctx, "usertable", "user1", nil, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+
+	large := driver.Schema{Table: "usertable", Fields: []string{"field0", "field1"}}
+	require.NoError(t, sm.DropSchema(ctx, large))
+	require.NoError(t, sm.CreateSchema(ctx, large))
+	require.NoError(t, sess.Insert(ctx, "usertable", "user1", record.Record{{Name: "field0", Value: []byte("b")}, {Name: "field1", Value: []byte("c")}}))
+	got, err = sess.Read(ctx, "usertable", "user1", nil, nil)
+	require.NoError(t, err, "the read of every field after the table changed")
+	require.Len(t, got, 2)
+}

@@ -232,12 +232,29 @@ func (s *session) query(ctx context.Context, c *pgx.Conn, q string, row func([]p
 	if !s.db.prepared {
 		return s.queryMode(ctx, c, q, row)
 	}
+	tag, err := s.queryPrepared(ctx, c, q, row)
+	if sqlState(err) == "0A000" {
+		// "cached plan must not change result type": the table was
+		// recreated with other columns since the statement was prepared
+		// on this connection. Prepare it again.
+		if derr := c.Deallocate(ctx, q); derr != nil {
+			return tag, derr
+		}
+		tag, err = s.queryPrepared(ctx, c, q, row)
+	}
+	return tag, err
+}
+
+// queryPrepared is query on a statement prepared on c.
+func (s *session) queryPrepared(ctx context.Context, c *pgx.Conn, q string, row func([]pgconn.FieldDescription, [][]byte) error) (pgconn.CommandTag, error) {
 	sd, err := c.Prepare(ctx, q, q)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	// ExecStatement sends no Describe: the description of the result's
-	// columns kept from Prepare serves every execution.
+	// ExecStatement sends no Describe for a statement that returns
+	// columns: their description, kept from Prepare, serves every
+	// execution. (A write returns none, and pgconn describes it each
+	// time.)
 	rr := c.PgConn().ExecStatement(ctx, sd, s.params, nil, nil)
 	for err == nil && rr.NextRow() {
 		err = row(rr.FieldDescriptions(), rr.Values())
@@ -329,8 +346,14 @@ func (s *session) Scan(ctx context.Context, table, startKey string, count int, f
 }
 
 // text returns the bytes of a string without copying, for a parameter
-// that is only read while its statement is sent.
-func text(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+// that is only read while its statement is sent. An empty string is an
+// empty parameter, not a nil one, which would be NULL.
+func text(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
 
 // setParams fills the session's statement parameters, all in the text
 // format, which is how a record's bytes are stored: the key, then each

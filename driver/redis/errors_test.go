@@ -2,6 +2,8 @@ package redis
 
 import (
 	"errors"
+	"net"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,6 +26,8 @@ func TestClassify(t *testing.T) {
 	}
 	require.Equal(t, driver.ClassUnavailable, driver.Classify(classify(errors.New("read tcp: connection reset by peer"))),
 		"a failed connection is unavailable")
+	require.Equal(t, driver.ClassTimeout, driver.Classify(classify(&net.OpError{Op: "read", Err: os.ErrDeadlineExceeded})),
+		"no reply within redis.timeout")
 	require.NoError(t, classify(nil))
 	require.ErrorIs(t, classify(driver.ErrNotFound), driver.ErrNotFound, "classified errors pass through")
 }

@@ -3,6 +3,7 @@ package redis
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,17 +49,21 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 		}
 		return infoMetrics(text, ""), nil
 	}
+	// A node that does not answer is reported; the others' figures are
+	// kept.
 	var out []driver.Metric
+	var errs []error
 	for addr, c := range db.client.Nodes() {
 		text, err := c.Do(ctx, c.B().Info().Build()).ToString()
 		if err != nil {
-			return out, fmt.Errorf("redis: INFO on %s: %w", addr, err)
+			errs = append(errs, fmt.Errorf("redis: INFO on %s: %w", addr, err))
+			continue
 		}
 		if strings.Contains(text, "\nrole:master") {
 			out = append(out, infoMetrics(text, addr)...)
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // infoMetrics reads INFO's "field:value" lines.

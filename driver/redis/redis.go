@@ -20,9 +20,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/bits"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/redis/rueidis"
 
@@ -64,37 +66,53 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	// rueidis connects before it returns, and bounds the dial and the
 	// connection's first commands by the dial timeout.
 	db.client, err = rueidis.NewClient(clientOption(cfg))
-	if err == nil {
-		err = db.ping(ctx)
-		if err != nil {
-			db.client.Close()
-		}
-	}
 	if err != nil {
 		return nil, db.openError(err)
+	}
+	if err := db.ping(ctx); err != nil {
+		db.client.Close()
+		return nil, db.openError(err)
+	}
+	// Given one seed that is not in cluster mode, rueidis falls back to a
+	// single-node client; the driver would then send cluster commands.
+	if cfg.Cluster && db.client.Mode() != rueidis.ClientModeCluster {
+		db.client.Close()
+		return nil, fmt.Errorf("redis.cluster=true, but redis at %s is not a cluster (cluster_enabled:0): drop redis.cluster", db.addr)
 	}
 	return db, nil
 }
 
 // clientOption is the rueidis configuration of cfg.
 func clientOption(cfg Config) rueidis.ClientOption {
+	multiplex := bits.Len(uint(cfg.Pool)) - 1
+	if multiplex == 0 {
+		multiplex = -1
+	}
 	// Every option below is set for a measurement, not left to rueidis:
 	//   - retries off: a failed operation is counted as failed, instead of
 	//     being hidden inside the latency of a retried one (a cluster's
 	//     MOVED and ASK redirections are still followed);
 	//   - the workers' commands pipelined onto redis.pool connections per
-	//     server (2^PipelineMultiplex): a worker alone is written and read
-	//     on its own goroutine, concurrent ones share a write and a read;
+	//     server (2^PipelineMultiplex; -1 is one connection, 0 would be
+	//     rueidis' default): a worker alone on a connection is written and
+	//     read on its own goroutine, concurrent ones share a write and a
+	//     read, and no batch is large enough to be sent on a connection
+	//     of its own (BlockingPipeline), so the server sees redis.pool
+	//     connections;
 	//   - no client-side cache: every read goes to the server;
 	//   - RESP2, which every Redis-protocol server speaks, and no CLIENT
 	//     SETINFO, which older servers and some forks reject;
-	//   - redis.timeout bounds the wait for every reply on a connection.
+	//   - redis.timeout bounds the wait for a reply: on a connection used
+	//     by one worker at a time as its socket deadline, on a shared one
+	//     by a PING sent after a second without replies (Dialer.KeepAlive),
+	//     whose reply must come within redis.timeout.
 	return rueidis.ClientOption{
 		InitAddress: cfg.Addrs, ForceSingleClient: !cfg.Cluster,
 		Username: cfg.Username, Password: cfg.Password, SelectDB: cfg.DB,
-		TLSConfig: cfg.TLS, Dialer: net.Dialer{Timeout: cfg.ConnectTimeout},
+		TLSConfig: cfg.TLS, Dialer: net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: time.Second},
 		ConnWriteTimeout:  cfg.Timeout,
-		PipelineMultiplex: bits.Len(uint(cfg.Pool)) - 1,
+		PipelineMultiplex: multiplex,
+		BlockingPipeline:  math.MaxInt32,
 		DisableRetry:      true, DisableCache: true, AlwaysRESP2: true,
 		ClientSetInfo: rueidis.DisableClientSetInfo,
 	}
@@ -123,6 +141,15 @@ func (db *DB) openError(err error) error {
 
 // Session implements driver.DB. Sessions share the client, whose
 // connections pipeline the commands of concurrent sessions.
+//
+// Operations give rueidis a context that is never cancelled: a command
+// whose caller stopped waiting stays queued and is written later, and
+// the strings of an operation (its key, the values of a write) alias
+// buffers the caller reuses once the operation returns. Every wait still
+// ends within redis.timeout, and a run that is stopped closes the client.
+// Without a Done channel the context also lets rueidis write and read a
+// worker's command on the worker's own goroutine while the worker is
+// alone on its connection.
 func (db *DB) Session(context.Context, int) (driver.Session, error) {
 	return &session{db: db, c: db.client}, nil
 }

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -147,31 +148,58 @@ func TestErrorReplies(t *testing.T) {
 
 // TestPoolConnections runs more workers than redis.pool: the server
 // sees redis.pool connections of the driver, which pipelines the
-// workers' commands onto them.
+// workers' commands onto them, and inserts (MULTI/EXEC) spread over
+// them as reads do.
 func TestPoolConnections(t *testing.T) {
 	addr := testenv.Addr(t, envAddr)
-	const db = "6" // no other test connects to it
-	d := open(t, map[string]string{"redis.addr": addr, "redis.db": db, "redis.pool": "4"})
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	for w := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sess, err := d.Session(ctx, w)
-			assert.NoError(t, err)
-			for range 200 {
-				_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
-				assert.ErrorIs(t, err, driver.ErrNotFound)
+	for _, pool := range []int{1, 4} {
+		t.Run(fmt.Sprint("pool=", pool), func(t *testing.T) {
+			const db = "6" // no other test connects to it
+			d := open(t, map[string]string{"redis.addr": addr, "redis.db": db, "redis.pool": fmt.Sprint(pool)})
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			for w := range 32 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sess, err := d.Session(ctx, w)
+					assert.NoError(t, err)
+					for i := range 100 {
+						_, err = sess.Read(ctx, "t", "dbarena-never-written", nil, nil)
+						assert.ErrorIs(t, err, driver.ErrNotFound)
+						assert.NoError(t, sess.Insert(ctx, "t", fmt.Sprintf("pool-%d-%d", w, i), record.Record{{Name: "f", Value: []byte("v")}}))
+					}
+				}()
 			}
-		}()
+			wg.Wait()
+			c := goredis.NewClient(&goredis.Options{Addr: addr})
+			defer c.Close()
+			list, err := c.ClientList(ctx).Result()
+			require.NoError(t, err)
+			var busy int
+			for _, line := range strings.Split(list, "\n") {
+				if !strings.Contains(line, " db="+db+" ") {
+					continue
+				}
+				if !strings.Contains(line, " cmd=ping") && !strings.Contains(line, " cmd=select") {
+					busy++
+				}
+			}
+			require.Equal(t, pool, strings.Count(list, " db="+db+" "), "connections on db %s:\n%s", db, list)
+			require.Equal(t, pool, busy, "every connection carried operations:\n%s", list)
+			require.NoError(t, c.Do(ctx, "SELECT", db).Err())
+			require.NoError(t, c.FlushDB(ctx).Err())
+		})
 	}
-	wg.Wait()
-	c := goredis.NewClient(&goredis.Options{Addr: addr})
-	defer c.Close()
-	list, err := c.ClientList(ctx).Result()
-	require.NoError(t, err)
-	require.Equal(t, 4, strings.Count(list, " db="+db+" "), "connections on db %s:\n%s", db, list)
+}
+
+// TestClusterFlagOnSingleNode asks for cluster mode from a server that is
+// not a cluster: refused at open, naming the property.
+func TestClusterFlagOnSingleNode(t *testing.T) {
+	addr := testenv.Addr(t, envAddr)
+	_, err := redis.Open(context.Background(), driver.Params{Props: map[string]string{"redis.addr": addr, "redis.cluster": "true"}, Workers: 1})
+	require.ErrorContains(t, err, "redis.cluster=true")
+	require.ErrorContains(t, err, "not a cluster")
 }
 
 func TestBadPassword(t *testing.T) {

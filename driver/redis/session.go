@@ -12,7 +12,7 @@ import (
 
 // session is one worker's handle. Its buffers are reused from one
 // operation to the next: rueidis has written a command out by the time
-// its reply is returned.
+// its reply is returned, which it always waits for (see DB.Session).
 type session struct {
 	db *DB
 	c  rueidis.Client
@@ -29,8 +29,8 @@ var (
 )
 
 // str returns the bytes of b as a string without copying. It is only
-// handed to rueidis for a command that is sent before the operation
-// returns, while the caller keeps b unchanged.
+// handed to rueidis for a command whose reply the operation waits for,
+// while the caller keeps b unchanged.
 func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // bytesOf returns the bytes of s without copying; record.Append copies
@@ -41,7 +41,8 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // A record with none of the requested fields reads as missing: HMGET
 // cannot tell a missing hash from one without those fields, and YCSB
 // records always hold every field.
-func (s *session) Read(ctx context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
+func (s *session) Read(_ context.Context, table, key string, fields []string, dst record.Record) (record.Record, error) {
+	ctx := context.Background() // never cancelled: see DB.Session
 	dst = dst[:0]
 	var cmd rueidis.Completed
 	if fields == nil {
@@ -99,7 +100,8 @@ func appendFields(dst record.Record, fields []string, reply []rueidis.RedisMessa
 // index score (hash) is at least the start key's, at most count of them,
 // then one pipelined read per key. Records deleted between the two steps
 // are skipped.
-func (s *session) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error) {
+func (s *session) Scan(_ context.Context, table, startKey string, count int, fields []string, dst []record.Record) ([]record.Record, error) {
+	ctx := context.Background() // never cancelled: see DB.Session
 	dst = dst[:0]
 	keys, err := s.c.Do(ctx, s.c.B().Zrangebyscore().Key(indexKey).Min(scoreArg(startKey)).Max("+inf").
 		Limit(0, int64(count)).Build()).AsStrSlice()
@@ -158,7 +160,8 @@ func (s *session) hset(key string, values record.Record) rueidis.Completed {
 
 // Update implements driver.Session. With redis.update=checked (default) a
 // Lua script writes the fields only when the record exists.
-func (s *session) Update(ctx context.Context, table, key string, values record.Record) error {
+func (s *session) Update(_ context.Context, table, key string, values record.Record) error {
+	ctx := context.Background() // never cancelled: see DB.Session
 	if s.db.cfg.Update == UpdateHSet {
 		return classify(s.c.Do(ctx, s.hset(key, values)).Error())
 	}
@@ -183,16 +186,16 @@ func (s *session) Update(ctx context.Context, table, key string, values record.R
 // Insert implements driver.Session: HSET of the fields and ZADD to the
 // index in one round trip, inside MULTI/EXEC on a single node. An
 // existing record is overwritten field by field, as in YCSB.
-func (s *session) Insert(ctx context.Context, table, key string, values record.Record) error {
-	_, err := s.pair(ctx, s.hset(key, values),
+func (s *session) Insert(_ context.Context, table, key string, values record.Record) error {
+	_, err := s.pair(key, s.hset(key, values),
 		s.c.B().Zadd().Key(indexKey).ScoreMember().ScoreMember(float64(score(key)), key).Build())
 	return err
 }
 
 // Delete implements driver.Session: DEL of the record and ZREM from the
 // index in one round trip. A missing record is NOT_FOUND.
-func (s *session) Delete(ctx context.Context, table, key string) error {
-	deleted, err := s.pair(ctx, s.c.B().Del().Key(key).Build(),
+func (s *session) Delete(_ context.Context, table, key string) error {
+	deleted, err := s.pair(key, s.c.B().Del().Key(key).Build(),
 		s.c.B().Zrem().Key(indexKey).Member(key).Build())
 	if err != nil {
 		return err
@@ -208,14 +211,17 @@ func (s *session) Delete(ctx context.Context, table, key string) error {
 // wrapped in MULTI/EXEC, so that the record and its index entry change
 // together; on a cluster the two keys live in different slots, where
 // MULTI across slots is refused (CROSSSLOT), so they are only pipelined.
-func (s *session) pair(ctx context.Context, record, index rueidis.Completed) (int64, error) {
+func (s *session) pair(key string, record, index rueidis.Completed) (int64, error) {
 	cmds := s.cmds[:0]
 	if s.db.cfg.Cluster {
 		cmds = append(cmds, record, index)
 	} else {
-		cmds = append(cmds, s.c.B().Multi().Build(), record, index, s.c.B().Exec().Build())
+		// rueidis picks the connection of a pipeline by its first
+		// command's slot; MULTI has none, which would put every
+		// transaction on the first connection.
+		cmds = append(cmds, s.c.B().Multi().Build().SetSlot(key), record, index, s.c.B().Exec().Build())
 	}
-	replies := s.c.DoMulti(ctx, cmds...)
+	replies := s.c.DoMulti(context.Background(), cmds...)
 	s.cmds = clearCmds(cmds)
 	for i := range replies {
 		if err := replies[i].Error(); err != nil {
@@ -247,7 +253,7 @@ func (s *session) pair(ctx context.Context, record, index rueidis.Completed) (in
 // per record and one ZADD of all their index entries. It is not atomic: a
 // failure may leave part of the batch written, which a retried batch
 // overwrites.
-func (s *session) InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error {
+func (s *session) InsertBatch(_ context.Context, table string, keys []string, values []record.Record) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -258,7 +264,7 @@ func (s *session) InsertBatch(ctx context.Context, table string, keys []string, 
 		zadd = zadd.ScoreMember(float64(score(k)), k)
 	}
 	cmds = append(cmds, zadd.Build())
-	for _, r := range s.c.DoMulti(ctx, cmds...) {
+	for _, r := range s.c.DoMulti(context.Background(), cmds...) {
 		if err := r.Error(); err != nil {
 			return classify(err)
 		}

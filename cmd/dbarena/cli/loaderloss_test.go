@@ -164,6 +164,13 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 // given run section, and returns its path.
 func redisExperiment(t *testing.T, dir, name, addr, runSection string) string {
 	t.Helper()
+	return redisExperimentWith(t, dir, name, fmt.Sprintf("redis.addr: %q", addr), runSection)
+}
+
+// redisExperimentWith is redisExperiment with the target's properties
+// written out (YAML flow mapping entries).
+func redisExperimentWith(t *testing.T, dir, name, props, runSection string) string {
+	t.Helper()
 	file := filepath.Join(dir, name+".yaml")
 	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: %s
 properties: {recordcount: 200}
@@ -171,10 +178,10 @@ targets:
   - name: r
     database: redis
     deploy: {provider: existing}
-    properties: {redis.addr: "%s"}
+    properties: {%s}
 workloads: [c]
 run: %s
-`, name, addr, runSection)), 0o644))
+`, name, props, runSection)), 0o644))
 	return file
 }
 
@@ -314,7 +321,10 @@ func TestLoaderInANamespaceLosesTheDatabase(t *testing.T) {
 	bin := buildDbarena(t)
 	port := startRedis(t, ns.HostIP)
 	dir := t.TempDir()
-	file := redisExperiment(t, dir, "netns", fmt.Sprintf("%s:%d", ns.HostIP, port),
+	// A second's timeout: the link's loss shows as replies that do not
+	// come, which the driver waits redis.timeout for before it gives the
+	// connection up and its redials fail at once.
+	file := redisExperimentWith(t, dir, "netns", fmt.Sprintf(`redis.addr: "%s:%d", redis.timeout: 1s`, ns.HostIP, port),
 		fmt.Sprintf(`{duration: 10s, threads: 2, loaders: 2, loader_commands: ["ip netns exec %s", ""]}`, ns.Name))
 	work := filepath.Join(dir, "work")
 	acted := make(chan error, 1)
