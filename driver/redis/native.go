@@ -59,12 +59,16 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 			errs = append(errs, fmt.Errorf("redis: INFO on %s: %w", addr, err))
 			continue
 		}
-		if strings.Contains(text, "\nrole:master") {
+		if isMaster(text) {
 			out = append(out, infoMetrics(text, addr)...)
 		}
 	}
 	return out, errors.Join(errs...)
 }
+
+// isMaster reports whether an INFO reply holding the replication
+// section is a master's.
+func isMaster(info string) bool { return strings.Contains(info, "\nrole:master") }
 
 // infoMetrics reads INFO's "field:value" lines.
 func infoMetrics(text, host string) []driver.Metric {

@@ -56,14 +56,11 @@ func (db *DB) flushDB(ctx context.Context) error {
 	for addr, c := range db.client.Nodes() {
 		if db.cfg.Cluster {
 			// A replica refuses FLUSHDB; its master's is replicated.
-			role, err := c.Do(ctx, c.B().Role().Build()).ToArray()
+			info, err := c.Do(ctx, c.B().Info().Section("replication").Build()).ToString()
 			if err != nil {
-				return fmt.Errorf("ROLE on %s: %w", addr, err)
+				return fmt.Errorf("INFO replication on %s: %w", addr, err)
 			}
-			if len(role) == 0 {
-				continue
-			}
-			if r, _ := role[0].ToString(); r != "master" {
+			if !isMaster(info) {
 				continue
 			}
 		}
@@ -93,10 +90,8 @@ func (db *DB) dropIndexed(ctx context.Context) (int, error) {
 			cmds = append(cmds, c.B().Del().Key(k).Build())
 		}
 		cmds = append(cmds, c.B().Zrem().Key(indexKey).Member(keys...).Build())
-		for _, r := range c.DoMulti(ctx, cmds...) {
-			if err := r.Error(); err != nil {
-				return n, err
-			}
+		if err := firstError(c.DoMulti(ctx, cmds...)); err != nil {
+			return n, err
 		}
 		n += len(keys)
 	}

@@ -223,10 +223,8 @@ func (s *session) pair(key string, record, index rueidis.Completed) (int64, erro
 	}
 	replies := s.c.DoMulti(context.Background(), cmds...)
 	s.cmds = clearCmds(cmds)
-	for i := range replies {
-		if err := replies[i].Error(); err != nil {
-			return 0, classify(err)
-		}
+	if err := firstError(replies); err != nil {
+		return 0, classify(err)
 	}
 	if s.db.cfg.Cluster {
 		n, _ := replies[0].AsInt64()
@@ -264,9 +262,14 @@ func (s *session) InsertBatch(_ context.Context, table string, keys []string, va
 		zadd = zadd.ScoreMember(float64(score(k)), k)
 	}
 	cmds = append(cmds, zadd.Build())
-	for _, r := range s.c.DoMulti(context.Background(), cmds...) {
-		if err := r.Error(); err != nil {
-			return classify(err)
+	return classify(firstError(s.c.DoMulti(context.Background(), cmds...)))
+}
+
+// firstError returns the first error among a pipeline's replies.
+func firstError(replies []rueidis.RedisResult) error {
+	for i := range replies {
+		if err := replies[i].Error(); err != nil {
+			return err
 		}
 	}
 	return nil
