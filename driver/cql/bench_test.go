@@ -1,9 +1,15 @@
 package cql_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"testing"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
@@ -55,22 +61,57 @@ func loaded(ctx context.Context, db driver.DB) bool {
 
 // BenchmarkWorkloadA runs b.N operations of workload A through the runner
 // and reports throughput and the client CPU per operation (runner,
-// workload and driver together). Run it with a fixed count, e.g.
-// -benchtime=200000x.
+// workload and driver together), beside gocql alone issuing the same
+// reads and updates: what dbarena spends above that is its own. Run it
+// with a fixed count, e.g. -benchtime=200000x.
 func BenchmarkWorkloadA(b *testing.B) {
 	for _, v := range []struct {
 		name  string
 		props map[string]string
 	}{
-		{"conns=1", nil}, // the default
+		{"client=dbarena", nil}, // the default: one connection per host
 		{"conns=16", map[string]string{"cql.connections": "16"}},
-		{"conns=1/coalesce=200us", map[string]string{"cql.write.coalesce": "200us"}}, // gocql's default window
+		{"coalesce=200us", map[string]string{"cql.write.coalesce": "200us"}}, // gocql's default window
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			bn := bench(b, v.props, benchRecords, benchTable)
 			bn.Run(b, bn.OpenLoaded(b))
 		})
 	}
+	b.Run("client=gocql-alone", func(b *testing.B) {
+		bn := bench(b, nil, benchRecords, benchTable)
+		_ = bn.OpenLoaded(b) // the same rows
+		gocqlAlone(b, testenv.Addr(b, envNode))
+	})
+}
+
+// gocqlAlone is workload A straight through gocql as the driver sets it up
+// (one connection, consistency ONE, no write coalescing): half reads of
+// a whole row scanned as bytes, half updates of one field, on uniformly
+// drawn loaded keys.
+func gocqlAlone(b *testing.B, addr string) {
+	cc := gocql.NewCluster(addr)
+	cc.NumConns, cc.Consistency, cc.WriteCoalesceWaitTime = 1, gocql.One, 0
+	s, err := cc.CreateSession()
+	require.NoError(b, err)
+	b.Cleanup(s.Close)
+	read := fmt.Sprintf("SELECT * FROM %s.%s WHERE y_id = ?", benchKeyspace, benchTable)
+	update := fmt.Sprintf("UPDATE %s.%s SET field3 = ? WHERE y_id = ?", benchKeyspace, benchTable)
+	value := bytes.Repeat([]byte("v"), 100)
+	dests := make([][]any, benchWorkers)
+	for w := range dests {
+		cols := make([][]byte, 11) // y_id and field0..9
+		for i := range cols {
+			dests[w] = append(dests[w], &cols[i])
+		}
+	}
+	drivertest.Alone(b, benchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
+		key := workload.KeyName(rng.Int64N(benchRecords), true, 1)
+		if rng.IntN(2) == 0 {
+			return s.Query(read, key).ScanContext(ctx, dests[w]...)
+		}
+		return s.Query(update, value, key).ExecContext(ctx)
+	})
 }
 
 // BenchmarkLoad compares the two ways of sending the load phase's batches

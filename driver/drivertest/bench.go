@@ -3,8 +3,10 @@ package drivertest
 import (
 	"context"
 	"maps"
+	"math/rand/v2"
 	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,4 +183,41 @@ func RunTool(b *testing.B, cmd *exec.Cmd, ops int) {
 	st := cmd.ProcessState
 	b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/float64(ops), "cpu-us/op")
 	b.ReportMetric(float64(ops)/wall.Seconds(), "ops/s")
+}
+
+// Alone measures a client library without dbarena's runner and driver:
+// b.N operations spread over workers goroutines, each calling op with its
+// number and a random source of its own, timed, with throughput and
+// client CPU per operation reported as Run reports dbarena's. What the
+// driver spends above it is dbarena's own.
+func Alone(b *testing.B, workers int, op func(ctx context.Context, worker int, rng *rand.Rand) error) {
+	b.Helper()
+	cpu := ProcessCPU()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	per := b.N / workers
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 2))
+			ctx := context.Background()
+			for i := 0; i < per; i++ {
+				if err := op(ctx, w, rng); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+	ReportCPU(b, cpu, wall, int64(per*workers))
 }

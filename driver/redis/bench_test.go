@@ -130,34 +130,9 @@ func BenchmarkWorkloadC(b *testing.B) {
 // benchWorkers goroutines through get, and reports client CPU per read.
 func libraryClient(b *testing.B, get func(ctx context.Context, worker int, key string) error) {
 	b.Helper()
-	cpu := drivertest.ProcessCPU()
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, benchWorkers)
-	per := b.N / benchWorkers
-	for w := 0; w < benchWorkers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 2))
-			ctx := context.Background()
-			for i := 0; i < per; i++ {
-				if err := get(ctx, w, workload.KeyName(rng.Int64N(benchRecords), false, benchPadding)); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	wall := time.Since(start)
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		require.NoError(b, err)
-	}
-	drivertest.ReportCPU(b, cpu, wall, int64(per*benchWorkers))
+	drivertest.Alone(b, benchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
+		return get(ctx, w, workload.KeyName(rng.Int64N(benchRecords), false, benchPadding))
+	})
 }
 
 // minimalClient is the floor of any Go client: 16
