@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/driver"
@@ -20,14 +21,19 @@ const (
 	benchTable    = "usertable"
 )
 
-// bench is YCSB workload C (read-only, every field, zipfian keys) over
-// the benchmark database, whose load is kept between runs.
-func bench(dsn string) drivertest.Bench {
+// bench is a YCSB workload over the benchmark database, whose load is
+// kept between runs: read the proportion of reads of every field, the
+// rest one-field updates, zipfian keys.
+func bench(dsn, read string) drivertest.Bench {
+	update := "0"
+	if read != "1" {
+		update = "0.5"
+	}
 	return drivertest.Bench{
 		Open: mysql.Open, Prefix: mysql.Prefix,
 		Props: map[string]string{"mysql.url": dsn, "mysql.database": benchDatabase},
 		Workload: map[string]string{
-			"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
+			"readproportion": read, "updateproportion": update, "scanproportion": "0", "insertproportion": "0",
 			"requestdistribution": "zipfian", "readallfields": "true", "table": benchTable,
 		},
 		Records: benchRecords, Workers: benchWorkers,
@@ -52,6 +58,28 @@ func countRows(dsn string) int {
 // operations and reports ops/s and client CPU per operation. Run it with a
 // fixed count, e.g. -benchtime 100000x.
 func BenchmarkWorkloadC(b *testing.B) {
-	bn := bench(testenv.Addr(b, envAddr))
+	bn := bench(testenv.Addr(b, envAddr), "1")
 	bn.Run(b, bn.OpenLoaded(b))
+}
+
+// BenchmarkWorkloadA is workload A (half reads, half one-field updates)
+// on statements prepared on the server, the driver's way, and with the
+// arguments written into the statement's text by the client
+// (interpolateParams=true), the way YCSB's JDBC binding sends them
+// through MariaDB Connector/J.
+func BenchmarkWorkloadA(b *testing.B) {
+	dsn := testenv.Addr(b, envAddr)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, v := range []struct{ name, dsn string }{
+		{"client=dbarena", dsn},
+		{"interpolate", dsn + sep + "interpolateParams=true"},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			bn := bench(v.dsn, "0.5")
+			bn.Run(b, bn.OpenLoaded(b))
+		})
+	}
 }
