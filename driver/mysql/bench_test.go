@@ -3,7 +3,6 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/driver"
@@ -63,23 +62,8 @@ func BenchmarkWorkloadC(b *testing.B) {
 }
 
 // BenchmarkWorkloadA is workload A (half reads, half one-field updates)
-// on statements prepared on the server, the driver's way, and with the
-// arguments written into the statement's text by the client
-// (interpolateParams=true), the way YCSB's JDBC binding sends them
-// through MariaDB Connector/J.
+// with 16 workers, reported as BenchmarkWorkloadC is.
 func BenchmarkWorkloadA(b *testing.B) {
-	dsn := testenv.Addr(b, envAddr)
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	for _, v := range []struct{ name, dsn string }{
-		{"client=dbarena", dsn},
-		{"interpolate", dsn + sep + "interpolateParams=true"},
-	} {
-		b.Run(v.name, func(b *testing.B) {
-			bn := bench(v.dsn, "0.5")
-			bn.Run(b, bn.OpenLoaded(b))
-		})
-	}
+	bn := bench(testenv.Addr(b, envAddr), "0.5")
+	bn.Run(b, bn.OpenLoaded(b))
 }
