@@ -1,8 +1,10 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
@@ -65,6 +68,9 @@ func BenchmarkPointReads(b *testing.B) {
 	db := bn.OpenLoaded(b)
 
 	b.Run("dbarena", func(b *testing.B) { bn.Run(b, db) })
+	b.Run("pgx-alone", func(b *testing.B) {
+		pgxAlone(b, url, fmt.Sprintf("SELECT * FROM %s WHERE ycsb_key = $1", benchTable), nil)
+	})
 	b.Run("pgbench", func(b *testing.B) {
 		runPgbench(b, url, fmt.Sprintf("SELECT * FROM %s WHERE ycsb_key = 'user' || :k;", benchTable))
 	})
@@ -81,9 +87,43 @@ func BenchmarkUpdates(b *testing.B) {
 	db := bn.OpenLoaded(b)
 
 	b.Run("dbarena", func(b *testing.B) { bn.Run(b, db) })
+	b.Run("pgx-alone", func(b *testing.B) {
+		pgxAlone(b, url, fmt.Sprintf("UPDATE %s SET field3 = $2 WHERE ycsb_key = $1", benchTable), bytes.Repeat([]byte("x"), 100))
+	})
 	b.Run("pgbench", func(b *testing.B) {
 		runPgbench(b, url, fmt.Sprintf("UPDATE %s SET field3 = '%s' WHERE ycsb_key = 'user' || :k;",
 			benchTable, strings.Repeat("x", 100)))
+	})
+}
+
+// pgxAlone runs b.N executions of a prepared statement straight through
+// pgx's protocol layer, one connection per worker as the driver opens
+// them: the key of a uniformly drawn loaded row as $1 and, when value is
+// set, value as $2. It is the floor of a client on pgx, below which the
+// driver and the runner cannot go.
+func pgxAlone(b *testing.B, url, statement string, value []byte) {
+	ctx := context.Background()
+	conns := make([]*pgx.Conn, benchWorkers)
+	for w := range conns {
+		c, err := pgx.Connect(ctx, url)
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = c.Close(ctx) })
+		_, err = c.Prepare(ctx, "alone", statement)
+		require.NoError(b, err)
+		conns[w] = c
+	}
+	params := make([][][]byte, benchWorkers)
+	for w := range params {
+		params[w] = [][]byte{nil}
+		if value != nil {
+			params[w] = append(params[w], value)
+		}
+	}
+	drivertest.Alone(b, benchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
+		p := params[w]
+		p[0] = strconv.AppendInt(append(p[0][:0], "user"...), rng.Int64N(benchRecords), 10)
+		_, err := conns[w].PgConn().ExecPrepared(ctx, "alone", p, nil, nil).Close()
+		return err
 	})
 }
 
