@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"net"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,8 +157,9 @@ func TestConformanceSimpleProtocol(t *testing.T) {
 
 // TestOperationAllocations guards the protocol-level path: a read of
 // every field and an update of one field allocate at most a handful of
-// times each (5 when written: the context watcher's and the command
-// tag's), not once per field or argument as pgx's generic path does.
+// times each (2 when written, 5 before the session watched the run's
+// context once instead of pgx per operation), not once per field or
+// argument as pgx's generic path does.
 func TestOperationAllocations(t *testing.T) {
 	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_allocs")
 	ctx, cancel := context.WithCancel(context.Background()) // as the runner's: cancellable
@@ -193,8 +195,8 @@ func TestOperationAllocations(t *testing.T) {
 	})
 	t.Logf("allocations: %.1f per read, %.1f per update", read, update)
 	require.Len(t, dst, len(fields))
-	require.LessOrEqual(t, read, 6.0, "allocations per read of 10 fields")
-	require.LessOrEqual(t, update, 6.0, "allocations per update")
+	require.LessOrEqual(t, read, 3.0, "allocations per read of 10 fields")
+	require.LessOrEqual(t, update, 3.0, "allocations per update")
 }
 
 // TestTableRecreated recreates the table with another column under a
@@ -227,4 +229,85 @@ func TestTableRecreated(t *testing.T) {
 	got, err = sess.Read(ctx, "usertable", "user1", nil, nil)
 	require.NoError(t, err, "the read of every field after the table changed")
 	require.Len(t, got, 2)
+}
+
+// TestInterruptOnFrozenServer freezes the server under an update (its
+// connection open, nothing forwarded): the end of the operation's context
+// ends the update at once, as a context error. The session watches a
+// context without a deadline once rather than per operation, so the cases
+// are that context reused across operations, a context with a deadline
+// (pgx's own watch), and a fresh context after one that ended between
+// operations, which must find the connection usable.
+func TestInterruptOnFrozenServer(t *testing.T) {
+	base := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_frozen")
+	schema := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
+	one := record.Record{{Name: "field0", Value: []byte("v")}}
+	// session opens a one-worker database through a proxy it returns.
+	session := func(t *testing.T) (driver.Session, *drivertest.Proxy) {
+		u, err := neturl.Parse(base)
+		require.NoError(t, err)
+		proxy := drivertest.NewProxy(t, u.Host)
+		u.Host = proxy.Addr()
+		ctx := context.Background()
+		db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": u.String()}, Workers: 1})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = db.Close() })
+		sm := db.(driver.SchemaManager)
+		require.NoError(t, sm.DropSchema(ctx, schema))
+		require.NoError(t, sm.CreateSchema(ctx, schema))
+		sess, err := db.Session(ctx, 0)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sess.Close() })
+		t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
+		return sess, proxy
+	}
+	// frozen runs an update on a frozen server under ctx, calls end after
+	// a moment, and returns the update's error and how long it took.
+	frozen := func(t *testing.T, sess driver.Session, proxy *drivertest.Proxy, ctx context.Context, end func()) (error, time.Duration) {
+		proxy.Stall()
+		start := time.Now()
+		errc := make(chan error, 1)
+		go func() { errc <- sess.Update(ctx, "usertable", "k1", one) }()
+		time.Sleep(300 * time.Millisecond)
+		end()
+		select {
+		case err := <-errc:
+			return err, time.Since(start)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the update outlived its context by 10 s")
+			return nil, 0
+		}
+	}
+
+	t.Run("the run's context, reused", func(t *testing.T) {
+		sess, proxy := session(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		require.NoError(t, sess.Insert(ctx, "usertable", "k1", one))
+		require.NoError(t, sess.Update(ctx, "usertable", "k1", one))
+		err, took := frozen(t, sess, proxy, ctx, cancel)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Less(t, took, 2*time.Second)
+	})
+	t.Run("a deadline", func(t *testing.T) {
+		sess, proxy := session(t)
+		require.NoError(t, sess.Insert(context.Background(), "usertable", "k1", one))
+		ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+		defer cancel()
+		err, took := frozen(t, sess, proxy, ctx, func() {})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Less(t, took, 2*time.Second)
+	})
+	t.Run("a fresh context after an ended one", func(t *testing.T) {
+		sess, _ := session(t)
+		ended, cancel := context.WithCancel(context.Background())
+		require.NoError(t, sess.Insert(ended, "usertable", "k1", one))
+		cancel()
+		time.Sleep(50 * time.Millisecond) // the end has set the deadline
+		fresh, cancelFresh := context.WithCancel(context.Background())
+		defer cancelFresh()
+		require.NoError(t, sess.Update(fresh, "usertable", "k1", one), "the ended context's deadline was cleared")
+		_, err := sess.Read(fresh, "usertable", "k1", nil, nil)
+		require.NoError(t, err)
+	})
 }

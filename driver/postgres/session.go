@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5"
@@ -58,6 +59,12 @@ type session struct {
 	// lastNames and lastKey remember the last multi-field cache key.
 	lastNames []string
 	lastKey   string
+	// watched is the Done channel of the context whose end interrupts
+	// watchedConn's I/O, and unwatch stops that (see watch).
+	watched     <-chan struct{}
+	watchedConn *pgx.Conn
+	unwatch     func() bool
+	fired       chan struct{}
 }
 
 var (
@@ -219,6 +226,47 @@ func (s *session) Read(ctx context.Context, table, key string, fields []string, 
 	return dst, err
 }
 
+// watch returns the context to hand pgx for an operation on c under ctx.
+// pgx registers a callback on the context of every call, to interrupt the
+// connection's I/O if the context ends; on the run's context, which every
+// worker shares, that is a registration under one lock per operation,
+// measured at about a microsecond of client CPU per update. A session
+// with a connection of its own registers once per context instead, with
+// the same effect: when ctx ends, the connection's deadline passes and
+// the operation in flight fails. A context with a deadline, and a
+// connection borrowed for one operation, keep pgx's own watch.
+func (s *session) watch(ctx context.Context, c *pgx.Conn) context.Context {
+	done := ctx.Done()
+	if done == nil || s.conn == nil {
+		return ctx
+	}
+	if _, ok := ctx.Deadline(); ok {
+		return ctx
+	}
+	if done != s.watched || c != s.watchedConn {
+		s.stopWatch()
+		nc := c.PgConn().Conn()
+		_ = nc.SetDeadline(time.Time{}) // a deadline a previous context left
+		fired := make(chan struct{})
+		s.unwatch = context.AfterFunc(ctx, func() {
+			_ = nc.SetDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		s.watched, s.watchedConn, s.fired = done, c, fired
+	}
+	return context.Background()
+}
+
+// stopWatch ends the registration watch made; if its callback has
+// started, it waits for it, so that the deadline it sets cannot land
+// after the next registration cleared the connection's.
+func (s *session) stopWatch() {
+	if s.unwatch != nil && !s.unwatch() {
+		<-s.fired
+	}
+	s.watched, s.watchedConn, s.unwatch, s.fired = nil, nil, nil, nil
+}
+
 // query runs q with the session's parameters on c, calls row with each
 // row's values as the server sent them, and returns the command tag.
 //
@@ -229,6 +277,16 @@ func (s *session) Read(ctx context.Context, table, key string, fields []string, 
 // default_query_exec_mode (simple_protocol behind PgBouncer) gets pgx's
 // own path with that mode instead.
 func (s *session) query(ctx context.Context, c *pgx.Conn, q string, row func([]pgconn.FieldDescription, [][]byte) error) (pgconn.CommandTag, error) {
+	tag, err := s.queryOn(s.watch(ctx, c), c, q, row)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted by ctx's end, through the deadline or by pgx.
+		return tag, fmt.Errorf("postgres: operation interrupted: %w", ctx.Err())
+	}
+	return tag, err
+}
+
+// queryOn is query with the context pgx is given.
+func (s *session) queryOn(ctx context.Context, c *pgx.Conn, q string, row func([]pgconn.FieldDescription, [][]byte) error) (pgconn.CommandTag, error) {
 	if !s.db.prepared {
 		return s.queryMode(ctx, c, q, row)
 	}
@@ -468,6 +526,7 @@ func (s *session) copyBatch(ctx context.Context, table string, keys []string, va
 
 // Close implements driver.Session.
 func (s *session) Close() error {
+	s.stopWatch()
 	if s.conn != nil {
 		s.conn.Release()
 		s.conn = nil
