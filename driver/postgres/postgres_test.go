@@ -234,16 +234,19 @@ func TestTableRecreated(t *testing.T) {
 // TestInterruptOnFrozenServer freezes the server under an update (its
 // connection open, nothing forwarded): the end of the operation's context
 // ends the update at once, as a context error. The session watches a
-// context without a deadline once rather than per operation, so the cases
-// are that context reused across operations, a context with a deadline
-// (pgx's own watch), and a fresh context after one that ended between
-// operations, which must find the connection usable.
+// context without a deadline once rather than per operation, which sets
+// the connection's deadline when the context ends; the cases are that
+// context reused across operations, a context with a deadline after one
+// that ended (pgx's own watch, on a connection whose deadline must have
+// been cleared), a fresh context after an ended one, and the pool's next
+// session after a session closed with an ended context.
 func TestInterruptOnFrozenServer(t *testing.T) {
 	base := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_frozen")
 	schema := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
 	one := record.Record{{Name: "field0", Value: []byte("v")}}
-	// session opens a one-worker database through a proxy it returns.
-	session := func(t *testing.T) (driver.Session, *drivertest.Proxy) {
+	// open opens a one-worker database, and so one connection, through a
+	// proxy it returns, with the row k1 written.
+	open := func(t *testing.T) (driver.DB, *drivertest.Proxy) {
 		u, err := neturl.Parse(base)
 		require.NoError(t, err)
 		proxy := drivertest.NewProxy(t, u.Host)
@@ -252,14 +255,23 @@ func TestInterruptOnFrozenServer(t *testing.T) {
 		db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": u.String()}, Workers: 1})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
+		t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
 		sm := db.(driver.SchemaManager)
 		require.NoError(t, sm.DropSchema(ctx, schema))
 		require.NoError(t, sm.CreateSchema(ctx, schema))
-		sess, err := db.Session(ctx, 0)
+		return db, proxy
+	}
+	session := func(t *testing.T, db driver.DB) driver.Session {
+		sess, err := db.Session(context.Background(), 0)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = sess.Close() })
-		t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
-		return sess, proxy
+		return sess
+	}
+	// ended writes k1 under a context it then ends, between operations.
+	ended := func(t *testing.T, sess driver.Session) {
+		ctx, cancel := context.WithCancel(context.Background())
+		require.NoError(t, sess.Insert(ctx, "usertable", "k1", one))
+		cancel()
 	}
 	// frozen runs an update on a frozen server under ctx, calls end after
 	// a moment, and returns the update's error and how long it took.
@@ -280,7 +292,8 @@ func TestInterruptOnFrozenServer(t *testing.T) {
 	}
 
 	t.Run("the run's context, reused", func(t *testing.T) {
-		sess, proxy := session(t)
+		db, proxy := open(t)
+		sess := session(t, db)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		require.NoError(t, sess.Insert(ctx, "usertable", "k1", one))
@@ -288,26 +301,36 @@ func TestInterruptOnFrozenServer(t *testing.T) {
 		err, took := frozen(t, sess, proxy, ctx, cancel)
 		require.ErrorIs(t, err, context.Canceled)
 		require.Less(t, took, 2*time.Second)
+		require.ErrorIs(t, sess.Update(ctx, "usertable", "k1", one), context.Canceled, "after the end: not started")
 	})
-	t.Run("a deadline", func(t *testing.T) {
-		sess, proxy := session(t)
-		require.NoError(t, sess.Insert(context.Background(), "usertable", "k1", one))
+	t.Run("a deadline after an ended context", func(t *testing.T) {
+		db, proxy := open(t)
+		sess := session(t, db)
+		ended(t, sess)
 		ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 		defer cancel()
 		err, took := frozen(t, sess, proxy, ctx, func() {})
-		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "ended by the deadline, not at once by the ended context's")
+		require.Greater(t, took, 500*time.Millisecond)
 		require.Less(t, took, 2*time.Second)
 	})
 	t.Run("a fresh context after an ended one", func(t *testing.T) {
-		sess, _ := session(t)
-		ended, cancel := context.WithCancel(context.Background())
-		require.NoError(t, sess.Insert(ended, "usertable", "k1", one))
-		cancel()
-		time.Sleep(50 * time.Millisecond) // the end has set the deadline
-		fresh, cancelFresh := context.WithCancel(context.Background())
-		defer cancelFresh()
+		db, _ := open(t)
+		sess := session(t, db)
+		ended(t, sess)
+		fresh, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		require.NoError(t, sess.Update(fresh, "usertable", "k1", one), "the ended context's deadline was cleared")
 		_, err := sess.Read(fresh, "usertable", "k1", nil, nil)
 		require.NoError(t, err)
+	})
+	t.Run("the pool's next session", func(t *testing.T) {
+		db, _ := open(t)
+		sess := session(t, db)
+		ended(t, sess)
+		require.NoError(t, sess.Close())
+		next := session(t, db) // the same connection: the pool has one
+		_, err := next.Read(context.Background(), "usertable", "k1", nil, nil)
+		require.NoError(t, err, "the closed session's connection went back without its deadline")
 	})
 }
