@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/generator"
 )
 
 // The benchmark follows the comparison: YCSB workload A (50% reads
@@ -87,8 +88,8 @@ func BenchmarkWorkloadA(b *testing.B) {
 
 // gocqlAlone is workload A straight through gocql as the driver sets it up
 // (one connection, consistency ONE, no write coalescing): half reads of
-// a whole row scanned as bytes, half updates of one field, on uniformly
-// drawn loaded keys.
+// a whole row scanned as bytes, half updates of one field, on loaded keys
+// drawn from YCSB's scrambled zipfian as the workload draws them.
 func gocqlAlone(b *testing.B, addr string) {
 	cc := gocql.NewCluster(addr)
 	cc.NumConns, cc.Consistency, cc.WriteCoalesceWaitTime = 1, gocql.One, 0
@@ -105,8 +106,10 @@ func gocqlAlone(b *testing.B, addr string) {
 			dests[w] = append(dests[w], &cols[i])
 		}
 	}
+	keys, err := generator.NewScrambledZipfian(0, benchRecords-1)
+	require.NoError(b, err)
 	drivertest.Alone(b, benchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
-		key := workload.KeyName(rng.Int64N(benchRecords), true, 1)
+		key := workload.KeyName(keys.Next(rng), true, 1)
 		if rng.IntN(2) == 0 {
 			return s.Query(read, key).ScanContext(ctx, dests[w]...)
 		}

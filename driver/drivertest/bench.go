@@ -186,12 +186,14 @@ func RunTool(b *testing.B, cmd *exec.Cmd, ops int) {
 }
 
 // Alone measures a client library without dbarena's runner and driver:
-// b.N operations spread over workers goroutines, each calling op with its
+// b.N operations (rounded down to a multiple of workers) spread over
+// workers goroutines, each calling op with its
 // number and a random source of its own, timed, with throughput and
 // client CPU per operation reported as Run reports dbarena's. What the
 // driver spends above it is dbarena's own.
 func Alone(b *testing.B, workers int, op func(ctx context.Context, worker int, rng *rand.Rand) error) {
 	b.Helper()
+	b.ReportAllocs()
 	cpu := ProcessCPU()
 	b.ResetTimer()
 	start := time.Now()

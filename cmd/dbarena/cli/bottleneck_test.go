@@ -91,10 +91,10 @@ run: {duration: 6s, threads: 1000}
 // and 64 MiB of memory (page cache included) for about 130 MB of rows:
 // most reads miss both caches and go to the disk, "cache misses / disk".
 // Four threads keep the disk busy and the sessions waiting on I/O while
-// the machine's CPU stays clear of its limit: client, database and the
-// kernel's reclaim share two cores here, and with eight threads they
-// reached 155% of 200% alone and 183% beside the suite's idle servers,
-// where "machine CPU" rightly came first.
+// the machine's CPU stays clear of its limit (180% of 200%): client,
+// database and the kernel's reclaim share two cores here, and with eight
+// threads they took 155% alone and 183% beside the suite's idle servers,
+// where "machine CPU" rightly came first; four threads took 137% alone.
 func TestBottleneckCacheMisses(t *testing.T) {
 	testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	rows := boundBy(t, writeExperiment(t, `name: misses
