@@ -231,6 +231,65 @@ func TestTableRecreated(t *testing.T) {
 	require.Len(t, got, 2)
 }
 
+// frozenRow is the row TestInterruptOnFrozenServer writes and updates.
+func frozenRow() record.Record { return record.Record{{Name: "field0", Value: []byte("v")}} }
+
+// frozenDB opens a one-worker database, and so one connection, through a
+// proxy it returns, on a fresh table.
+func frozenDB(t *testing.T) (driver.DB, *drivertest.Proxy) {
+	t.Helper()
+	u, err := neturl.Parse(withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_frozen"))
+	require.NoError(t, err)
+	proxy := drivertest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": u.String()}, Workers: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
+	sm := db.(driver.SchemaManager)
+	schema := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
+	require.NoError(t, sm.DropSchema(ctx, schema))
+	require.NoError(t, sm.CreateSchema(ctx, schema))
+	return db, proxy
+}
+
+// frozenSession opens a session that the test's end closes.
+func frozenSession(t *testing.T, db driver.DB) driver.Session {
+	t.Helper()
+	sess, err := db.Session(context.Background(), 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sess.Close() })
+	return sess
+}
+
+// writeAndEnd writes k1 under a context it then ends, between operations.
+func writeAndEnd(t *testing.T, sess driver.Session) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, sess.Insert(ctx, "usertable", "k1", frozenRow()))
+	cancel()
+}
+
+// updateFrozen freezes the server, runs an update under ctx, calls end
+// after a moment, and returns the update's error and how long it took.
+func updateFrozen(t *testing.T, sess driver.Session, proxy *drivertest.Proxy, ctx context.Context, end func()) (time.Duration, error) {
+	t.Helper()
+	proxy.Stall()
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- sess.Update(ctx, "usertable", "k1", frozenRow()) }()
+	time.Sleep(300 * time.Millisecond)
+	end()
+	select {
+	case err := <-errc:
+		return time.Since(start), err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update outlived its context by 10 s")
+		return 0, nil
+	}
+}
+
 // TestInterruptOnFrozenServer freezes the server under an update (its
 // connection open, nothing forwarded): the end of the operation's context
 // ends the update at once, as a context error. The session watches a
@@ -241,95 +300,45 @@ func TestTableRecreated(t *testing.T) {
 // been cleared), a fresh context after an ended one, and the pool's next
 // session after a session closed with an ended context.
 func TestInterruptOnFrozenServer(t *testing.T) {
-	base := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_frozen")
-	schema := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
-	one := record.Record{{Name: "field0", Value: []byte("v")}}
-	// open opens a one-worker database, and so one connection, through a
-	// proxy it returns, with the row k1 written.
-	open := func(t *testing.T) (driver.DB, *drivertest.Proxy) {
-		u, err := neturl.Parse(base)
-		require.NoError(t, err)
-		proxy := drivertest.NewProxy(t, u.Host)
-		u.Host = proxy.Addr()
-		ctx := context.Background()
-		db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": u.String()}, Workers: 1})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = db.Close() })
-		t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
-		sm := db.(driver.SchemaManager)
-		require.NoError(t, sm.DropSchema(ctx, schema))
-		require.NoError(t, sm.CreateSchema(ctx, schema))
-		return db, proxy
-	}
-	session := func(t *testing.T, db driver.DB) driver.Session {
-		sess, err := db.Session(context.Background(), 0)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = sess.Close() })
-		return sess
-	}
-	// ended writes k1 under a context it then ends, between operations.
-	ended := func(t *testing.T, sess driver.Session) {
-		ctx, cancel := context.WithCancel(context.Background())
-		require.NoError(t, sess.Insert(ctx, "usertable", "k1", one))
-		cancel()
-	}
-	// frozen runs an update on a frozen server under ctx, calls end after
-	// a moment, and returns the update's error and how long it took.
-	frozen := func(t *testing.T, sess driver.Session, proxy *drivertest.Proxy, ctx context.Context, end func()) (error, time.Duration) {
-		proxy.Stall()
-		start := time.Now()
-		errc := make(chan error, 1)
-		go func() { errc <- sess.Update(ctx, "usertable", "k1", one) }()
-		time.Sleep(300 * time.Millisecond)
-		end()
-		select {
-		case err := <-errc:
-			return err, time.Since(start)
-		case <-time.After(10 * time.Second):
-			t.Fatal("the update outlived its context by 10 s")
-			return nil, 0
-		}
-	}
-
 	t.Run("the run's context, reused", func(t *testing.T) {
-		db, proxy := open(t)
-		sess := session(t, db)
+		db, proxy := frozenDB(t)
+		sess := frozenSession(t, db)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		require.NoError(t, sess.Insert(ctx, "usertable", "k1", one))
-		require.NoError(t, sess.Update(ctx, "usertable", "k1", one))
-		err, took := frozen(t, sess, proxy, ctx, cancel)
+		require.NoError(t, sess.Insert(ctx, "usertable", "k1", frozenRow()))
+		require.NoError(t, sess.Update(ctx, "usertable", "k1", frozenRow()))
+		took, err := updateFrozen(t, sess, proxy, ctx, cancel)
 		require.ErrorIs(t, err, context.Canceled)
 		require.Less(t, took, 2*time.Second)
-		require.ErrorIs(t, sess.Update(ctx, "usertable", "k1", one), context.Canceled, "after the end: not started")
+		require.ErrorIs(t, sess.Update(ctx, "usertable", "k1", frozenRow()), context.Canceled, "after the end: not started")
 	})
 	t.Run("a deadline after an ended context", func(t *testing.T) {
-		db, proxy := open(t)
-		sess := session(t, db)
-		ended(t, sess)
+		db, proxy := frozenDB(t)
+		sess := frozenSession(t, db)
+		writeAndEnd(t, sess)
 		ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 		defer cancel()
-		err, took := frozen(t, sess, proxy, ctx, func() {})
+		took, err := updateFrozen(t, sess, proxy, ctx, func() {})
 		require.ErrorIs(t, err, context.DeadlineExceeded, "ended by the deadline, not at once by the ended context's")
 		require.Greater(t, took, 500*time.Millisecond)
 		require.Less(t, took, 2*time.Second)
 	})
 	t.Run("a fresh context after an ended one", func(t *testing.T) {
-		db, _ := open(t)
-		sess := session(t, db)
-		ended(t, sess)
+		db, _ := frozenDB(t)
+		sess := frozenSession(t, db)
+		writeAndEnd(t, sess)
 		fresh, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		require.NoError(t, sess.Update(fresh, "usertable", "k1", one), "the ended context's deadline was cleared")
+		require.NoError(t, sess.Update(fresh, "usertable", "k1", frozenRow()), "the ended context's deadline was cleared")
 		_, err := sess.Read(fresh, "usertable", "k1", nil, nil)
 		require.NoError(t, err)
 	})
 	t.Run("the pool's next session", func(t *testing.T) {
-		db, _ := open(t)
-		sess := session(t, db)
-		ended(t, sess)
+		db, _ := frozenDB(t)
+		sess := frozenSession(t, db)
+		writeAndEnd(t, sess)
 		require.NoError(t, sess.Close())
-		next := session(t, db) // the same connection: the pool has one
+		next := frozenSession(t, db) // the same connection: the pool has one
 		_, err := next.Read(context.Background(), "usertable", "k1", nil, nil)
 		require.NoError(t, err, "the closed session's connection went back without its deadline")
 	})
