@@ -155,6 +155,21 @@ func TestConformanceSimpleProtocol(t *testing.T) {
 	})
 }
 
+// openTable opens url for workers workers, closed when the test ends,
+// with usertable dropped and created with fields.
+func openTable(t *testing.T, url string, workers int, fields ...string) (driver.DB, driver.SchemaManager) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: workers})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	sm := db.(driver.SchemaManager)
+	schema := driver.Schema{Table: "usertable", Fields: fields}
+	require.NoError(t, sm.DropSchema(ctx, schema))
+	require.NoError(t, sm.CreateSchema(ctx, schema))
+	return db, sm
+}
+
 // TestOperationAllocations guards the protocol-level path: a read of
 // every field and an update of one field allocate at most a handful of
 // times each (2 when written, 5 before the session watched the run's
@@ -164,14 +179,8 @@ func TestOperationAllocations(t *testing.T) {
 	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_allocs")
 	ctx, cancel := context.WithCancel(context.Background()) // as the runner's: cancellable
 	defer cancel()
-	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
-	require.NoError(t, err)
-	defer db.Close()
-	sm := db.(driver.SchemaManager)
 	fields := []string{"field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
-	schema := driver.Schema{Table: "usertable", Fields: fields}
-	require.NoError(t, sm.DropSchema(ctx, schema))
-	require.NoError(t, sm.CreateSchema(ctx, schema))
+	db, _ := openTable(t, url, 1, fields...)
 	sess, err := db.Session(ctx, 0)
 	require.NoError(t, err)
 	defer sess.Close()
@@ -207,13 +216,7 @@ func TestTableRecreated(t *testing.T) {
 	ctx := context.Background()
 	// Two connections: the session keeps one, the schema changes use the
 	// other.
-	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 2})
-	require.NoError(t, err)
-	defer db.Close()
-	sm := db.(driver.SchemaManager)
-	small := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
-	require.NoError(t, sm.DropSchema(ctx, small))
-	require.NoError(t, sm.CreateSchema(ctx, small))
+	db, sm := openTable(t, url, 2, "field0")
 	sess, err := db.Session(ctx, 0)
 	require.NoError(t, err)
 	defer sess.Close()
@@ -242,15 +245,8 @@ func frozenDB(t *testing.T) (driver.DB, *drivertest.Proxy) {
 	require.NoError(t, err)
 	proxy := drivertest.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": u.String()}, Workers: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	t.Cleanup(proxy.Cut) // first: closing waits on a frozen server
-	sm := db.(driver.SchemaManager)
-	schema := driver.Schema{Table: "usertable", Fields: []string{"field0"}}
-	require.NoError(t, sm.DropSchema(ctx, schema))
-	require.NoError(t, sm.CreateSchema(ctx, schema))
+	db, _ := openTable(t, u.String(), 1, "field0")
+	t.Cleanup(proxy.Cut) // before db.Close: closing waits on a frozen server
 	return db, proxy
 }
 
