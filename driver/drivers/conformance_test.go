@@ -166,7 +166,7 @@ var targets = map[string]target{
 		},
 		defaultAddr: "127.0.0.1:5432",
 		metrics: []string{"pg_cache_hit_ratio", "pg_commits", "pg_blocks_read", "pg_temp_bytes", "pg_deadlocks", "pg_checkpoints",
-			"pg_buffers_written_checkpoint", "pg_sessions_lock", "pg_sessions_active", "pg_lock_wait_share"},
+			"pg_buffers_written_checkpoint", "pg_sessions_lock", "pg_sessions_active", "pg_lock_wait_share", "pg_row_lock_wait_share", "pg_wal_flush_wait_share"},
 		grows: "pg_commits",
 		suites: []suite{
 			{name: "columns", opts: drivertest.Options{ScanOrdered: true, StrictInsert: true}},

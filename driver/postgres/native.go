@@ -24,25 +24,9 @@ FROM pg_stat_database WHERE datname = current_database()`
 FROM pg_stat_checkpointer c, pg_stat_bgwriter b`
 	// sessionStats counts the client sessions running a statement, by
 	// what they wait on; "CPU" is no wait (on the CPU, or about to be).
-	sessionStats = `SELECT coalesce(wait_event_type, 'CPU'), count(*) FROM pg_stat_activity
-WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`
+	sessionStats = `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, ''), count(*) FROM pg_stat_activity
+WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1, 2`
 )
-
-// waitTypes are the wait event types pg_stat_activity reports, with the
-// metric each one's session count goes to. Every one is written, zeros
-// too, so that a wait that appears stands out against its own zero.
-var waitTypes = []struct{ event, metric string }{
-	{"CPU", "pg_sessions_cpu"},
-	{"Lock", "pg_sessions_lock"},
-	{"LWLock", "pg_sessions_lwlock"},
-	{"BufferPin", "pg_sessions_bufferpin"},
-	{"IO", "pg_sessions_io"},
-	{"IPC", "pg_sessions_ipc"},
-	{"Client", "pg_sessions_client"},
-	{"Timeout", "pg_sessions_timeout"},
-	{"Activity", "pg_sessions_activity"},
-	{"Extension", "pg_sessions_extension"},
-}
 
 // ReadMetrics implements driver.MetricsReader from pg_stat_database,
 // the checkpointer's view and pg_stat_activity, in one round trip:
@@ -114,32 +98,20 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 }
 
 // sessionMetrics turns pg_stat_activity's count of active sessions by
-// wait type into gauges, and the share of them waiting on a lock
-// (heavyweight, lightweight or a buffer pin) or on I/O into ratios.
+// wait event into gauges: per wait event type (pg_sessions_lock, ...),
+// per class of wait the bottleneck verdict reads (see waits.go), and per
+// event of those classes; and each class's and event's share of the
+// active sessions into ratios.
 func (db *DB) sessionMetrics(rows pgx.Rows, out *[]driver.Metric) error {
-	counts := map[string]int64{}
-	var event string
+	var w waitCounts
+	var typ, event string
 	var n int64
-	if _, err := pgx.ForEachRow(rows, []any{&event, &n}, func() error {
-		counts[event] = n
+	if _, err := pgx.ForEachRow(rows, []any{&typ, &event, &n}, func() error {
+		w.add(typ, event, n)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("pg_stat_activity: %w", err)
 	}
-	var active int64
-	for _, n := range counts {
-		active += n
-	}
-	gauge := func(name string, v int64) {
-		*out = append(*out, driver.Metric{Name: name, Kind: driver.MetricGauge, Value: float64(v)})
-	}
-	for _, w := range waitTypes {
-		gauge(w.metric, counts[w.event])
-	}
-	gauge("pg_sessions_active", active)
-	gauge("pg_sessions_lock_waiting", counts["Lock"]+counts["LWLock"]+counts["BufferPin"])
-	*out = append(*out,
-		driver.Metric{Name: "pg_lock_wait_share", Kind: driver.MetricRatio, Part: "pg_sessions_lock_waiting", Whole: "pg_sessions_active"},
-		driver.Metric{Name: "pg_io_wait_share", Kind: driver.MetricRatio, Part: "pg_sessions_io", Whole: "pg_sessions_active"})
+	*out = append(*out, w.metrics(&db.waitsSeen)...)
 	return nil
 }

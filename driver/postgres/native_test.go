@@ -59,7 +59,11 @@ func TestMetricsSeeALockWait(t *testing.T) {
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return gauge("pg_sessions_lock") == 1 }, 5*time.Second, 50*time.Millisecond)
-	require.Equal(t, 1.0, gauge("pg_sessions_lock_waiting"))
+	// A row lock, in its class and by its event, and no WAL flush.
+	require.Equal(t, 1.0, gauge("pg_waiting_row_lock"))
+	require.Equal(t, 1.0, gauge("pg_waiting_row_lock_Lock_transactionid"))
+	require.Zero(t, gauge("pg_waiting_wal_flush"))
+	require.Zero(t, gauge("pg_waiting_lwlock"))
 	require.NoError(t, tx.Rollback(ctx))
 	require.NoError(t, <-done)
 }

@@ -177,6 +177,11 @@ type DB struct {
 	// server's version, chosen at the first ReadMetrics (which the
 	// sampler calls from one goroutine).
 	writerStats string
+	// waitsSeen are the wait events the metrics have named so far: each
+	// is written every second from then on, zeros too, so that its share
+	// over a window counts the seconds it was absent (the same
+	// goroutine).
+	waitsSeen map[waitEvent]bool
 
 	retries    atomic.Int64
 	reconnects atomic.Int64
