@@ -331,6 +331,9 @@ func sysColumns() []column[Sys] {
 		floatCol("disk_busy_pct", func(s *Sys) *float64 { return &s.DiskBusyPercent }),
 		floatCol("net_rx_bytes_sec", func(s *Sys) *float64 { return &s.NetRxBps }),
 		floatCol("net_tx_bytes_sec", func(s *Sys) *float64 { return &s.NetTxBps }),
+		strCol("net_link", func(s *Sys) *string { return &s.NetLink }),
+		floatCol("net_link_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkBps }),
+		floatCol("net_link_capacity_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkCapacityBps }),
 	}
 }
 

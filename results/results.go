@@ -419,6 +419,13 @@ type Sys struct {
 	// written before it existed).
 	DiskBusyPercent    float64
 	NetRxBps, NetTxBps float64
+	// NetLink is the network interface of known capacity that carried
+	// the largest share of it, NetLinkBps what it carried in its busier
+	// direction and NetLinkCapacityBps its capacity ("" and NaN: no
+	// interface's capacity known; "" and 0 in directories written before
+	// these columns existed).
+	NetLink                        string
+	NetLinkBps, NetLinkCapacityBps float64
 }
 
 // DBMetric is one row of dbmetrics.csv: one figure a database reported

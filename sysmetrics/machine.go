@@ -15,8 +15,11 @@ import (
 // machine samples a whole local machine.
 type machine struct {
 	procRoot, sysRoot string
-	name              string
-	r                 rater
+	// shaped reads the links' shaped rates (shapedRates; tests give
+	// their own).
+	shaped func() (map[string]float64, error)
+	name   string
+	r      rater
 }
 
 // NewMachine samples this machine, with RoleMachine: CPU from /proc/stat
@@ -24,9 +27,11 @@ type machine struct {
 // from /proc/meminfo (MemTotal - MemAvailable: page cache the kernel can
 // drop is not in use), disks from /proc/diskstats (whole disks only, see
 // countedDisk) and network from /proc/net/dev (every interface, lo
-// included: local databases talk over it).
+// included: local databases talk over it), with the busiest link of
+// known capacity (its sysfs speed, or the rate of a tbf qdisc at its
+// root).
 func NewMachine(name string) Source {
-	return &machine{procRoot: "/proc", sysRoot: "/sys", name: name}
+	return &machine{procRoot: "/proc", sysRoot: "/sys", shaped: shapedRates, name: name}
 }
 
 // Name implements Source.
@@ -60,7 +65,15 @@ func (m *machine) read() (counters, error) {
 			c.diskRead, c.diskWrite, c.diskReadOps, c.diskWriteOps, c.diskBusy = d.readBytes, d.writeBytes, d.readOps, d.writeOps, d.busy
 			return err
 		}},
-		{"net/dev", func(b []byte) (err error) { c.netRx, c.netTx, err = parseNetDev(b); return err }},
+		{"net/dev", func(b []byte) (err error) {
+			if c.links, err = parseNetDevLinks(b); err != nil {
+				return err
+			}
+			for _, l := range c.links {
+				c.netRx, c.netTx = c.netRx+l.rx, c.netTx+l.tx
+			}
+			return nil
+		}},
 	}
 	for _, f := range files {
 		path := filepath.Join(m.procRoot, f.name)
@@ -72,6 +85,12 @@ func (m *machine) read() (counters, error) {
 			return counters{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	var shaped map[string]float64
+	if m.shaped != nil {
+		// Without the rates (no netlink here), links keep their speeds.
+		shaped, _ = m.shaped()
+	}
+	withCapacities(c.links, m.sysRoot, shaped)
 	return c, nil
 }
 
@@ -181,27 +200,4 @@ func parseDiskstats(b []byte, keep func(string) bool) (diskTotals, error) {
 		}
 	}
 	return d, nil
-}
-
-// parseNetDev sums received and sent bytes over every interface of
-// /proc/net/dev. A wide counter may touch the colon after the name
-// ("eth0:12345"), so lines are split at the colon, not at spaces.
-func parseNetDev(b []byte) (rx, tx float64, err error) {
-	for i, line := range strings.Split(string(b), "\n") {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			continue // the two header lines
-		}
-		f := strings.Fields(rest)
-		if len(f) < 9 {
-			return 0, 0, fmt.Errorf("line %d: short line %q", i+1, line)
-		}
-		r, err1 := strconv.ParseFloat(f[0], 64)
-		t, err2 := strconv.ParseFloat(f[8], 64)
-		if err1 != nil || err2 != nil {
-			return 0, 0, fmt.Errorf("line %d (%s): bad counters %q", i+1, strings.TrimSpace(name), line)
-		}
-		rx, tx = rx+r, tx+t
-	}
-	return rx, tx, nil
 }

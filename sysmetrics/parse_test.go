@@ -101,16 +101,59 @@ func TestParseDiskstats(t *testing.T) {
 }
 
 func TestParseNetDev(t *testing.T) {
-	rx, tx, err := parseNetDev(fixture(t, "net_dev.txt"))
+	links, err := parseNetDevLinks(fixture(t, "net_dev.txt"))
 	require.NoError(t, err)
 	// lo counts: local databases talk over it. eth0's counter touches
 	// the colon.
-	require.Equal(t, float64(94218151443+888000000), rx)
-	require.Equal(t, float64(94218151443+3900000), tx)
-	_, _, err = parseNetDev([]byte("  eth0: 1 2 3\n"))
+	require.Equal(t, map[string]linkCounters{
+		"lo":   {rx: 94218151443, tx: 94218151443},
+		"eth0": {rx: 888000000, tx: 3900000},
+		"ifb0": {},
+	}, links)
+	_, err = parseNetDevLinks([]byte("  eth0: 1 2 3\n"))
 	require.ErrorContains(t, err, "line 1")
-	_, _, err = parseNetDev([]byte("  eth0: x 0 0 0 0 0 0 0 1 0\n"))
+	_, err = parseNetDevLinks([]byte("  eth0: x 0 0 0 0 0 0 0 1 0\n"))
 	require.ErrorContains(t, err, "eth0")
+}
+
+// TestBusiestLink: the link of known capacity with the largest share of
+// it wins, whatever carries more bytes; links of unknown capacity
+// (loopback) never do.
+func TestBusiestLink(t *testing.T) {
+	prev := map[string]linkCounters{
+		"lo":    {rx: 0, tx: 0},
+		"eth0":  {rx: 0, tx: 0, capacity: 125e6},
+		"veth1": {rx: 0, tx: 0, capacity: 1e6},
+	}
+	cur := map[string]linkCounters{
+		"lo":    {rx: 5e9, tx: 5e9},
+		"eth0":  {rx: 50e6, tx: 10e6, capacity: 125e6},
+		"veth1": {rx: 0.1e6, tx: 0.95e6, capacity: 1e6},
+	}
+	name, bps, capacity := busiestLink(prev, cur, 1)
+	require.Equal(t, "veth1", name)
+	require.Equal(t, 0.95e6, bps, "the busier direction")
+	require.Equal(t, 1e6, capacity)
+	name, bps, _ = busiestLink(map[string]linkCounters{"lo": {}}, map[string]linkCounters{"lo": {rx: 1e9}}, 1)
+	require.Empty(t, name)
+	require.True(t, math.IsNaN(bps))
+}
+
+// TestLinkCapacities: a shaped rate below the speed wins; above it, the
+// speed does; an interface with neither has none.
+func TestLinkCapacities(t *testing.T) {
+	sys := t.TempDir()
+	for name, speed := range map[string]string{"eth0": "1000\n", "eth1": "1000\n", "veth0": "-1\n"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(sys, "class", "net", name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(sys, "class", "net", name, "speed"), []byte(speed), 0o644))
+	}
+	links := map[string]linkCounters{"eth0": {}, "eth1": {}, "veth0": {}, "veth1": {}, "lo": {}}
+	withCapacities(links, sys, map[string]float64{"eth1": 1e6, "eth0": 1e9, "veth1": 2e6})
+	require.Equal(t, 125e6, links["eth0"].capacity, "1000 Mbit/s, below its shaped rate")
+	require.Equal(t, 1e6, links["eth1"].capacity, "shaped below its speed")
+	require.Zero(t, links["veth0"].capacity, "speed -1: unknown")
+	require.Equal(t, 2e6, links["veth1"].capacity, "shaped, no speed")
+	require.Zero(t, links["lo"].capacity)
 }
 
 func TestCountedDisk(t *testing.T) {

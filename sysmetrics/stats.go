@@ -21,6 +21,12 @@ type Stats struct {
 	MeanDiskReadIOPS, MeanDiskWriteIOPS float64
 	MeanDiskBusyPercent                 float64
 	MeanNetRxBps, MeanNetTxBps          float64
+	// NetLink is the link of known capacity that was the busiest in
+	// most of the samples, MeanNetLinkBps its mean bytes per second in
+	// its busier direction over those samples and NetLinkCapacityBps its
+	// capacity ("" and NaN: no link of known capacity).
+	NetLink                            string
+	MeanNetLinkBps, NetLinkCapacityBps float64
 }
 
 // Summarize returns one Stats per host for the samples whose Time lies in
@@ -31,6 +37,7 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		st     Stats
 		sums   [8]float64
 		counts [8]int
+		links  map[string]*linkAcc
 	}
 	byHost := map[string]*acc{}
 	for _, s := range samples {
@@ -49,6 +56,17 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 				a.sums[i] += v
 				a.counts[i]++
 			}
+		}
+		if s.NetLink != "" && !math.IsNaN(s.NetLinkBps) {
+			if a.links == nil {
+				a.links = map[string]*linkAcc{}
+			}
+			l := a.links[s.NetLink]
+			if l == nil {
+				l = &linkAcc{}
+				a.links[s.NetLink] = l
+			}
+			l.sum, l.n, l.capacity = l.sum+s.NetLinkBps, l.n+1, s.NetLinkCapacityBps
 		}
 		// math.Max returns NaN if either argument is NaN: skip those.
 		if !math.IsNaN(s.CPUPercent) {
@@ -70,6 +88,7 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		a.st.MeanNetRxBps, a.st.MeanNetTxBps = mean(3), mean(4)
 		a.st.MeanDiskReadIOPS, a.st.MeanDiskWriteIOPS, a.st.MeanDiskBusyPercent = mean(5), mean(6), mean(7)
 		a.st.MaxCPU, a.st.MaxMemory = finite(a.st.MaxCPU), finite(a.st.MaxMemory)
+		a.st.NetLink, a.st.MeanNetLinkBps, a.st.NetLinkCapacityBps = busiestOf(a.links)
 		out = append(out, a.st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
@@ -82,4 +101,29 @@ func finite(v float64) float64 {
 		return math.NaN()
 	}
 	return v
+}
+
+// linkAcc sums one link's samples as the busiest.
+type linkAcc struct {
+	sum, capacity float64
+	n             int
+}
+
+// busiestOf is the link that was the busiest in most samples (the higher
+// share of its capacity on a tie, then the name), its mean rate and its
+// capacity.
+func busiestOf(links map[string]*linkAcc) (string, float64, float64) {
+	name, best := "", (*linkAcc)(nil)
+	for n, l := range links {
+		switch {
+		case best == nil, l.n > best.n,
+			l.n == best.n && l.sum/l.capacity > best.sum/best.capacity,
+			l.n == best.n && l.sum/l.capacity == best.sum/best.capacity && n < name:
+			name, best = n, l
+		}
+	}
+	if best == nil {
+		return "", math.NaN(), math.NaN()
+	}
+	return name, best.sum / float64(best.n), best.capacity
 }

@@ -23,15 +23,19 @@ func TestSummarize(t *testing.T) {
 		{Time: at(2000), Host: "db", Role: RoleDatabase, CPUPercent: 150, MemoryBytes: 20, DiskReadBps: 3, DiskWriteBps: 600, NetRxBps: nan, NetTxBps: nan},
 		{Time: at(2001), Host: "db", Role: RoleDatabase, CPUPercent: 9999, MemoryBytes: 9999, DiskWriteBps: 9999},
 		{Time: at(2500), Host: "cassandra-2", Role: RoleDatabase, CPUPercent: 1},
-		{Time: at(1500), Host: "machine", Role: RoleMachine, CPUPercent: 120, MemoryBytes: 5, NetRxBps: 10, NetTxBps: 30},
-		{Time: at(1600), Host: "machine", Role: RoleMachine, CPUPercent: 80, MemoryBytes: 7, NetRxBps: 20, NetTxBps: 50},
+		{Time: at(1500), Host: "machine", Role: RoleMachine, CPUPercent: 120, MemoryBytes: 5, NetRxBps: 10, NetTxBps: 30,
+			NetLink: "veth0", NetLinkBps: 900, NetLinkCapacityBps: 1000},
+		{Time: at(1600), Host: "machine", Role: RoleMachine, CPUPercent: 80, MemoryBytes: 7, NetRxBps: 20, NetTxBps: 50,
+			NetLink: "veth0", NetLinkBps: 1000, NetLinkCapacityBps: 1000},
+		{Time: at(1700), Host: "machine", Role: RoleMachine, CPUPercent: nan, MemoryBytes: 7, NetRxBps: nan, NetTxBps: nan,
+			NetLink: "eth0", NetLinkBps: 99, NetLinkCapacityBps: 100},
 	}
 	got := Summarize(ss, at(0), at(2000))
 	require.Len(t, got, 3, "cassandra-2 has no sample in the window")
 	nanStats := func(st Stats) Stats {
 		// NaN != NaN: compare NaN figures by replacing them with -1.
 		for _, f := range []*float64{&st.MeanCPU, &st.MaxCPU, &st.MaxMemory, &st.MeanDiskReadBps,
-			&st.MeanDiskWriteBps, &st.MeanNetRxBps, &st.MeanNetTxBps} {
+			&st.MeanDiskWriteBps, &st.MeanNetRxBps, &st.MeanNetTxBps, &st.MeanNetLinkBps, &st.NetLinkCapacityBps} {
 			if math.IsNaN(*f) {
 				*f = -1
 			}
@@ -42,11 +46,12 @@ func TestSummarize(t *testing.T) {
 		// Both ends of the window count; the NaN CPU is left out of the
 		// mean and the maximum, not read as 0.
 		{Host: "db", Role: RoleDatabase, Samples: 3, MeanCPU: 100, MaxCPU: 150, MaxMemory: 30,
-			MeanDiskReadBps: 2, MeanDiskWriteBps: 300, MeanNetRxBps: -1, MeanNetTxBps: -1},
+			MeanDiskReadBps: 2, MeanDiskWriteBps: 300, MeanNetRxBps: -1, MeanNetTxBps: -1, MeanNetLinkBps: -1, NetLinkCapacityBps: -1},
 		{Host: "loader", Role: RoleLoader, Samples: 1, MeanCPU: 190, MaxCPU: 190, MaxMemory: -1,
-			MeanDiskReadBps: 0, MeanDiskWriteBps: 4, MeanNetRxBps: -1, MeanNetTxBps: -1},
-		{Host: "machine", Role: RoleMachine, Samples: 2, MeanCPU: 100, MaxCPU: 120, MaxMemory: 7,
-			MeanNetRxBps: 15, MeanNetTxBps: 40},
+			MeanDiskReadBps: 0, MeanDiskWriteBps: 4, MeanNetRxBps: -1, MeanNetTxBps: -1, MeanNetLinkBps: -1, NetLinkCapacityBps: -1},
+		// The link busiest in most samples, not the one busiest once.
+		{Host: "machine", Role: RoleMachine, Samples: 3, MeanCPU: 100, MaxCPU: 120, MaxMemory: 7,
+			MeanNetRxBps: 15, MeanNetTxBps: 40, NetLink: "veth0", MeanNetLinkBps: 950, NetLinkCapacityBps: 1000},
 	}
 	for i := range got {
 		require.Equal(t, want[i], nanStats(got[i]))

@@ -58,6 +58,14 @@ type Sample struct {
 	// NetRxBps and NetTxBps are network bytes per second; NaN for process
 	// trees, which have no network counters of their own.
 	NetRxBps, NetTxBps float64
+	// NetLink is the network interface of known capacity that carried
+	// the largest share of it, NetLinkBps its bytes per second in its
+	// busier direction and NetLinkCapacityBps its capacity: its speed or
+	// the rate a tbf qdisc shapes it to, whichever is lower. "" and NaN
+	// when no interface's capacity is known (loopback and veth have
+	// none until shaped).
+	NetLink                        string
+	NetLinkBps, NetLinkCapacityBps float64
 }
 
 // Source is one thing to sample. A source is sampled from one goroutine
@@ -85,6 +93,9 @@ type counters struct {
 	// measured).
 	diskBusy     map[string]float64
 	netRx, netTx float64
+	// links are each interface's bytes and capacity (nil: not
+	// measured).
+	links map[string]linkCounters
 	// hostClock is the measured host's own clock, in seconds, when it read
 	// its counters (node_exporter's node_time_seconds), or 0 when unknown.
 	// A remote host's counters are read some unknown time after we ask,
@@ -169,9 +180,11 @@ func rates(prev, cur counters, dt float64, at time.Time) Sample {
 		}
 		return math.Max(b-a, 0) / dt
 	}
-	return Sample{Time: at, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
+	s := Sample{Time: at, CPUPercent: per(prev.cpuSeconds, cur.cpuSeconds) * 100, MemoryBytes: cur.memory,
 		DiskReadBps: per(prev.diskRead, cur.diskRead), DiskWriteBps: per(prev.diskWrite, cur.diskWrite),
 		DiskReadIOPS: per(prev.diskReadOps, cur.diskReadOps), DiskWriteIOPS: per(prev.diskWriteOps, cur.diskWriteOps),
 		DiskBusyPercent: busiest(prev.diskBusy, cur.diskBusy, dt),
 		NetRxBps:        per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
+	s.NetLink, s.NetLinkBps, s.NetLinkCapacityBps = busiestLink(prev.links, cur.links, dt)
+	return s
 }
