@@ -154,7 +154,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	tr.counters(p.DB, &row)
 	row.DBFigures = tr.dbFigures(row.Start, row.End)
 	if failure == "" {
-		tr.judge(&row, m.out != nil)
+		tr.judge(&row, m.out != nil, machines)
 	}
 	if failure == "" && !res.Interrupted {
 		tr.reference(ctx, st, p.Props.Map(), p.WorkloadConfig, &row, label)

@@ -4,41 +4,39 @@
 // holds names the bottleneck; the evidence lists every rule that held, so
 // a reader sees a second suspect too.
 //
-// The rules, in order:
+// The rules, in order (docs/guide/bottlenecks.md says what each reads per
+// database and where it can be wrong):
 //
 //  1. rate-limited: a target rate was set and the trial reached 95% of it.
 //     Nothing else bound it: the database was asked for no more.
 //  2. client CPU: the load generator used 90% or more of the cores it may
 //     run on (its affinity, a loader machine's cores).
 //  3. database CPU: the database's processes used 90% or more of their
-//     allowance (deploy.cpus, else the cores of their host). One
-//     saturated core: a single node of a server that serves requests on
-//     one thread (Redis; the catalogue says which) using one core's worth
-//     (90% or more) is at its limit, however many cores its host has.
+//     allowance (deploy.cpus, else the cores of their host). A single node
+//     of a server that serves requests on one thread (Redis; the catalogue
+//     says which) is judged against one core, however many its host has.
 //  4. machine CPU: the machine the load generator ran on (with the
-//     database, when it runs there too) was 90% busy or more: the machine
-//     is the limit, of neither alone.
-//  5. lock waits: a quarter or more of the database's active sessions
-//     were waiting on a lock (PostgreSQL's Lock, LWLock, BufferPin).
-//  6. cache misses / disk: the database's cache hit ratio was below 90%
+//     database, when it runs there too) was 90% busy or more; the
+//     evidence says how much of it each part and the processes outside
+//     the benchmark took.
+//  5. network: a link of known capacity (a shaped link, a NIC's speed)
+//     carried 90% or more of it in one direction.
+//  6. the database's own waits: a quarter or more of its active sessions
+//     waited on one class of wait: the commit's WAL flush, row locks,
+//     other heavyweight locks, or the server's internal locks. Where
+//     several classes hold, the largest share comes first; the evidence
+//     names the wait events the server reported.
+//  7. cache misses / disk: the database's cache hit ratio was below 90%
 //     and the disks worked (50 read IOPS or more, 50% busy or more) or a
-//     fifth of its sessions waited on I/O.
-//  7. disk: the disks were 80% busy or more.
-//  8. none found.
-//
-// Where it can be wrong: CPU figures are means over the window, so a
-// resource saturated in bursts reads as less than busy; a process tree's
-// CPU is known only for local deployments (process trees), containers and
-// pods with limits, or hosts of known core count; "disk busy" is the
-// time with I/O in flight, which an SSD that serves many requests at once
-// reaches long before its limit; lock and I/O shares come from one
-// snapshot of the sessions a second, so short waits are undercounted;
-// a network limit is not judged, as no link capacity is known.
+//     fifth of its sessions waited on data file I/O.
+//  8. disk: the disks were 80% busy or more.
+//  9. none found.
 package bottleneck
 
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -51,23 +49,74 @@ const (
 	ClientCPU   Kind = "client CPU"
 	DatabaseCPU Kind = "database CPU"
 	MachineCPU  Kind = "machine CPU"
-	LockWaits   Kind = "lock waits"
+	Network     Kind = "network"
+	CommitFlush Kind = "commit flush (WAL)"
+	RowLocks    Kind = "row locks"
+	Locks       Kind = "lock waits"
+	Internal    Kind = "internal locks"
 	CacheMisses Kind = "cache misses / disk"
 	Disk        Kind = "disk"
 	NoneFound   Kind = "none found"
 )
 
-// Thresholds of the rules.
+// Thresholds of the rules. Each is pinned by a test on both sides.
 const (
 	reachedTarget  = 0.95
 	busyCPU        = 0.90
-	lockShare      = 0.25
+	busyLink       = 0.90
+	waitShare      = 0.25
 	cacheHit       = 0.90
 	diskReadIOPS   = 50
 	diskWorking    = 50.0
 	ioShare        = 0.20
 	diskSaturation = 80.0
 )
+
+// WaitClass is a class of the database's waits, as its driver names it
+// in the figure <db>_<class>_wait_share.
+type WaitClass string
+
+// The classes of wait, each with the bottleneck it names.
+const (
+	WaitWALFlush WaitClass = "wal_flush"
+	WaitRowLock  WaitClass = "row_lock"
+	WaitLock     WaitClass = "lock"
+	WaitLWLock   WaitClass = "lwlock"
+	WaitIO       WaitClass = "io"
+)
+
+// WaitClasses are the classes a driver may report, in a fixed order.
+func WaitClasses() []WaitClass {
+	return []WaitClass{WaitWALFlush, WaitRowLock, WaitLock, WaitLWLock, WaitIO}
+}
+
+// waitKinds are the bottlenecks the wait classes name; data file I/O is
+// judged with the cache (rule 7), not alone.
+var waitKinds = map[WaitClass]struct {
+	kind Kind
+	what string
+}{
+	WaitWALFlush: {CommitFlush, "waited on the WAL flush at commit"},
+	WaitRowLock:  {RowLocks, "waited on row locks"},
+	WaitLock:     {Locks, "waited on heavyweight locks other than rows'"},
+	WaitLWLock:   {Internal, "waited on the server's internal locks"},
+}
+
+// Wait is the share of the database's active sessions that waited on one
+// class of wait over the window, and the events of that class the
+// database reported, largest first.
+type Wait struct {
+	Class  WaitClass
+	Share  float64
+	Events []Event
+}
+
+// Event is one wait event ("LWLock:WALWrite") and its share of the
+// active sessions.
+type Event struct {
+	Name  string
+	Share float64
+}
 
 // Evidence is what a trial measured. NaN marks a figure not measured;
 // each rule needs its own figures and is skipped without them.
@@ -87,20 +136,35 @@ type Evidence struct {
 	DatabaseNodes int
 	OneCoreServer bool
 	// MachineCPU is the mean CPU of the machine the load generator ran
-	// on, on MachineCores (NaN when loader processes ran the trial);
-	// Shared says the database ran there too.
+	// on, on MachineCores (NaN when it ran elsewhere); Shared says the
+	// database ran there too. OtherCPU is what processes outside the
+	// benchmark (neither the load generator nor the database) took of it.
 	MachineCPU   float64
 	MachineCores int
 	Shared       bool
+	OtherCPU     float64
+	// Link is the busiest network link of known capacity, LinkBps the
+	// bytes per second it carried in its busier direction and
+	// LinkCapacityBps its capacity (0: none known).
+	Link                     string
+	LinkBps, LinkCapacityBps float64
 	// DiskReadIOPS and DiskBusyPercent are the database hosts' disks
 	// (this machine's, for a local database).
 	DiskReadIOPS, DiskBusyPercent float64
 	// CacheHitRatio is the database cache's over the window, named
-	// CacheName ("pg_cache_hit_ratio"); LockWaitShare and IOWaitShare the
-	// shares of active sessions waiting on locks and on I/O.
-	CacheHitRatio              float64
-	CacheName                  string
-	LockWaitShare, IOWaitShare float64
+	// CacheName ("pg_cache_hit_ratio").
+	CacheHitRatio float64
+	CacheName     string
+	// Waits are the shares of the active sessions by class of wait
+	// (none: the database reports no waits).
+	Waits []Wait
+}
+
+// Unknown returns evidence with nothing measured: every figure NaN.
+func Unknown() Evidence {
+	n := math.NaN()
+	return Evidence{ClientCPU: n, DatabaseCPU: n, MachineCPU: n, OtherCPU: n, LinkBps: n,
+		DiskReadIOPS: n, DiskBusyPercent: n, CacheHitRatio: n}
 }
 
 // Verdict is the bottleneck and the evidence for it.
@@ -135,24 +199,22 @@ func Judge(e Evidence) Verdict {
 	if Saturated(e.ClientCPU, float64(e.ClientCores)) {
 		hold(ClientCPU, "the load generator used %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores)
 	}
-	if known(e.DatabaseCPU) && e.DatabaseCores > 0 {
-		switch {
-		case Saturated(e.DatabaseCPU, e.DatabaseCores):
+	if e.databaseCPUKnown() && Saturated(e.DatabaseCPU, e.databaseLimit()) {
+		if e.oneCore() {
+			hold(DatabaseCPU, "the database used %.0f%% CPU of one core, the limit of a server that serves requests on one thread", e.DatabaseCPU)
+		} else {
 			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%% allowed", e.DatabaseCPU, 100*e.DatabaseCores)
-		case e.OneCoreServer && e.DatabaseNodes == 1 && Saturated(e.DatabaseCPU, 1):
-			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%%: one saturated core, the limit of a server that serves requests on one thread",
-				e.DatabaseCPU, 100*e.DatabaseCores)
 		}
 	}
 	if Saturated(e.MachineCPU, float64(e.MachineCores)) {
-		who := "the load generator"
-		if e.Shared {
-			who = "client and database"
-		}
-		hold(MachineCPU, "the machine running %s was at %.0f%% CPU of %d%%", who, e.MachineCPU, 100*e.MachineCores)
+		hold(MachineCPU, "%s", e.machineSentence())
 	}
-	if known(e.LockWaitShare) && e.LockWaitShare >= lockShare {
-		hold(LockWaits, "%.0f%% of active sessions waited on locks", 100*e.LockWaitShare)
+	if e.LinkCapacityBps > 0 && known(e.LinkBps) && e.LinkBps >= busyLink*e.LinkCapacityBps {
+		hold(Network, "link %s carried %s of its %s (%.0f%%)", e.Link, bitRate(e.LinkBps), bitRate(e.LinkCapacityBps), 100*e.LinkBps/e.LinkCapacityBps)
+	}
+	for _, w := range e.heldWaits() {
+		k := waitKinds[w.Class]
+		hold(k.kind, "%.0f%% of active sessions %s%s", 100*w.Share, k.what, eventList(w.Events))
 	}
 	if known(e.CacheHitRatio) && e.CacheHitRatio < cacheHit {
 		var disk []string
@@ -162,8 +224,8 @@ func Judge(e Evidence) Verdict {
 		if known(e.DiskBusyPercent) && e.DiskBusyPercent >= diskWorking {
 			disk = append(disk, fmt.Sprintf("disks %.0f%% busy", e.DiskBusyPercent))
 		}
-		if known(e.IOWaitShare) && e.IOWaitShare >= ioShare {
-			disk = append(disk, fmt.Sprintf("%.0f%% of active sessions waiting on I/O", 100*e.IOWaitShare))
+		if io := e.WaitShare(WaitIO); io >= ioShare {
+			disk = append(disk, fmt.Sprintf("%.0f%% of active sessions waiting on I/O", 100*io))
 		}
 		if len(disk) > 0 {
 			hold(CacheMisses, "%s %.1f%%, %s", e.CacheName, 100*e.CacheHitRatio, strings.Join(disk, ", "))
@@ -185,17 +247,113 @@ func Judge(e Evidence) Verdict {
 	return Verdict{Kind: found[0].kind, Why: strings.Join(whys, "; ")}
 }
 
+// WaitShare is the share of active sessions that waited on class c, NaN
+// when the database does not report it.
+func (e Evidence) WaitShare(c WaitClass) float64 {
+	for _, w := range e.Waits {
+		if w.Class == c {
+			return w.Share
+		}
+	}
+	return math.NaN()
+}
+
+// heldWaits are the classes of wait at or above the threshold that name
+// a bottleneck of their own, the largest share first.
+func (e Evidence) heldWaits() []Wait {
+	var out []Wait
+	for _, w := range e.Waits {
+		if _, ok := waitKinds[w.Class]; ok && known(w.Share) && w.Share >= waitShare {
+			out = append(out, w)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Share > out[j].Share })
+	return out
+}
+
+// eventList says " (LWLock:WALWrite 41%, IO:WALSync 24%)" of up to three
+// events with a share of at least 1%.
+func eventList(events []Event) string {
+	var parts []string
+	for _, ev := range events {
+		if len(parts) == 3 || ev.Share < 0.01 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", ev.Name, 100*ev.Share))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// databaseCPUKnown says whether the database's CPU and its allowance are
+// both known.
+func (e Evidence) databaseCPUKnown() bool { return known(e.DatabaseCPU) && e.DatabaseCores > 0 }
+
+// oneCore says whether the database is one node of a server that serves
+// requests on one thread, allowed more than one core: one core is then
+// its limit.
+func (e Evidence) oneCore() bool {
+	return e.OneCoreServer && e.DatabaseNodes == 1 && e.DatabaseCores > 1
+}
+
+// databaseLimit is the cores the database can use: its allowance, or one
+// for a one-thread server.
+func (e Evidence) databaseLimit() float64 {
+	if e.oneCore() {
+		return 1
+	}
+	return e.DatabaseCores
+}
+
+// databaseShare says "database 78% CPU of 100% (one thread)".
+func (e Evidence) databaseShare() string {
+	if e.oneCore() {
+		return fmt.Sprintf("database %.0f%% CPU of one core (it serves requests on one thread)", e.DatabaseCPU)
+	}
+	return fmt.Sprintf("database %.0f%% CPU of %.0f%%", e.DatabaseCPU, 100*e.DatabaseCores)
+}
+
+// machineSentence says how busy the machine was and who took it: the load
+// generator, the database when it runs there, and the processes outside
+// the benchmark.
+func (e Evidence) machineSentence() string {
+	who := "the load generator"
+	if e.Shared {
+		who = "client and database"
+	}
+	out := fmt.Sprintf("the machine running %s was at %.0f%% CPU of %d%%", who, e.MachineCPU, 100*e.MachineCores)
+	var parts []string
+	if known(e.ClientCPU) {
+		parts = append(parts, fmt.Sprintf("load generator %.0f%%", e.ClientCPU))
+	}
+	if e.Shared && known(e.DatabaseCPU) {
+		parts = append(parts, fmt.Sprintf("database %.0f%%", e.DatabaseCPU))
+	}
+	if known(e.OtherCPU) {
+		parts = append(parts, fmt.Sprintf("other processes %.0f%%", e.OtherCPU))
+	}
+	if len(parts) > 0 {
+		out += ": " + strings.Join(parts, ", ")
+	}
+	return out
+}
+
 // highest says what was busiest when no rule held.
 func (e Evidence) highest() string {
 	var parts []string
 	if known(e.ClientCPU) && e.ClientCores > 0 {
 		parts = append(parts, fmt.Sprintf("client %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores))
 	}
-	if known(e.DatabaseCPU) && e.DatabaseCores > 0 {
-		parts = append(parts, fmt.Sprintf("database %.0f%% CPU of %.0f%%", e.DatabaseCPU, 100*e.DatabaseCores))
+	if e.databaseCPUKnown() {
+		parts = append(parts, e.databaseShare())
 	}
 	if known(e.MachineCPU) && e.MachineCores > 0 {
 		parts = append(parts, fmt.Sprintf("machine %.0f%% CPU of %d%%", e.MachineCPU, 100*e.MachineCores))
+	}
+	if e.LinkCapacityBps > 0 && known(e.LinkBps) {
+		parts = append(parts, fmt.Sprintf("link %s %.0f%% of %s", e.Link, 100*e.LinkBps/e.LinkCapacityBps, bitRate(e.LinkCapacityBps)))
 	}
 	if known(e.DiskBusyPercent) {
 		parts = append(parts, fmt.Sprintf("disks %.0f%% busy", e.DiskBusyPercent))
@@ -203,10 +361,41 @@ func (e Evidence) highest() string {
 	if known(e.CacheHitRatio) {
 		parts = append(parts, fmt.Sprintf("%s %.1f%%", e.CacheName, 100*e.CacheHitRatio))
 	}
+	if w := e.largestWait(); w.Class != "" {
+		what := "data file I/O"
+		if k, ok := waitKinds[w.Class]; ok {
+			what = string(k.kind)
+		}
+		parts = append(parts, fmt.Sprintf("%.0f%% of active sessions waiting on %s", 100*w.Share, what))
+	}
 	if len(parts) == 0 {
 		return "no figures to judge by"
 	}
 	return "nothing at its limit: " + strings.Join(parts, ", ") + " (a latency-bound client: more threads may go faster)"
+}
+
+// largestWait is the class of wait with the largest share above 0.
+func (e Evidence) largestWait() Wait {
+	var best Wait
+	for _, w := range e.Waits {
+		if known(w.Share) && w.Share > best.Share {
+			best = w
+		}
+	}
+	return best
+}
+
+// bitRate writes bytes per second as a link speed: "8.0 Mbit/s".
+func bitRate(bytesPerSec float64) string {
+	bits := 8 * bytesPerSec
+	switch {
+	case bits >= 1e9:
+		return fmt.Sprintf("%.1f Gbit/s", bits/1e9)
+	case bits >= 1e6:
+		return fmt.Sprintf("%.1f Mbit/s", bits/1e6)
+	default:
+		return fmt.Sprintf("%.0f kbit/s", bits/1e3)
+	}
 }
 
 func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
