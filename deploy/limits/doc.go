@@ -1,6 +1,6 @@
 // Package limits caps the CPUs and memory of a local process tree, so that
 // a vertical-scaling study (1, 2, 4 cores; 1, 2 GiB) runs several database
-// servers side by side on one machine.
+// servers side by side on one machine, and counts the tree's disk I/O.
 //
 // A Group is one control group: on cgroup v1 a directory under each
 // controller it needs (cpu and cpuacct for CPUs, memory for memory, cpuset
@@ -25,6 +25,13 @@
 //     through taskset, or through Start, which forks from a thread that
 //     carries the mask. Memory cannot be capped that way, so New fails
 //     with ErrNoMemoryLimit rather than promise a limit that does not hold.
+//
+// A group can also count the block I/O of its tree (Limits.CountIO), with
+// or without limits: the blkio controller on v1, io (with memory, so that
+// writeback is charged to the cgroup that dirtied the pages) on v2.
+// FindBlockIO finds those counters from any process inside, and BlockIO
+// reads them: bytes that reached the block layer, where /proc/PID/io only
+// has pages dirtied in the page cache.
 //
 // A Host hands out groups on one machine and spreads pinned cores across
 // them, so two targets do not share a core while a free one exists; keep one

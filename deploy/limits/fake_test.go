@@ -31,6 +31,7 @@ func v2Files(controller string) []string {
 		"cpu":    {"cpu.max"},
 		"memory": {"memory.max", "memory.swap.max", "memory.current", "memory.peak", "memory.events"},
 		"cpuset": {"cpuset.cpus", "cpuset.mems"},
+		"io":     {"io.stat"},
 	}[controller]
 }
 
@@ -51,10 +52,22 @@ func newFakeV2(t *testing.T, controllers, self string) *fakeTree {
 		mkdir:     f.mkdirV2,
 		rmdir:     os.RemoveAll,
 		shell:     "/bin/sh",
+		sysBlock:  fakeSysBlock(t, dir),
 		taskset:   "/usr/bin/taskset",
 		cores:     []int{0, 1, 2, 3},
 	}
 	return f
+}
+
+// fakeSysBlock makes a /sys/block with one disk, vda (254:0), and a
+// directory that is not a device.
+func fakeSysBlock(t *testing.T, dir string) string {
+	t.Helper()
+	sys := filepath.Join(dir, "sys", "block")
+	require.NoError(t, os.MkdirAll(filepath.Join(sys, "vda"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sys, "vda", "dev"), []byte("254:0\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(sys, "power"), 0o755))
+	return sys
 }
 
 func (f *fakeTree) write(dir, name, content string) string {
@@ -229,14 +242,14 @@ func TestV2MissingController(t *testing.T) {
 	})
 }
 
-// newFakeV1 makes v1 hierarchies for cpu, cpuacct, memory and cpuset, with
-// this process in each root.
+// newFakeV1 makes v1 hierarchies for cpu, cpuacct, memory, cpuset and
+// blkio, with this process in each root.
 func newFakeV1(t *testing.T) *fakeTree {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fakeTree{t: t, root: filepath.Join(dir, "cg")}
 	var mi strings.Builder
-	for i, c := range []string{"cpu", "cpuacct", "memory", "cpuset"} {
+	for i, c := range []string{"cpu", "cpuacct", "memory", "cpuset", "blkio"} {
 		d := filepath.Join(f.root, c)
 		require.NoError(t, os.MkdirAll(d, 0o755))
 		fmt.Fprintf(&mi, "%d 31 0:%d / %s rw,relatime - cgroup cgroup rw,%s\n", 32+i, 29+i, d, c)
@@ -244,11 +257,12 @@ func newFakeV1(t *testing.T) *fakeTree {
 	f.write(filepath.Join(f.root, "cpuset"), "cpuset.mems", "0\n")
 	f.cfg = config{
 		mountinfo: f.write(dir, "mountinfo", mi.String()),
-		self:      f.write(dir, "self", "4:memory:/\n3:cpuset:/\n2:cpuacct:/\n1:cpu:/\n0::/\n"),
+		self:      f.write(dir, "self", "5:blkio:/\n4:memory:/\n3:cpuset:/\n2:cpuacct:/\n1:cpu:/\n0::/\n"),
 		proc:      filepath.Join(dir, "proc"),
 		mkdir:     f.mkdirV1,
 		rmdir:     os.RemoveAll,
 		shell:     "/bin/sh",
+		sysBlock:  fakeSysBlock(t, dir),
 		taskset:   "/usr/bin/taskset",
 		cores:     []int{0, 1, 2, 3},
 	}
@@ -262,6 +276,7 @@ func v1Files(hierarchy string) []string {
 		"cpuacct": {"cpuacct.usage"},
 		"memory":  {"memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.oom_control"},
 		"cpuset":  {"cpuset.cpus", "cpuset.mems"},
+		"blkio":   {"blkio.throttle.write_bps_device", "blkio.throttle.io_service_bytes_recursive"},
 	}[hierarchy]
 }
 

@@ -23,8 +23,13 @@ type Group struct {
 	method Method
 	cores  []int  // pinned cores (cpuset or affinity), sorted
 	swap   string // how swap is kept out of the memory limit
-	// fallback is why cgroups were not used (MethodAffinity).
+	// fallback is why cgroups were not used (MethodAffinity, or
+	// MethodNone for a group asked only to count I/O).
 	fallback string
+	// countIO: the group's cgroup counts its block I/O (Limits.CountIO
+	// and a controller to do it); ioFallback is why not, when asked.
+	countIO    bool
+	ioFallback string
 
 	v1      map[string]string // controller -> directory
 	v1paths map[string]string // controller -> path in /proc/PID/cgroup
@@ -45,6 +50,23 @@ func (g *Group) Method() Method { return g.method }
 
 // Limits are the limits the group was created with.
 func (g *Group) Limits() Limits { return g.limits }
+
+// CountsIO reports whether the group's cgroup counts the block I/O of its
+// processes (Limits.CountIO was asked and a controller could do it);
+// FindBlockIO reads the counters from any of its processes.
+func (g *Group) CountsIO() bool { return g.countIO }
+
+// NoIOReason is why a group asked to count I/O does not ("" when it does
+// or was not asked).
+func (g *Group) NoIOReason() string {
+	switch {
+	case g.countIO || !g.limits.CountIO:
+		return ""
+	case g.ioFallback != "":
+		return g.ioFallback
+	}
+	return g.fallback
+}
 
 // Cores are the cores the group is confined to (Pin or CPU affinity), nil
 // when it may run on any.
@@ -83,6 +105,9 @@ func (g *Group) Describe() string {
 	}
 	if l.MemoryBytes > 0 {
 		parts = append(parts, fmt.Sprintf("%s memory (%s)", formatBytes(l.MemoryBytes), g.swap))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("no limits (block I/O counted, %s)", g.method)
 	}
 	return strings.Join(append(parts, string(g.method)), ", ")
 }

@@ -24,6 +24,9 @@ type config struct {
 	mkdir func(path string) error
 	rmdir func(path string) error
 	shell string // runs the v1 join script
+	// sysBlock lists the machine's block devices (/sys/block), each
+	// with a dev file holding MAJOR:MINOR.
+	sysBlock string
 	// taskset applies CPU affinity to a command ("" when not installed).
 	taskset string
 	// cores are the CPUs this process may use, the pool pinned groups are
@@ -54,6 +57,7 @@ func systemConfig() (config, error) {
 		mkdir:     func(p string) error { return os.Mkdir(p, 0o755) },
 		rmdir:     unix.Rmdir,
 		shell:     "/bin/sh",
+		sysBlock:  "/sys/block",
 		taskset:   taskset,
 		cores:     cores,
 	}, nil
@@ -96,7 +100,9 @@ func New(name string, l Limits) (*Group, error) {
 // mounted as v1, else v2), else with CPU affinity, which Method and
 // Describe then say. When memory is to be limited and no memory controller
 // is usable, New fails with an error wrapping ErrNoMemoryLimit and the
-// reason. Zero limits give a group of method MethodNone.
+// reason. Zero limits give a group of method MethodNone; CountIO alone
+// gives a cgroup that limits nothing, or MethodNone where none can be
+// made.
 func (h *Host) New(name string, l Limits) (*Group, error) {
 	if err := validName(name); err != nil {
 		return nil, err
@@ -104,8 +110,8 @@ func (h *Host) New(name string, l Limits) (*Group, error) {
 	if err := l.Validate(len(h.cfg.cores)); err != nil {
 		return nil, fmt.Errorf("%w (group %s)", err, name)
 	}
-	g := &Group{host: h, limits: l, method: MethodNone, v2fd: -1}
-	if l == (Limits{}) {
+	g := &Group{host: h, limits: l, method: MethodNone, v2fd: -1, countIO: l.CountIO}
+	if !l.limited() && !l.CountIO {
 		g.name = "dbarena-" + name
 		return g, nil
 	}
@@ -118,7 +124,16 @@ func (h *Host) New(name string, l Limits) (*Group, error) {
 		g.cores = h.take(l.cores())
 	}
 	cgErr := h.cgroup(g)
+	if cgErr != nil && g.countIO && l.limited() {
+		// Counting is extra; the limits are what was asked for.
+		g.countIO, g.ioFallback = false, cgErr.Error()
+		cgErr = h.cgroup(g)
+	}
 	if cgErr == nil {
+		return g, nil
+	}
+	if !l.limited() {
+		g.countIO, g.fallback = false, cgErr.Error()
 		return g, nil
 	}
 	if l.MemoryBytes > 0 {
@@ -146,7 +161,7 @@ func (h *Host) cgroup(g *Group) error {
 	if err != nil {
 		return err
 	}
-	need := g.limits.controllers()
+	need := g.controllers()
 	var missing []string
 	for _, c := range need {
 		if !slices.ContainsFunc(mounts, func(m mount) bool { return m.has(c) }) {
@@ -162,6 +177,31 @@ func (h *Host) cgroup(g *Group) error {
 		}
 	}
 	return fmt.Errorf("no cgroup v1 hierarchy for %v and no cgroup v2 mount", missing)
+}
+
+// controllers are the v1 controllers the group needs: those that
+// enforce its limits, and blkio to count its I/O.
+func (g *Group) controllers() []string {
+	cs := g.limits.controllers()
+	if g.countIO {
+		cs = append(cs, "blkio")
+	}
+	return cs
+}
+
+// controllersV2 are the v2 controllers the group needs: the same names,
+// but block I/O is counted by io, which needs memory too: writeback is
+// charged to the cgroup that owns the dirty page, which the memory
+// controller tracks.
+func (g *Group) controllersV2() []string {
+	cs := g.limits.controllers()
+	if g.countIO {
+		cs = append(cs, "io")
+		if !slices.Contains(cs, "memory") {
+			cs = append(cs, "memory")
+		}
+	}
+	return cs
 }
 
 // controllers are the v1 controllers (v2 names are the same) that enforce l.

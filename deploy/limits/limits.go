@@ -20,6 +20,13 @@ type Limits struct {
 	// "2 CPUs" means two cores and not 2 cores' worth of time smeared over
 	// every core the machine has. CPU affinity always pins.
 	Pin bool
+	// CountIO puts the tree in a cgroup whose block-layer counters are
+	// its own (blkio on cgroup v1, io and memory on v2; see BlockIO),
+	// with or without limits: bytes that reached the disks, where
+	// /proc/PID/io only has bytes dirtied in the page cache. It is best
+	// effort: a machine where no controller counts block I/O gets the
+	// group without it (Group.CountsIO).
+	CountIO bool
 }
 
 // Method is how a Group enforces its limits.
@@ -72,6 +79,9 @@ func (l Limits) Validate(available int) error {
 	}
 	return nil
 }
+
+// limited reports whether l caps anything (Pin needs CPUs).
+func (l Limits) limited() bool { return l.CPUs > 0 || l.MemoryBytes > 0 }
 
 // cores is the number of whole cores that hold l.CPUs.
 func (l Limits) cores() int { return int(math.Ceil(l.CPUs)) }

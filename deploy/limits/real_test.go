@@ -298,3 +298,55 @@ func requireFile(t *testing.T, path, want string) {
 	require.NoError(t, err)
 	require.Equal(t, want, strings.TrimSpace(string(b)), path)
 }
+
+// TestRealCountIO writes 16 MiB with O_DIRECT from a process in a group
+// that only counts I/O, and reads the bytes back from the group's
+// block-layer counters, found from the process alone.
+func TestRealCountIO(t *testing.T) {
+	requireRoot(t)
+	dir := t.TempDir()
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(dir, &st))
+	const tmpfs = 0x01021994
+	if st.Type == tmpfs {
+		t.Skip("the temporary directory is in memory: no block device to count")
+	}
+	g, err := realHost(t).New("io", Limits{CountIO: true})
+	require.NoError(t, err)
+	closeGroup(t, g)
+	require.True(t, g.CountsIO(), g.NoIOReason())
+	t.Logf("%s", g.Describe())
+
+	cmd := exec.Command("/bin/sh", "-c", "dd if=/dev/zero of=f bs=1M count=16 oflag=direct status=none && echo done && exec sleep 30")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, g.Command(cmd))
+	require.NoError(t, cmd.Start())
+	reap(t, cmd)
+	line := make([]byte, 5)
+	_, err = out.Read(line)
+	require.NoError(t, err)
+	require.Equal(t, "done\n", string(line))
+
+	b, ok, err := FindBlockIO(cmd.Process.Pid)
+	require.NoError(t, err)
+	require.True(t, ok)
+	pids, err := b.Procs()
+	require.NoError(t, err)
+	require.Equal(t, []int{cmd.Process.Pid}, pids, "sleep alone is left in %s", b)
+	devs, err := b.Read()
+	require.NoError(t, err)
+	var written uint64
+	for _, d := range devs {
+		written += d.WriteBytes
+	}
+	t.Logf("%s: %+v", b, devs)
+	require.GreaterOrEqual(t, written, uint64(16<<20))
+	require.Less(t, written, uint64(17<<20), "dd's 16 MiB and little else")
+
+	mine, ok, err := FindBlockIO(os.Getpid())
+	require.NoError(t, err)
+	require.False(t, ok && mine == b, "the test itself is not in the group")
+}
