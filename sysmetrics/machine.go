@@ -53,7 +53,7 @@ func (m *machine) Sample(now time.Time) (Sample, bool, error) {
 
 // read reads the machine's counters.
 func (m *machine) read() (counters, error) {
-	var c counters
+	c := counters{pageCacheWrite: math.NaN()} // dirtied pages are not the disks'
 	files := []struct {
 		name  string
 		parse func([]byte) error

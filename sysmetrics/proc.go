@@ -71,10 +71,12 @@ func parseStat(b []byte) (procStat, error) {
 	return st, nil
 }
 
-// parseIO reads storage bytes from a /proc/PID/io file: read_bytes and
-// write_bytes count what reaches or would reach the block layer (writes
-// when pages are dirtied), unlike rchar and wchar, which count page-cache
-// hits and pipes too.
+// parseIO reads read_bytes and write_bytes from a /proc/PID/io file.
+// read_bytes counts reads as they are submitted to the block layer: real
+// storage reads, unlike rchar, which counts page-cache hits and pipes
+// too. write_bytes counts pages as they are dirtied, whole pages and
+// large folios, and direct I/O: not what reaches the disk (see
+// Sample.PageCacheWriteBps).
 func parseIO(b []byte) (read, write float64, err error) {
 	read, write = math.NaN(), math.NaN()
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -164,14 +166,14 @@ func (p procFS) rss(pid int) (float64, error) {
 	return pages * float64(os.Getpagesize()), nil
 }
 
-// io returns a process's storage bytes, its exited threads and the
-// children it waited for included.
+// io returns a process's read_bytes and write_bytes, its exited threads
+// and the children it waited for included.
 func (p procFS) io(pid int) (read, write float64, err error) {
 	return readIO(filepath.Join(p.root, strconv.Itoa(pid), "io"))
 }
 
-// threadsIO returns the storage bytes of a process's live threads alone:
-// unlike its io file, without the children it waited for.
+// threadsIO returns the read_bytes and write_bytes of a process's live
+// threads alone: unlike its io file, without the children it waited for.
 func (p procFS) threadsIO(pid int) (read, write float64, err error) {
 	dir := filepath.Join(p.root, strconv.Itoa(pid), "task")
 	entries, err := os.ReadDir(dir)
