@@ -30,6 +30,9 @@ type Recorder struct {
 	series   []string
 	intended bool
 	stripes  []stripe
+	// cut says the stripes' spare sets hold an interval set aside by
+	// Cut and not collected yet; only the collecting goroutine uses it.
+	cut bool
 }
 
 // seriesSet is one stripe's histograms and counters for every series.
@@ -388,18 +391,39 @@ func mergeInto(dst, src *hdrhistogram.Histogram) {
 	}
 }
 
-// Collect moves everything recorded since the previous call into dst, which
-// must come from NewResults with this recorder's series and mode. Workers
-// keep recording while it runs: each stripe is locked only to swap its
-// histograms.
-func (r *Recorder) Collect(dst Results) {
+// Cut ends the interval being recorded: every stripe's contents are set
+// aside for the next Collect, and what workers record from then on goes
+// to the interval after. All stripes are swapped first and merged only
+// in Collect, so the interval ends at one moment for every worker
+// (microseconds apart, a lock each), not once per stripe with the
+// merging of the stripes before it in between. A caller that collects
+// several recorders cuts them all, reads the clock, and only then
+// collects: the interval then holds exactly what completed before its
+// end, however long the merging and the observers take. A Cut while an
+// earlier one was not collected yet does nothing. Cut and Collect are
+// called by one goroutine at a time.
+func (r *Recorder) Cut() {
+	if r.cut {
+		return
+	}
 	for i := range r.stripes {
 		st := &r.stripes[i]
 		st.mu.Lock()
 		st.active, st.spare = st.spare, st.active
 		st.mu.Unlock()
-		// spare is now owned by the collector alone.
-		sp := st.spare
+	}
+	r.cut = true
+}
+
+// Collect moves the interval the last Cut set aside (cutting now when
+// none is pending) into dst, which must come from NewResults with this
+// recorder's series and mode. Workers keep recording while it runs:
+// each stripe was locked only to swap its histograms.
+func (r *Recorder) Collect(dst Results) {
+	r.Cut()
+	for i := range r.stripes {
+		// spare is owned by the collector alone since the cut.
+		sp := r.stripes[i].spare
 		for j := range dst {
 			mergeInto(dst[j].Service, sp.service[j])
 			mergeInto(dst[j].ErrorLatency, sp.errLat[j])
@@ -419,4 +443,5 @@ func (r *Recorder) Collect(dst Results) {
 		}
 		sp.reset()
 	}
+	r.cut = false
 }

@@ -71,6 +71,35 @@ func TestRecorderCollectsEverythingOnce(t *testing.T) {
 	require.Equal(t, errs, total[1].ErrorLatency.TotalCount())
 }
 
+// TestCutEndsTheInterval: what is recorded after a Cut belongs to the
+// interval after the one Collect then returns, in every stripe, and a
+// second Cut before that Collect moves nothing.
+func TestCutEndsTheInterval(t *testing.T) {
+	series := []string{"READ"}
+	r, err := measure.NewRecorder(measure.Options{Series: series, Workers: 4, Stripes: 4})
+	require.NoError(t, err)
+	record := func(n int) {
+		for w := range 4 {
+			for range n {
+				r.Handle(w).Record(0, 1000, 1000, 0)
+			}
+		}
+	}
+	iv := measure.NewResults(series, false)
+	record(3)
+	r.Cut()
+	record(5)
+	r.Cut()
+	r.Collect(iv)
+	require.EqualValues(t, 4*3, iv.TotalCounted(), "only what was recorded before the first cut")
+	iv.Reset()
+	r.Collect(iv)
+	require.EqualValues(t, 4*5, iv.TotalCounted(), "what came after it, in the next interval")
+	iv.Reset()
+	r.Collect(iv)
+	require.Zero(t, iv.TotalCounted())
+}
+
 func TestSubOperationsNotCounted(t *testing.T) {
 	r, err := measure.NewRecorder(measure.Options{Series: []string{"READ", "RMW"}, Workers: 1})
 	require.NoError(t, err)

@@ -27,7 +27,11 @@ func Series() []string { return append(workload.KindNames(), VerifySeries) }
 // passed to observers and only valid during the call.
 type Interval struct {
 	Index int
-	// Warmup marks results measured during the warm-up.
+	// Warmup marks results of operations started during the warm-up.
+	// One still running when the warm-up ended completes after it, in
+	// the measured phase's time: it comes in a warm-up interval of the
+	// span it completed in, emitted before the measured interval of that
+	// span (at most one such operation per worker).
 	Warmup bool
 	// Final marks the run's last interval, collected after every worker
 	// stopped; it may be shorter than the others.
