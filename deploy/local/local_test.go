@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/deploy/limits"
 	"github.com/dbarena/dbarena/internal/testenv"
 )
 
@@ -153,6 +154,27 @@ func TestLimitsApplyToTheServer(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(d.Hosts()[0].PID), "cgroup"))
 	require.NoError(t, err)
 	require.Contains(t, string(b), "dbarena-lim-", "the server runs inside its own cgroup")
+}
+
+// TestServerCountsItsDiskIO: a server without limits runs in a cgroup
+// of its own all the same, which counts its block I/O and limits
+// nothing, and which teardown removes.
+func TestServerCountsItsDiskIO(t *testing.T) {
+	requireProgram(t, "redis-server")
+	testenv.Root(t, "cgroups")
+	d := up(t, deploy.Request{Name: "io", Database: "redis"})
+	require.Empty(t, d.Limits(), "counting is not a limit")
+	pid := d.Hosts()[0].PID
+	b, ok, err := limits.FindBlockIO(pid)
+	require.NoError(t, err)
+	require.True(t, ok, "the server's I/O is counted")
+	require.Contains(t, b.String(), "dbarena-io-")
+	pids, err := b.Procs()
+	require.NoError(t, err)
+	require.Equal(t, []int{pid}, pids, "the server alone")
+	require.NoError(t, d.Down(context.Background()))
+	_, err = b.Procs()
+	require.ErrorIs(t, err, os.ErrNotExist, "teardown removes the cgroup")
 }
 
 func TestCheck(t *testing.T) {
