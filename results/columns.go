@@ -334,8 +334,13 @@ func sysColumns() []column[Sys] {
 		strCol("net_link", func(s *Sys) *string { return &s.NetLink }),
 		floatCol("net_link_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkBps }),
 		floatCol("net_link_capacity_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkCapacityBps }),
+		floatCol(pageCacheColumn, func(s *Sys) *float64 { return &s.PageCacheWriteBps }),
 	}
 }
+
+// pageCacheColumn is the column of Sys.PageCacheWriteBps; a sysmetrics.csv
+// without it was written before it existed (see fromOldSysmetrics).
+const pageCacheColumn = "pagecache_write_bytes_sec"
 
 // figuresCol is a column of named figures: name=value lines, names
 // sorted.

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,6 +51,34 @@ func TestGoldenDirectoriesRead(t *testing.T) {
 				}
 			}
 			require.Equal(t, want.flags, kinds, "flags of %s", want.trial)
+		})
+	}
+}
+
+// TestGoldenPageCacheWrites: the golden directories predate
+// pagecache_write_bytes_sec, and their process trees' (the loader's)
+// disk_write_bytes_sec was dirtied page cache. It reads as that, and the
+// machine's as the disk's.
+func TestGoldenPageCacheWrites(t *testing.T) {
+	for _, name := range []string{"format2/sweep", "format2/spike", "format2/loaders", "format2/priced"} {
+		t.Run(name, func(t *testing.T) {
+			d, err := Read(filepath.Join(goldenDir, name))
+			require.NoError(t, err)
+			roles := map[string]int{}
+			for _, s := range d.Sys {
+				roles[s.Role]++
+				switch s.Role {
+				case "machine":
+					require.False(t, math.IsNaN(s.DiskWriteBps), "the machine's disks at %s", s.Time)
+					require.True(t, math.IsNaN(s.PageCacheWriteBps))
+				case "loader":
+					require.True(t, math.IsNaN(s.DiskWriteBps), "the loader's dirtied pages are not disk writes")
+					require.False(t, math.IsNaN(s.PageCacheWriteBps))
+					require.False(t, math.IsNaN(s.DiskReadBps), "read_bytes are storage reads")
+				}
+			}
+			require.Positive(t, roles["machine"])
+			require.Positive(t, roles["loader"])
 		})
 	}
 }

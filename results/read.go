@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/bounds"
@@ -53,6 +55,9 @@ func Read(dir string) (*Data, error) {
 	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
 		return nil, err
 	}
+	if err := d.fromOldSysmetrics(filepath.Join(dir, SysmetricsFile)); err != nil {
+		return nil, err
+	}
 	if d.DB, err = readCSV(d, filepath.Join(dir, DBMetricsFile), dbMetricColumns()); err != nil {
 		return nil, err
 	}
@@ -76,6 +81,45 @@ func (d *Data) fromFormat1() {
 			p.SetRates()
 		}
 	}
+}
+
+// fromOldSysmetrics reads a sysmetrics.csv written before
+// pagecache_write_bytes_sec existed, whose process trees had
+// /proc/PID/io's write_bytes in disk_write_bytes_sec: bytes dirtied in
+// the page cache, counted in whole folios, up to 30 times what their
+// disk wrote. Those move to PageCacheWriteBps and the trees' disk writes
+// become unknown, so that an old directory shows them for what they are.
+// A process tree is told by what it could not measure, IOPS and network,
+// which every machine and remote host (node_exporter) measured; pods
+// (kubelet) had no disk figures to move. Other rows have no page-cache
+// figure.
+func (d *Data) fromOldSysmetrics(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read results: %w", err)
+	}
+	defer f.Close()
+	head, err := csv.NewReader(f).Read()
+	if err == io.EOF || slices.Contains(head, pageCacheColumn) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: header: %w", path, err)
+	}
+	nan := math.NaN()
+	for i := range d.Sys {
+		s := &d.Sys[i]
+		s.PageCacheWriteBps = nan
+		tree := s.Role != "machine" && math.IsNaN(s.DiskReadIOPS) && math.IsNaN(s.DiskWriteIOPS) &&
+			math.IsNaN(s.NetRxBps) && math.IsNaN(s.NetTxBps)
+		if tree {
+			s.PageCacheWriteBps, s.DiskWriteBps = s.DiskWriteBps, nan
+		}
+	}
+	return nil
 }
 
 // readCSV reads rows by header name, so columns added later or in another

@@ -407,12 +407,28 @@ type Point struct {
 // Sys is one row of sysmetrics.csv: one host's resource use over the
 // second ending at Time. NaN marks a figure the source cannot measure.
 type Sys struct {
-	Time                        time.Time
-	Trial                       string
-	Host, Role                  string
-	CPUPercent                  float64
-	MemoryBytes                 float64
-	DiskReadBps, DiskWriteBps   float64
+	Time        time.Time
+	Trial       string
+	Host, Role  string
+	CPUPercent  float64
+	MemoryBytes float64
+	// DiskReadBps and DiskWriteBps (disk_read_bytes_sec,
+	// disk_write_bytes_sec) are bytes per second that the block devices
+	// read and wrote: a machine's disks, or for a process tree what its
+	// own cgroup sent them. A process tree without a cgroup of its own
+	// has reads from /proc/PID/io's read_bytes and no writes (NaN).
+	DiskReadBps, DiskWriteBps float64
+	// PageCacheWriteBps (pagecache_write_bytes_sec) is bytes per second
+	// a process tree dirtied in the page cache or wrote with direct I/O
+	// (/proc/PID/io write_bytes), counted in whole pages and large folios
+	// as they become dirty: it can exceed what reaches the disk many
+	// times over. NaN for machines and remote hosts. Directories written
+	// before the column existed had it in disk_write_bytes_sec; Read
+	// moves it here (see fromOldSysmetrics).
+	PageCacheWriteBps float64
+	// DiskReadIOPS and DiskWriteIOPS (disk_read_iops, disk_write_iops)
+	// are the devices' completed operations per second; NaN for process
+	// trees.
 	DiskReadIOPS, DiskWriteIOPS float64
 	// DiskBusyPercent is the share of the second the disks had I/O in
 	// flight, summed over disks (NaN: not measured; 0 in directories

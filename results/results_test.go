@@ -41,7 +41,8 @@ func TestRoundTrip(t *testing.T) {
 		Ops: 10, Rate: 10, Errors: 1, Latency: Latency{1, 2, 3, 4, 5, 6, 7}}
 	require.NoError(t, w.AddPoints([]Point{pt}))
 	sy := Sys{Time: tr.Start, Trial: tr.ID, Host: "postgres", Role: "database", CPUPercent: 50,
-		MemoryBytes: 1 << 20, DiskReadBps: 1, DiskWriteBps: 2, DiskReadIOPS: math.NaN(), DiskWriteIOPS: math.NaN(), NetRxBps: 3, NetTxBps: 4}
+		MemoryBytes: 1 << 20, DiskReadBps: 1, DiskWriteBps: 2, PageCacheWriteBps: 60, DiskReadIOPS: math.NaN(), DiskWriteIOPS: math.NaN(),
+		NetRxBps: 3, NetTxBps: 4}
 	require.NoError(t, w.AddSys([]Sys{sy}))
 	m := &Manifest{Tool: "dbarena", Experiment: "x", Status: StatusCompleted, Start: tr.Start}
 	require.NoError(t, w.WriteManifest(m))
@@ -57,9 +58,53 @@ func TestRoundTrip(t *testing.T) {
 	require.Len(t, d.Sys, 1)
 	require.True(t, math.IsNaN(d.Sys[0].DiskReadIOPS), "NaN survives as an empty cell")
 	require.Equal(t, 3.0, d.Sys[0].NetRxBps)
+	require.Equal(t, 2.0, d.Sys[0].DiskWriteBps, "a tree with a cgroup keeps its disk writes")
+	require.Equal(t, 60.0, d.Sys[0].PageCacheWriteBps)
 
 	_, err = Create(dir)
 	require.ErrorContains(t, err, "already holds a results directory")
+}
+
+// TestOldSysmetrics reads a sysmetrics.csv from before
+// pagecache_write_bytes_sec: a process tree's disk writes were its
+// dirtied page cache, and read as such; hosts that measured IOPS or
+// network (machines, node_exporter hosts) keep their disk figures.
+func TestOldSysmetrics(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	require.NoError(t, err)
+	require.NoError(t, w.WriteManifest(&Manifest{Tool: "dbarena", Status: StatusCompleted, Format: FormatVersion}))
+	require.NoError(t, w.Close())
+	const old = `time,trial,host,role,cpu_pct,memory_bytes,disk_read_bytes_sec,disk_write_bytes_sec,disk_read_iops,disk_write_iops,net_rx_bytes_sec,net_tx_bytes_sec
+2026-11-25T16:36:25Z,a,loader,loader,1,4,5,600,,,,
+2026-11-25T16:36:25Z,a,postgres,database,1,4,7,1244000000,,,,
+2026-11-25T16:36:25Z,a,machine,machine,1,4,9,46000000,3,4,5,6
+2026-11-25T16:36:25Z,a,db-1,database,1,4,11,12,13,14,15,16
+2026-11-25T16:36:25Z,a,pod,database,1,4,,,,,,
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SysmetricsFile), []byte(old), 0o644))
+	d, err := Read(dir)
+	require.NoError(t, err)
+	require.Len(t, d.Sys, 5)
+	for i, want := range []struct{ read, write, dirtied float64 }{
+		{5, math.NaN(), 600},
+		{7, math.NaN(), 1244000000},
+		{9, 46000000, math.NaN()},
+		{11, 12, math.NaN()},
+		{math.NaN(), math.NaN(), math.NaN()},
+	} {
+		s := d.Sys[i]
+		for _, f := range []struct {
+			name      string
+			want, got float64
+		}{{"read", want.read, s.DiskReadBps}, {"write", want.write, s.DiskWriteBps}, {"dirtied", want.dirtied, s.PageCacheWriteBps}} {
+			if math.IsNaN(f.want) {
+				require.True(t, math.IsNaN(f.got), "%s %s: %v", s.Host, f.name, f.got)
+			} else {
+				require.Equal(t, f.want, f.got, "%s %s", s.Host, f.name)
+			}
+		}
+	}
 }
 
 // TestRedact hides a secret in the free text of both files and leaves
