@@ -49,9 +49,11 @@ type Request struct {
 	// Database is a product name from the catalogue (Databases).
 	Database string
 	Nodes    int
-	// CPUs and MemoryBytes cap the deployment (0: no limit).
+	// CPUs and MemoryBytes cap the deployment (0: no limit). Pin gives
+	// each local node ceil(CPUs) whole cores of its own (Host.Cores).
 	CPUs        float64
 	MemoryBytes int64
+	Pin         bool
 	Version     string
 	// Options are provider-specific settings.
 	Options map[string]string
@@ -78,6 +80,10 @@ type Host struct {
 	// Pod is a Kubernetes pod ("namespace/name") whose CPU and memory
 	// its node's kubelet serves at PodMetricsURL (resource metrics).
 	Pod, PodMetricsURL string
+	// Cores are the cores of this machine a local process tree is
+	// confined to (a cpuset; nil: any core it inherited), so that the
+	// load generator can be kept off them.
+	Cores []int
 }
 
 // Deployment is a target that is up and answering.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/littles"
-	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
@@ -436,7 +435,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 	row.Latency = latencyOf(measure.StatsOf(all))
 	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
-	tr.fairness(&row, cfg, viaLoaders, rates)
+	tr.fairness(&row, cfg, viaLoaders, machines, rates)
 	if late, pacing, service := res.PacingLate(); late {
 		row.Flags = append(row.Flags, results.Flagf(results.FlagPacing, "the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
 	}
@@ -500,29 +499,6 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 	}
 }
 
-// fairness flags what makes a trial's figures describe something other
-// than the database: a machine at its CPU limit where the load generator
-// ran (with the database, when it runs here too), and a throughput that
-// moved across the measured window. A trial with stages is not judged
-// steady: its rate moves by design.
-func (tr *targetRun) fairness(row *results.Trial, cfg runner.Config, viaLoaders bool, rates []float64) {
-	if !viaLoaders {
-		tr.hostSaturation(row)
-	}
-	if len(cfg.Stages) > 0 || row.Kind != results.KindRun {
-		return
-	}
-	if t := steady.Fit(rates); t.Trending() {
-		dir := "climbed"
-		if t.Drift < 0 {
-			dir = "fell"
-		}
-		row.Flags = append(row.Flags, results.Flagf(results.FlagNotSteady,
-			"throughput %s by %.0f%% of its mean across the %d measured intervals (trend t=%.1f): the mean describes a moving target; warm up longer (warmup: until steady)",
-			dir, 100*math.Abs(t.Drift), t.N, t.T))
-	}
-}
-
 // statsDuring summarizes every host's samples from..to.
 func (s *runState) statsDuring(from, to time.Time) []sysmetrics.Stats {
 	s.mu.Lock()
@@ -551,25 +527,6 @@ func (tr *targetRun) local() bool {
 		}
 	}
 	return false
-}
-
-// hostSaturation flags a trial whose machine (this one: the load
-// generator ran here) was saturated (bottleneck.Saturated) on average
-// over the measured window.
-func (tr *targetRun) hostSaturation(row *results.Trial) {
-	cores := sysmetrics.MachineCPUCount()
-	for _, st := range tr.s.measuredStats(row) {
-		if st.Role != sysmetrics.RoleMachine || !bottleneck.Saturated(st.MeanCPU, float64(cores)) {
-			continue
-		}
-		shared := "the load generator"
-		if tr.local() {
-			shared = "the load generator and the database"
-		}
-		row.Flags = append(row.Flags, results.Flagf(results.FlagHostSaturated,
-			"this machine, running %s, was at %.0f%% CPU of %d%% on average: the figures are the machine's limit, not the database's (use fewer threads, a separate loader machine, or CPU limits such as deploy.cpus)",
-			shared, st.MeanCPU, cores*100))
-	}
 }
 
 // afterLoad records the data set's size on disk.

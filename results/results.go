@@ -179,9 +179,17 @@ type TargetInfo struct {
 	// Version is the server's own version string.
 	Version string `json:"version,omitempty"`
 	Nodes   int    `json:"nodes"`
-	// CPUs and MemoryBytes are the limits applied (0: none).
+	// CPUs and MemoryBytes are the limits applied (0: none), Limits
+	// how the provider enforced them ("1 CPU (cfs quota 100000/100000
+	// us, cores 1), cgroup v1").
 	CPUs        float64 `json:"cpus,omitempty"`
 	MemoryBytes int64   `json:"memory_bytes,omitempty"`
+	Limits      string  `json:"limits,omitempty"`
+	// DatabaseCores are the cores a pinned local database ran on and
+	// LoaderCores the ones the load generator was kept to meanwhile
+	// (empty: not pinned).
+	DatabaseCores []int `json:"database_cores,omitempty"`
+	LoaderCores   []int `json:"loader_cores,omitempty"`
 	// Properties are the driver properties used, secrets redacted.
 	Properties map[string]string `json:"properties,omitempty"`
 	// Hosts are the sysmetrics host names that belong to this target.

@@ -24,6 +24,23 @@ func CPUCount() int {
 	return 1
 }
 
+// Affinity returns the cores this process may run on, in order (nil when
+// the kernel does not say).
+func Affinity() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var out []int
+	// CPU_SETSIZE: the cores a CPUSet can name.
+	for c := 0; c < 1024 && len(out) < set.Count(); c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // MachineCPUCount returns the machine's online cores, whatever this
 // process's affinity: the cores a machine-wide CPU figure is out of.
 func MachineCPUCount() int {

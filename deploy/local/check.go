@@ -3,6 +3,7 @@ package local
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -73,9 +74,14 @@ func (p *Provider) Check(req deploy.Request) error {
 			errs = append(errs, err)
 		}
 	}
-	l := limits.Limits{CPUs: req.CPUs, MemoryBytes: req.MemoryBytes}
+	l := limits.Limits{CPUs: req.CPUs, MemoryBytes: req.MemoryBytes, Pin: req.Pin}
 	if err := l.Validate(sysmetrics.CPUCount()); err != nil {
 		errs = append(errs, err)
+	}
+	if need, have := int(math.Ceil(req.CPUs))*max(req.Nodes, 1), sysmetrics.CPUCount(); req.Pin && need >= have {
+		// The load generator stays off a pinned database's cores.
+		errs = append(errs, fmt.Errorf("deploy.pin: %d pinned cores asked for (cpus %v x %d nodes) of the %d this process may use: none would be left for the load generator",
+			need, req.CPUs, max(req.Nodes, 1), have))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("local: %s (%s): %w", req.Name, req.Database, err)

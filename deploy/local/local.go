@@ -313,7 +313,7 @@ func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
 		}
-		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true})
+		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true, Pin: d.req.Pin})
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
 		}
@@ -339,7 +339,11 @@ func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
 	if err := d.wd.AddServer(hostName, p.pid()); err != nil {
 		d.log.Warn("server not recorded in the owner file", "host", hostName, "err", err)
 	}
-	d.hosts = append(d.hosts, deploy.Host{Name: hostName, PID: p.pid(), DataDir: c.dataDir})
+	h := deploy.Host{Name: hostName, PID: p.pid(), DataDir: c.dataDir}
+	if n.group != nil && d.req.Pin {
+		h.Cores = n.group.Cores()
+	}
+	d.hosts = append(d.hosts, h)
 	d.log.Info("started", "host", hostName, "pid", p.pid(), "log", c.logPath)
 	return n, nil
 }

@@ -260,6 +260,15 @@ func (d *decoder) deploy(n *yaml.Node, path string) Deploy {
 			dep.MemoryBytes = b
 		}
 	}
+	if v := f.get("pin"); v != nil {
+		dep.Pin, _ = d.boolean(v, join(path, "pin"))
+		if dep.Pin && dep.CPUs == 0 {
+			d.errorf(v, join(path, "pin"), "pin: true needs cpus, the number of whole cores to pin the database to (such as cpus: 1)")
+		}
+		if dep.Pin && dep.Provider != defaultProvider {
+			d.errorf(v, join(path, "pin"), "pin: true pins local processes to cores of this machine; provider %q runs elsewhere (its cpus is a limit of its own)", dep.Provider)
+		}
+	}
 	if v := f.get("version"); v != nil {
 		dep.Version, _ = d.str(v, join(path, "version"))
 	}

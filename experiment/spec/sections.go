@@ -12,7 +12,7 @@ func sections() map[string][]string {
 		"targets[]":        {"name", "database", "driver", "properties", "deploy", "cost"},
 		"targets[].cost":   {"instance", "count", "extra_hourly"},
 		"targets[].cost[]": {"instance", "count", "extra_hourly"},
-		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "version", "options"},
+		"targets[].deploy": {"provider", "nodes", "cpus", "memory", "pin", "version", "options"},
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
 		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},

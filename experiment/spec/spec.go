@@ -121,7 +121,11 @@ type Deploy struct {
 	// CPUs and MemoryBytes limit the deployment; 0 is no limit.
 	CPUs        float64
 	MemoryBytes int64
-	Version     string
+	// Pin gives a local deployment ceil(CPUs) whole cores of its own (a
+	// cpuset), which the load generator then stays off: the database and
+	// the client never compete for a core.
+	Pin     bool
+	Version string
 	// Options are provider-specific settings.
 	Options map[string]string
 }

@@ -144,6 +144,11 @@ func badFixtures() map[string][]string {
 			`unknown-property.bad.yaml:8:61: targets[0].properties.colour: unknown property "colour": want a YCSB workload or client property, a dbarena one, or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*)`,
 			`unknown-property.bad.yaml:13: workloads[0].properties.requestdistribtion: unknown property "requestdistribtion": want a YCSB workload or client property, a dbarena one, or a driver property (aerospike.*, basic.*, cql.*, dynamodb.*, memory.*, mongodb.*, mysql.*, postgres.*, redis.*); did you mean "requestdistribution"?`,
 		},
+		"pin.bad.yaml": {
+			`pin.bad.yaml:6:19: targets[0].deploy.pin: pin: true needs cpus, the number of whole cores to pin the database to (such as cpus: 1)`,
+			`pin.bad.yaml:9:47: targets[1].deploy.pin: pin: true pins local processes to cores of this machine; provider "compose" runs elsewhere (its cpus is a limit of its own)`,
+			`pin.bad.yaml:12:28: targets[2].deploy.pin: want true or false, got "yes"`,
+		},
 		"limits.bad.yaml": {
 			`limits.bad.yaml:7: targets[0].deploy.nodes: 1000000000: at most 1000 nodes`,
 			`limits.bad.yaml:8:47: targets[0].cost[0].extra_hourly: want a price in USD per hour, 0 or more, such as 0.08, got "NaN"`,
