@@ -56,7 +56,7 @@ func dbMetricsFigure(d *results.Data, s *summary, tl *timeline, name string) *fi
 	for ti, target := range s.targets {
 		f.legend = append(f.legend, legendEntry{label: target, color: colorAt(ti)})
 	}
-	panels, sh, mk := activityPanels(d, tl, s)
+	panels, sh, mk, _ := activityPanels(d, tl, s)
 	for _, metric := range moved {
 		p := newPlot()
 		for _, ser := range byMetric[metric] {

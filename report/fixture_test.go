@@ -156,7 +156,7 @@ func (fx fixture) add(t *testing.T, w *results.Writer, tr results.Trial, start t
 		l.P99 *= 2 - wiggle
 		for _, op := range []string{"READ", results.AllOps} {
 			ps = append(ps, results.Point{Trial: tr.ID, Time: start.Add(time.Duration(i) * time.Second),
-				Elapsed: time.Duration(i) * time.Second, Warmup: i <= warm, Op: op, Ops: int64(tr.Throughput * wiggle),
+				Elapsed: time.Duration(i) * time.Second, Length: time.Second, Warmup: i <= warm, Op: op, Ops: int64(tr.Throughput * wiggle),
 				Rate: tr.Throughput * wiggle, Latency: l})
 		}
 	}

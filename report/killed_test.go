@@ -52,7 +52,7 @@ func writeKilledDir(t *testing.T) string {
 		require.NoError(t, hl.WriteInterval("READ", s, e, h))
 		st := measure.StatsOf(h)
 		lat := results.Latency{Mean: st.Mean, P50: st.P50, P90: st.P90, P95: st.P95, P99: st.P99, P999: st.P999, Max: st.Max}
-		pt := results.Point{Trial: "redis.a", Time: e, Elapsed: e.Sub(trialStart), Op: "READ", Ops: 1000, Rate: 1000, Latency: lat}
+		pt := results.Point{Trial: "redis.a", Time: e, Elapsed: e.Sub(trialStart), Length: e.Sub(s), Op: "READ", Ops: 1000, Rate: 1000, Latency: lat}
 		all := pt
 		all.Op = results.AllOps
 		require.NoError(t, w.AddPoints([]results.Point{pt, all}))

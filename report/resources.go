@@ -45,7 +45,8 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 	for ti, target := range s.targets {
 		f.legend = append(f.legend, legendEntry{label: target, color: colorAt(ti)})
 	}
-	panels, sh, mk := activityPanels(d, tl, s)
+	panels, sh, mk, left := activityPanels(d, tl, s)
+	f.Caption += partialNote(left)
 	refs := referenceWindows(d, tl)
 	hosts := hostsOf(d, s, tl, lo, hi)
 	for _, h := range hosts {
@@ -87,11 +88,13 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 
 // activityPanels draw the throughput and p99 of every target's trials
 // on the shared clock, with the warm-ups to shade and the trial starts
-// to mark on every panel of the figure.
-func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade, *marks) {
+// to mark on every panel of the figure, and count the partial intervals
+// they left out (timeline.drawn).
+func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade, *marks, int) {
 	rate, p99 := newPlot(), newPlot()
 	sh, mk := &shade{}, &marks{}
 	var p99s []float64
+	left := 0
 	for i := range d.Trials {
 		t := &d.Trials[i]
 		ps := tl.points[t.ID]
@@ -99,8 +102,10 @@ func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade
 			continue
 		}
 		clr := colorAt(indexOf(s.targets, t.Target))
-		xs, rs, qs := make([]float64, len(ps)), make([]float64, len(ps)), make([]float64, len(ps))
-		for i, p := range ps {
+		kept, n := tl.drawn(ps)
+		left += n
+		xs, rs, qs := make([]float64, len(kept)), make([]float64, len(kept)), make([]float64, len(kept))
+		for i, p := range kept {
 			xs[i], rs[i], qs[i] = tl.x(p.Time), p.Rate, p.Latency.P99/1e3
 		}
 		start := ps[0].Time.Add(-ps[0].Elapsed)
@@ -115,7 +120,7 @@ func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade
 		}
 	}
 	if len(mk.xs) == 0 {
-		return nil, sh, mk
+		return nil, sh, mk, left
 	}
 	rate.Y.Label.Text, rate.Y.Tick.Marker = "ops/s", siTicks{}
 	fromZero(rate)
@@ -123,7 +128,7 @@ func activityPanels(d *results.Data, tl *timeline, s *summary) ([]*panel, *shade
 		fromZero(p99)
 	}
 	p99.Y.Label.Text = "p99 (ms)"
-	return []*panel{rate, p99}, sh, mk
+	return []*panel{rate, p99}, sh, mk, left
 }
 
 // referenceWindows are where a database's own load tool ran after a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -19,10 +20,13 @@ type timeline struct {
 	// minutes says the experiment is long enough to count in minutes.
 	minutes bool
 	points  map[string][]results.Point
+	// lengths says every point's Length was recorded (format 2): a zero
+	// is then a row of no length, not one whose length is unknown.
+	lengths bool
 }
 
 func newTimeline(d *results.Data) *timeline {
-	tl := &timeline{t0: d.Manifest.Start, points: map[string][]results.Point{}}
+	tl := &timeline{t0: d.Manifest.Start, points: map[string][]results.Point{}, lengths: d.Manifest.Format >= 2}
 	var first, last time.Time
 	see := func(t time.Time) {
 		if t.IsZero() {
@@ -76,10 +80,12 @@ func (tl *timeline) label() string {
 }
 
 // warmup returns the span of a trial's warm-up in its own elapsed
-// seconds, ok false when it had none.
+// seconds, ok false when it had none. It ends with the warm-up's last
+// part, not with a tail of warm-up operations completed later.
 func warmup(ps []results.Point) (lo, hi float64, ok bool) {
+	first := firstMeasured(ps)
 	for i, p := range ps {
-		if !p.Warmup {
+		if !p.Warmup || p.Elapsed >= first {
 			continue
 		}
 		if !ok {
@@ -96,33 +102,87 @@ func warmup(ps []results.Point) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
-// minPlotted is the shortest interval an over-time figure draws. The
-// interval the warm-up ended in is split at that moment, and a run's
-// last interval ends with it: such a fragment's rate is exact per second
-// of its own length, but over a few milliseconds it is mostly noise.
-const minPlotted = 250 * time.Millisecond
+// firstMeasured is when the first measured interval of a trial's points
+// ended, in its elapsed time (the largest duration when none did).
+func firstMeasured(ps []results.Point) time.Duration {
+	for _, p := range ps {
+		if !p.Warmup {
+			return p.Elapsed
+		}
+	}
+	return math.MaxInt64
+}
+
+// partialShare is the share of a trial's collection interval below
+// which a part of an interval is not drawn as a rate. A quarter of the
+// runner's second still holds thousands of operations at the rates
+// databases run at, so the few that a boundary puts on either side
+// (one per worker at most) move it by well under a percent.
+const partialShare = 0.25
+
+// minInterval is the shortest collection interval a trial is taken to
+// have: the runner collects every second (runner.Settings), and a trial
+// whose every row is shorter ran for less than one, which is no
+// interval to draw a rate over either.
+const minInterval = time.Second
+
+// drawn returns the points of one trial's series that an over-time
+// figure draws as rates, in elapsed order, and how many it left out. It
+// leaves rows out rather than merging them into a neighbour of the same
+// phase: the merged rate would be exact (operations over the summed
+// lengths), but not its p99, as two rows' percentiles do not combine.
+// Left out are:
+//   - parts of an interval shorter than partialShare of the trial's
+//     interval: the collector splits the interval a warm-up or a stage
+//     ends in at that moment, and the run's last ends with the run;
+//     their rates are exact per second of their own length, but over a
+//     few milliseconds they are mostly noise (earlier versions of the runner
+//     also put into them operations completed after their end);
+//   - rows of no length, which earlier versions of the runner wrote for warm-up
+//     operations that completed after the warm-up's last part;
+//   - warm-up rows from the first measured one on: operations still
+//     running when the warm-up ended, at most one per worker, whose
+//     count over an interval is no rate of the trial's and whose latency
+//     is the boundary's.
+func (tl *timeline) drawn(ps []results.Point) (kept []results.Point, left int) {
+	nominal := minInterval
+	for _, p := range ps {
+		nominal = max(nominal, p.Length)
+	}
+	shortest := time.Duration(partialShare * float64(nominal))
+	first := firstMeasured(ps)
+	for _, p := range ps {
+		switch {
+		case p.Length == 0 && tl.lengths,
+			p.Length > 0 && p.Length < shortest,
+			p.Warmup && p.Elapsed >= first:
+			left++
+		default:
+			kept = append(kept, p)
+		}
+	}
+	return kept, left
+}
 
 // series returns a trial's x (elapsed seconds), successful ops/s and p99
-// (ms), and how many fragments shorter than minPlotted it left out.
-func series(ps []results.Point) (xs, rate, p99 []float64, short int) {
-	for _, p := range ps {
-		if p.Length > 0 && p.Length < minPlotted {
-			short++
-			continue
-		}
+// (ms) of the points it draws, and how many it left out (drawn).
+func (tl *timeline) series(ps []results.Point) (xs, rate, p99 []float64, left int) {
+	kept, left := tl.drawn(ps)
+	for _, p := range kept {
 		xs = append(xs, p.Elapsed.Seconds())
 		rate = append(rate, p.Rate)
 		p99 = append(p99, p.Latency.P99/1e3)
 	}
-	return xs, rate, p99, short
+	return xs, rate, p99, left
 }
 
-// shortNote is the caption's word on left-out fragments.
-func shortNote(short int) string {
-	if short == 0 {
+// partialNote is the caption's word on the rows drawn left out.
+func partialNote(left int) string {
+	if left == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %s shorter than %s (where the warm-up ended, the run's last) left out.", plural(short, "interval"), minPlotted)
+	return fmt.Sprintf(" Left out: %s at a boundary (the part where a warm-up or stage ended, or the run did, shorter than a quarter of an interval; warm-up operations that completed after the warm-up ended).",
+		plural(left, "partial interval"))
 }
 
 // stageMarks returns where each stage of a schedule after the first
@@ -180,7 +240,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		if len(stages.xs) == 0 {
 			stages.xs, stages.labels = stageMarks(ps)
 		}
-		xs, rate, p99, n := series(ps)
+		xs, rate, p99, n := tl.series(ps)
 		short += n
 		if lo, hi, ok := warmup(ps); ok {
 			sh.spans = append(sh.spans, [2]float64{lo, hi})
@@ -198,7 +258,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No time series recorded for")
-	f.Caption += shortNote(short)
+	f.Caption += partialNote(short)
 	if len(stages.xs) > 0 {
 		top.Add(stages)
 		bottom.Add(&marks{xs: stages.xs})
@@ -238,7 +298,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 		if t == nil {
 			continue
 		}
-		xs, rate, _, n := series(tl.points[t.ID])
+		xs, rate, _, n := tl.series(tl.points[t.ID])
 		short += n
 		if addLine(p, xyLine(xs, rate, colorAt(ti), nil, false)) {
 			drawn[ti] = true
@@ -257,7 +317,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 		return f
 	}
 	f.keepDrawn(s, drawn, "No load time series for")
-	f.Caption += shortNote(short)
+	f.Caption += partialNote(short)
 	p.Y.Label.Text = "ops/s"
 	p.Y.Tick.Marker = siTicks{}
 	fromZero(p)
