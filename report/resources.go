@@ -23,6 +23,7 @@ type hostSeries struct {
 	cpu, mem []float64
 	diskR    []float64
 	diskW    []float64
+	dirtied  []float64
 	netRx    []float64
 	netTx    []float64
 }
@@ -59,7 +60,8 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 		}
 		f.legend = append(f.legend, legendEntry{label: label, color: h.color})
 	}
-	panels = append(panels, sysPanels(hosts)...)
+	sys := sysPanels(hosts)
+	panels = append(panels, sys...)
 	if len(panels) == 0 {
 		f.Message = "No time series or system metrics recorded."
 		return f
@@ -67,6 +69,10 @@ func resourceFigure(d *results.Data, s *summary, tl *timeline, name string) *fig
 	if len(hosts) > 0 {
 		f.legend = append(f.legend, legendEntry{label: "read / rx", color: rgb(keyRGB)},
 			legendEntry{label: "write / tx", color: rgb(keyRGB), dashes: dashed()})
+		f.Caption += " Disk: bytes the block devices read and wrote, the machine's disks or a database's own cgroup's share; a process without a cgroup of its own has no disk-write line."
+	}
+	if slices.ContainsFunc(sys, func(p *panel) bool { return p.Y.Label.Text == pageCacheLabel }) {
+		f.Caption += " Page cache dirtied: bytes processes wrote into the page cache (and with direct I/O), counted in whole pages or folios as they become dirty: not the disk's figure, and many times what reached it when small writes land in large folios."
 	}
 	if len(refs.spans) > 0 {
 		f.legend = append(f.legend, legendEntry{label: "reference tool run", color: rgb(refRGB), box: true})
@@ -174,28 +180,41 @@ func uniq(xs []string) []string {
 	return out
 }
 
-// sysPanels are the CPU, memory, disk and network panels, each left out
-// when no host measured it.
+// pageCacheLabel is the axis of the page-cache panel: bytes dirtied,
+// apart from the disk's, which they can exceed many times over.
+const pageCacheLabel = "page cache dirtied (bytes/s)"
+
+// sysPanels are the CPU, memory, disk, page-cache and network panels,
+// each left out when no host measured it (the page cache also when
+// nothing was dirtied: its lines would all lie at zero).
 func sysPanels(hosts []hostSeries) []*panel {
 	type metric struct {
 		label  string
 		series func(h *hostSeries) [][]float64
+		// writes: the only series is a write, dashed like the others.
+		writes bool
 	}
 	metrics := []metric{
-		{"CPU (%)", func(h *hostSeries) [][]float64 { return [][]float64{h.cpu} }},
-		{"memory (bytes)", func(h *hostSeries) [][]float64 { return [][]float64{h.mem} }},
-		{"disk (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.diskR, h.diskW} }},
-		{"network (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.netRx, h.netTx} }},
+		{"CPU (%)", func(h *hostSeries) [][]float64 { return [][]float64{h.cpu} }, false},
+		{"memory (bytes)", func(h *hostSeries) [][]float64 { return [][]float64{h.mem} }, false},
+		{"disk (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.diskR, h.diskW} }, false},
+		{pageCacheLabel, func(h *hostSeries) [][]float64 { return [][]float64{h.dirtied} }, true},
+		{"network (bytes/s)", func(h *hostSeries) [][]float64 { return [][]float64{h.netRx, h.netTx} }, false},
 	}
 	var out []*panel
 	for _, m := range metrics {
+		if m.label == pageCacheLabel && !slices.ContainsFunc(hosts, func(h hostSeries) bool {
+			return slices.ContainsFunc(h.dirtied, func(v float64) bool { return v > 0 })
+		}) {
+			continue
+		}
 		p := newPlot()
 		drawn := false
 		for i := range hosts {
 			h := &hosts[i]
 			for k, ys := range m.series(h) {
 				var dash []vg.Length
-				if k == 1 {
+				if k == 1 || m.writes {
 					dash = dashed()
 				}
 				if l := xyLine(h.xs, ys, h.color, dash, false); l != nil {
@@ -288,6 +307,7 @@ func hostsOf(d *results.Data, s *summary, tl *timeline, lo, hi float64) []hostSe
 		h.xs = append(h.xs, x)
 		h.cpu, h.mem = append(h.cpu, r.CPUPercent), append(h.mem, r.MemoryBytes)
 		h.diskR, h.diskW = append(h.diskR, r.DiskReadBps), append(h.diskW, r.DiskWriteBps)
+		h.dirtied = append(h.dirtied, r.PageCacheWriteBps)
 		h.netRx, h.netTx = append(h.netRx, r.NetRxBps), append(h.netTx, r.NetTxBps)
 	}
 	return out
