@@ -207,7 +207,7 @@ func Request(t *spec.Target, opts Options) (deploy.Request, error) { return requ
 // options and properties refer to resolved for the provider.
 func request(t *spec.Target, opts Options) (deploy.Request, error) {
 	req := deploy.Request{Name: t.Name, Database: t.Database, Nodes: t.Deploy.Nodes,
-		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Version: t.Deploy.Version,
+		CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes, Pin: t.Deploy.Pin, Version: t.Deploy.Version,
 		WorkDir: opts.WorkDir, Keep: opts.Keep, Logger: opts.Logger}
 	var err error
 	if req.Options, err = secret.ResolveMap(t.Deploy.Options, opts.Secrets); err != nil {
@@ -349,6 +349,17 @@ func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.
 			err = errors.Join(err, downErr)
 		}
 	}()
+	restore, err := tr.keepOffDatabaseCores()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// Before the teardown: the next target starts from the
+		// machine's cores.
+		if rerr := restore(); rerr != nil {
+			s.log.Warn("the load generator's cores were not given back", "err", rerr)
+		}
+	}()
 	return s.runSteps(ctx, tr, steps)
 }
 
@@ -402,6 +413,7 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 	}
 	if lim := dep.Limits(); lim != "" {
 		s.log.Info("resource limits", "target", t.Name, "limits", lim)
+		info.Limits = lim
 	}
 	return dep, s.addTarget(info), nil
 }
