@@ -59,6 +59,7 @@ func costSection(d *results.Data, s *summary) *costView {
 		cr := costRowView{Label: r.label}
 		var entries []cost.Entry
 		var names []string
+		var cells []*cell
 		demand := 0.0
 		for ti, name := range s.targets {
 			c := &r.cells[ti]
@@ -82,6 +83,7 @@ func costSection(d *results.Data, s *summary) *costView {
 			}
 			entries = append(entries, cost.Entry{Name: name, Throughput: c.mean, MonthlyCost: monthly, LatencyMs: c.lat.P99 / 1e3})
 			names = append(names, name)
+			cells = append(cells, c)
 			demand = max(demand, c.mean)
 		}
 		if len(entries) == 0 {
@@ -97,7 +99,8 @@ func costSection(d *results.Data, s *summary) *costView {
 		for i, res := range scored {
 			cell := costCellView{Target: names[i], Monthly: "$" + fmtUSD(res.MonthlyCost), Rate: fmtRate(res.Throughput),
 				OpsPerDollar: fmt.Sprintf("%.1f", res.OpsPerDollar), PerMillion: "$" + fmtPrice(res.CostPerMillion),
-				Score: fmt.Sprintf("%.0f", res.Score), LatencyScore: fmt.Sprintf("%.0f", res.LatencyScore), Best: res.Rank == 1}
+				Score: fmt.Sprintf("%.0f", res.Score), LatencyScore: fmt.Sprintf("%.0f", res.LatencyScore),
+				Best: res.Rank == 1 && perDollarLead(i, scored, cells)}
 			cell.ToServe = toServe(info[names[i]], res, demand)
 			cr.Cells = append(cr.Cells, cell)
 		}
@@ -107,6 +110,31 @@ func costSection(d *results.Data, s *summary) *costView {
 		return nil
 	}
 	return v
+}
+
+// perDollarLead says whether entry i's throughput per dollar leads every
+// other entry's as the verdict table's best mark must (leadOf): by more
+// than tieRatio, with the interval of the throughput ratio, scaled by
+// the two monthly costs, above 1x. A row of one priced target has no
+// lead to mark.
+func perDollarLead(i int, scored []cost.Result, cells []*cell) bool {
+	if len(scored) < 2 {
+		return false
+	}
+	for j := range scored {
+		if j == i {
+			continue
+		}
+		if scored[i].OpsPerDollar < tieRatio*scored[j].OpsPerDollar {
+			return false
+		}
+		// per dollar, i over j is (throughput i / j) x (cost j / i)
+		lo, _, ok := ratioInterval(cells[i], cells[j])
+		if !ok || lo*scored[j].MonthlyCost/scored[i].MonthlyCost <= 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // toServe says what serving demand ops/s costs a target: units of its

@@ -76,3 +76,36 @@ func TestDynamoDBBillFromConsumedCapacity(t *testing.T) {
 	requireHas(t, sec, "measured: 24000 RCU and 48000 WCU consumed over 20s, as DynamoDB reported them")
 	requireHas(t, sec, "measured 1200 and 2400)")
 }
+
+// TestPriceBestOnlyWhereEstablished: the cost table highlights the top
+// target of a row only where its lead per dollar is established; at
+// equal prices, b's 1.1x [0.9x, 1.3x] is not, and one repetition has no
+// interval.
+func TestPriceBestOnlyWhereEstablished(t *testing.T) {
+	priced := func(reps int) string {
+		fx := fullFixture()
+		fx.targets[0].Cost = &results.TargetCost{MonthlyUSD: 200, Compiled: "2025-06"}
+		fx.targets[1].Cost = &results.TargetCost{MonthlyUSD: 200, Compiled: "2025-06"}
+		for _, target := range []string{"postgres", "cassandra"} {
+			for wl, rates := range fx.rates[target] {
+				fx.rates[target][wl] = rates[:reps]
+			}
+		}
+		var buf bytes.Buffer
+		require.NoError(t, Render(&buf, fx.write(t)))
+		html := buf.String()
+		return html[strings.Index(html, `<section id="price-performance">`):]
+	}
+	sec := priced(2)
+	for wl, best := range map[string]string{"a": `<tr class="best"><td>postgres</td>`, "b": "", "c": `<tr class="best"><td>postgres</td>`} {
+		from := strings.Index(sec, "<h3>"+wl+"</h3>")
+		part := sec[from : from+strings.Index(sec[from:], "</table>")]
+		if best == "" {
+			require.NotContains(t, part, `class="best"`, "workload %s", wl)
+			requireHas(t, part, `<tr><td>cassandra</td>`, "cassandra leads b per dollar, not distinguishably")
+			continue
+		}
+		requireHas(t, part, best, "workload "+wl)
+	}
+	require.NotContains(t, priced(1), `class="best"`, "one repetition: no interval, no lead")
+}

@@ -21,7 +21,9 @@
 //
 // The page opens with the verdict table (per workload and matrix point,
 // per target: mean throughput over repetitions with its spread, p50, p99
-// and the share of the fastest target), then every warning that should
+// and the share of the row's highest mean, marked best only where that
+// lead is established: more than 5% ahead, every ratio's confidence
+// interval above 1x), then every warning that should
 // make a reader doubt a number (client-bound trials, errors, an
 // interrupted run, a working set larger than memory), the targets, the
 // figures and a collapsible table of every trial. Figures are drawn with

@@ -77,7 +77,9 @@ type cellView struct {
 	P50, P99    string
 	Share       string
 	// ShareCI is the share's confidence interval, or why there is none;
-	// Unfair marks a share whose trials carry a fairness warning.
+	// on the row's top cell, why its lead is not established. Unfair
+	// marks a share whose trials carry a fairness warning. Best marks
+	// the top cell of a row whose lead is established.
 	ShareCI string
 	Unfair  bool
 	Best    bool
@@ -274,11 +276,16 @@ func rowOf(s *summary, r *row) rowView {
 				cv.Flags = strings.TrimPrefix(cv.Flags+"\n"+f, "\n")
 			}
 		}
-		// best and share only mean something next to another target
+		// best and share only mean something next to another target;
+		// best is marked only where the lead is established (leadOf)
 		if r.measured >= 2 {
-			cv.Best = i == r.best
+			top := i == r.best
+			lead := r.leadOf()
+			cv.Best = top && lead == leadEstablished
 			cv.Unfair = c.unfair() || r.cells[r.best].unfair()
-			if !cv.Best && c.n > 0 {
+			if top {
+				cv.ShareCI = leadNote(lead)
+			} else if c.n > 0 {
 				if lo, hi, ok := ratioInterval(c, &r.cells[r.best]); ok {
 					cv.ShareCI = fmt.Sprintf("[%s–%s]", fmtShare(lo), fmtShare(hi))
 				} else {
@@ -296,6 +303,19 @@ func rowOf(s *summary, r *row) rowView {
 		v.Cells = append(v.Cells, cv)
 	}
 	return v
+}
+
+// leadNote says, on a row's top cell, why it is not marked best.
+func leadNote(l lead) string {
+	switch l {
+	case leadTied:
+		return "(tied: within 5%)"
+	case leadIndistinct:
+		return "(lead not distinguishable from 1x)"
+	case leadUnconfirmed:
+		return "(lead unconfirmed: 1 repetition)"
+	}
+	return ""
 }
 
 func trialOf(t *results.Trial) trialView {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/compare"
@@ -36,7 +37,9 @@ func unfairKinds() []results.FlagKind {
 // workloads, how many repetitions stand behind it, one line per workload
 // with each ratio's confidence interval and p99 latencies (a ratio whose
 // trials carry a fairness warning is marked), the load phase, and the
-// warnings grouped by kind.
+// warnings grouped by kind. A target is called faster on a workload
+// only where its lead is established (leadOf): not where the ratio's
+// interval includes 1x, nor with one repetition, which has no interval.
 func Verdict(d *results.Data) string {
 	s := summarize(d)
 	var b strings.Builder
@@ -82,7 +85,8 @@ func Verdict(d *results.Data) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// headline is the verdict's first lines: the throughput and the p99
+// headline is the verdict's first lines: the throughput leaders where
+// their lead is established, the workloads where it is not, the p99
 // leaders, the repetitions behind them, and a caution when fairness
 // warnings touch the comparisons.
 func headline(s *summary) string {
@@ -93,9 +97,10 @@ func headline(s *summary) string {
 		return "no trials yet: nothing to report"
 	}
 	measured := map[int]bool{}
-	wins := make([]int, len(s.targets))
+	var t tally
+	t.won, t.ahead = make([]int, len(s.targets)), make([]int, len(s.targets))
 	lowP99 := make([][]string, len(s.targets))
-	compared, ties, unfair := 0, 0, 0
+	unfair := 0
 	for _, r := range s.rows {
 		for i := range r.cells {
 			if r.cells[i].n > 0 {
@@ -105,10 +110,16 @@ func headline(s *summary) string {
 		if r.measured < 2 {
 			continue
 		}
-		compared++
-		wins[r.best]++
-		if o := r.order(); r.cells[o[1]].mean > 0 && r.cells[o[0]].mean/r.cells[o[1]].mean < tieRatio {
-			ties++
+		t.compared++
+		switch r.leadOf() {
+		case leadEstablished:
+			t.won[r.best]++
+		case leadTied:
+			t.tied++
+		case leadIndistinct:
+			t.indistinct++
+		case leadUnconfirmed:
+			t.ahead[r.best]++
 		}
 		if i := r.lowestP99(); i >= 0 {
 			lowP99[i] = append(lowP99[i], r.label)
@@ -122,14 +133,11 @@ func headline(s *summary) string {
 		for i := range measured {
 			return fmt.Sprintf("one target measured, %s: nothing to compare it with (%s)", s.targets[i], plural(s.reps, "repetition")+" at most")
 		}
-	case compared == 0:
+	case t.compared == 0:
 		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence()
 	}
-	out := "throughput: " + winsSentence(s, wins, compared)
-	if ties > 0 {
-		out += fmt.Sprintf(" (%d of them within 5%% of the runner-up)", ties)
-	}
-	out += "\np99 latency: " + latencySentence(s, lowP99, compared)
+	out := "throughput: " + leadSentence(s, &t)
+	out += "\np99 latency: " + latencySentence(s, lowP99, t.compared)
 	out += "\n" + s.repsSentence()
 	if unfair > 0 {
 		verb := "involve"
@@ -137,9 +145,148 @@ func headline(s *summary) string {
 			verb = "involves"
 		}
 		out += fmt.Sprintf("\ncaution: %d of %d comparisons %s trials with a fairness warning (marked %s): those ratios may describe the client, the machine or a warm-up rather than the databases",
-			unfair, compared, verb, mark)
+			unfair, t.compared, verb, mark)
 	}
 	return out
+}
+
+// lead is how far a row's throughput figures back its leader, the
+// target of the highest mean.
+type lead int
+
+const (
+	// leadNone: fewer than two targets measured, nothing to lead.
+	leadNone lead = iota
+	// leadEstablished: more than tieRatio ahead of every other target,
+	// and every ratio's confidence interval excludes 1x.
+	leadEstablished
+	// leadTied: the runner-up is within tieRatio, run-to-run noise on a
+	// shared machine, whatever the interval says.
+	leadTied
+	// leadIndistinct: a ratio's interval includes 1x: the repetitions
+	// do not tell the two apart.
+	leadIndistinct
+	// leadUnconfirmed: a side has one repetition, so a ratio has no
+	// interval to judge by.
+	leadUnconfirmed
+)
+
+// leadOf judges the row's leader against every other measured target:
+// tied with the runner-up within tieRatio, else not distinguishable
+// where an interval includes 1x, else unconfirmed where one is missing,
+// else established. A target measured at 0 ops/s has no ratio interval
+// (its log is undefined): the leader's lead over it is established with
+// two repetitions on each side, as another ratio's would be.
+func (r *row) leadOf() lead {
+	order := r.order()
+	if len(order) < 2 {
+		return leadNone
+	}
+	top := &r.cells[order[0]]
+	out := leadEstablished
+	for _, i := range order[1:] {
+		c := &r.cells[i]
+		if c.mean > 0 && top.mean/c.mean < tieRatio {
+			return leadTied
+		}
+		lo, _, ok := ratioInterval(top, c)
+		switch {
+		case ok && lo <= 1:
+			out = leadIndistinct
+		case !ok && (c.mean > 0 || top.n < 2 || c.n < 2) && out == leadEstablished:
+			out = leadUnconfirmed
+		}
+	}
+	return out
+}
+
+// tally counts the compared rows by how their leads stand: won and
+// ahead are by target, established and unconfirmed leads.
+type tally struct {
+	compared, tied, indistinct int
+	won, ahead                 []int
+}
+
+// noInterval says why an unconfirmed lead is one.
+const noInterval = "1 repetition gives no confidence interval"
+
+// leadSentence says who is faster where the lead is established, and
+// on how many workloads the figures do not say: "redis faster on 1 of 2
+// workloads; not distinguishable on 1". With every lead established it
+// is "postgres is fastest on 2 of 3 workloads, cassandra on 1"; with
+// none confirmed, "redis ahead on all 2 workloads, unconfirmed: ...".
+func leadSentence(s *summary, t *tally) string {
+	won, ahead := total(t.won), total(t.ahead)
+	switch {
+	case won == t.compared:
+		return winsSentence(s, t.won, t.compared)
+	case ahead == t.compared:
+		return leaders(s, t.ahead, "ahead", t.compared, true) + ", unconfirmed: " + noInterval
+	}
+	faster := "faster"
+	if len(s.targets) > 2 {
+		faster = "fastest"
+	}
+	var parts []string
+	// of writes the first count with the number of workloads, the later
+	// ones alone.
+	of := func(n int) string {
+		switch {
+		case len(parts) > 0:
+			return strconv.Itoa(n)
+		case n == 1 && t.compared == 1:
+			return "the one workload measured on more than one target"
+		case n == t.compared:
+			return "all " + plural(n, "workload")
+		}
+		return fmt.Sprintf("%d of %s", n, plural(t.compared, "workload"))
+	}
+	if won > 0 {
+		parts = append(parts, leaders(s, t.won, faster, t.compared, true))
+	}
+	if t.tied > 0 {
+		parts = append(parts, "tied within 5% on "+of(t.tied))
+	}
+	if t.indistinct > 0 {
+		parts = append(parts, "not distinguishable on "+of(t.indistinct))
+	}
+	if ahead > 0 {
+		first := len(parts) == 0
+		parts = append(parts, fmt.Sprintf("unconfirmed on %s (%s; %s)", of(ahead), noInterval, leaders(s, t.ahead, "ahead", t.compared, first)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// leaders says "redis faster on 2 of 3 workloads, postgres on 1", the
+// targets by falling count; without of, "redis ahead on 2, postgres on
+// 1".
+func leaders(s *summary, counts []int, verb string, compared int, of bool) string {
+	order := byCount(counts)
+	first := order[0]
+	n := strconv.Itoa(counts[first])
+	switch {
+	case !of:
+	case compared == 1:
+		n = "the one workload measured on more than one target"
+	case counts[first] == compared:
+		n = "all " + plural(compared, "workload")
+	default:
+		n += " of " + plural(compared, "workload")
+	}
+	out := fmt.Sprintf("%s %s on %s", s.targets[first], verb, n)
+	for _, i := range order[1:] {
+		out += fmt.Sprintf(", %s on %d", s.targets[i], counts[i])
+	}
+	return out
+}
+
+// total adds counts.
+func total(counts []int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // repsSentence says how many repetitions stand behind the figures and
@@ -169,7 +316,7 @@ func (s *summary) repsSentence() string {
 }
 
 // winsSentence says "postgres is fastest on 2 of 3 workloads, cassandra
-// on 1".
+// on 1": only when every compared workload's lead is established.
 func winsSentence(s *summary, wins []int, compared int) string {
 	order := byCount(wins)
 	first := order[0]

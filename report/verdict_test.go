@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -58,7 +59,136 @@ func TestGroupWarnings(t *testing.T) {
 func TestVerdictSeparatesLatencyLeaders(t *testing.T) {
 	v := Verdict(fullFixture().write(t))
 	lines := strings.Split(v, "\n")
-	require.Equal(t, "throughput: postgres is fastest on 2 of 3 workloads, cassandra on 1", lines[0])
+	require.Equal(t, "throughput: postgres faster on 2 of 3 workloads; not distinguishable on 1", lines[0],
+		"cassandra's lead on b, 1.1x [0.9x, 1.3x], is no lead")
 	require.Equal(t, "p99 latency: postgres lowest on all 3", lines[1], "cassandra leads b's throughput, postgres its p99")
 	require.Contains(t, v, "1.1x* [0.9x, 1.3x] postgres: not distinguishable from 1x", "the client-bound trial's ratio is marked")
+}
+
+// twoTargets is a summary of one workload measured on targets a and b
+// with the given cells.
+func twoTargets(a, b cell) *summary {
+	r := &row{key: "w", workload: "w", label: "w", cells: []cell{a, b}}
+	r.rank()
+	return &summary{targets: []string{"a", "b"}, rows: []*row{r}, reps: max(a.n, b.n)}
+}
+
+// TestLeadOf: a target leads a workload only more than 5% ahead of
+// every other, with every ratio's interval above 1x; each rule on both
+// sides of its threshold.
+func TestLeadOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		cells  []cell
+		want   lead
+		lowest float64 // the leader's lowest interval bound, when it has one: which side of 1x it is on
+	}{
+		{"interval excludes 1x", []cell{{n: 3, mean: 120, std: 5}, {n: 3, mean: 100, std: 5}}, leadEstablished, 1.05},
+		{"interval includes 1x", []cell{{n: 3, mean: 120, std: 12}, {n: 3, mean: 100, std: 12}}, leadIndistinct, 0.95},
+		{"one repetition", []cell{{n: 1, mean: 200, std: math.NaN()}, {n: 1, mean: 100, std: math.NaN()}}, leadUnconfirmed, 0},
+		{"one repetition on one side", []cell{{n: 2, mean: 200, std: 5}, {n: 1, mean: 100, std: math.NaN()}}, leadUnconfirmed, 0},
+		{"within 5%, interval above 1x", []cell{{n: 3, mean: 104.9, std: 0.1}, {n: 3, mean: 100, std: 0.1}}, leadTied, 1.04},
+		{"just over 5%, interval above 1x", []cell{{n: 3, mean: 105.1, std: 0.1}, {n: 3, mean: 100, std: 0.1}}, leadEstablished, 1.04},
+		{"within 5%, one repetition", []cell{{n: 1, mean: 104, std: math.NaN()}, {n: 1, mean: 100, std: math.NaN()}}, leadTied, 0},
+		{"the third target's interval includes 1x", []cell{{n: 3, mean: 200, std: 5}, {n: 3, mean: 150, std: 5}, {n: 3, mean: 120, std: 100}}, leadIndistinct, 0},
+		{"the third target has one repetition", []cell{{n: 3, mean: 200, std: 5}, {n: 3, mean: 150, std: 5}, {n: 1, mean: 120, std: math.NaN()}}, leadUnconfirmed, 0},
+		{"the other measured 0 ops/s twice", []cell{{n: 2, mean: 100, std: 5}, {n: 2, mean: 0, std: 0}}, leadEstablished, 0},
+		{"the other measured 0 ops/s once", []cell{{n: 2, mean: 100, std: 5}, {n: 1, mean: 0, std: math.NaN()}}, leadUnconfirmed, 0},
+		{"one target measured", []cell{{n: 3, mean: 100, std: 5}, {}}, leadNone, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &row{cells: tc.cells}
+			r.rank()
+			if tc.lowest != 0 {
+				lo, _, ok := ratioInterval(&r.cells[0], &r.cells[1])
+				require.True(t, ok)
+				require.Equal(t, tc.lowest > 1, lo > 1, "the case's own premise: interval [%g, ...]", lo)
+			}
+			require.Equal(t, tc.want, r.leadOf())
+		})
+	}
+}
+
+// TestHeadlineSaysWhatTheIntervalsSay: "fastest" only where the leads
+// are established; "not distinguishable" where an interval includes
+// 1x, as its row says; "unconfirmed" with one repetition; ties apart.
+func TestHeadlineSaysWhatTheIntervalsSay(t *testing.T) {
+	sure := []cell{{n: 3, mean: 120, std: 5}, {n: 3, mean: 100, std: 5}}
+	unsure := []cell{{n: 3, mean: 120, std: 12}, {n: 3, mean: 100, std: 12}}
+	once := []cell{{n: 1, mean: 320, std: math.NaN()}, {n: 1, mean: 100, std: math.NaN()}}
+	tied := []cell{{n: 3, mean: 100, std: 5}, {n: 3, mean: 103, std: 5}}
+	behind := []cell{{n: 3, mean: 100, std: 5}, {n: 3, mean: 130, std: 5}}
+	tests := []struct {
+		name string
+		rows [][]cell
+		want string
+	}{
+		{"established", [][]cell{sure}, "a is fastest on the one workload measured on more than one target"},
+		{"established on both", [][]cell{sure, sure}, "a is fastest on all 2 workloads"},
+		{"established, split", [][]cell{sure, behind, sure}, "a is fastest on 2 of 3 workloads, b on 1"},
+		{"interval includes 1x", [][]cell{unsure}, "not distinguishable on the one workload measured on more than one target"},
+		{"one of each", [][]cell{sure, unsure}, "a faster on 1 of 2 workloads; not distinguishable on 1"},
+		{"one repetition", [][]cell{once, once}, "a ahead on all 2 workloads, unconfirmed: 1 repetition gives no confidence interval"},
+		{"tied", [][]cell{tied, tied}, "tied within 5% on all 2 workloads"},
+		{"all kinds", [][]cell{behind, tied, unsure, once}, "b faster on 1 of 4 workloads; tied within 5% on 1; not distinguishable on 1; unconfirmed on 1 (1 repetition gives no confidence interval; a ahead on 1)"},
+		{"unconfirmed first", [][]cell{once, unsure}, "not distinguishable on 1 of 2 workloads; unconfirmed on 1 (1 repetition gives no confidence interval; a ahead on 1)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &summary{targets: []string{"a", "b"}}
+			for i, cs := range tc.rows {
+				r := &row{key: string(rune('p' + i)), label: string(rune('p' + i)), cells: append([]cell(nil), cs...)}
+				r.rank()
+				s.rows = append(s.rows, r)
+				for _, c := range cs {
+					s.reps = max(s.reps, c.n)
+				}
+			}
+			line, _, _ := strings.Cut(headline(s), "\n")
+			require.Equal(t, "throughput: "+tc.want, line)
+		})
+	}
+}
+
+// TestBestOnlyWhereTheLeadIsEstablished: the table's best mark is on the
+// top target of a row whose lead is established, and nowhere else; the
+// top cell of any other row says why it is not marked.
+func TestBestOnlyWhereTheLeadIsEstablished(t *testing.T) {
+	tests := []struct {
+		name  string
+		cells []cell
+		best  bool
+		note  string
+	}{
+		{"interval excludes 1x", []cell{{n: 3, mean: 120, std: 5}, {n: 3, mean: 100, std: 5}}, true, ""},
+		{"interval includes 1x", []cell{{n: 3, mean: 120, std: 12}, {n: 3, mean: 100, std: 12}}, false, "(lead not distinguishable from 1x)"},
+		{"one repetition", []cell{{n: 1, mean: 320, std: math.NaN()}, {n: 1, mean: 100, std: math.NaN()}}, false, "(lead unconfirmed: 1 repetition)"},
+		{"within 5%", []cell{{n: 3, mean: 104, std: 0.1}, {n: 3, mean: 100, std: 0.1}}, false, "(tied: within 5%)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := twoTargets(tc.cells[0], tc.cells[1])
+			v := rowOf(s, s.rows[0])
+			require.Equal(t, tc.best, v.Cells[0].Best)
+			require.Equal(t, tc.note, v.Cells[0].ShareCI)
+			require.False(t, v.Cells[1].Best, "the runner-up is never best")
+		})
+	}
+
+	// The page of a run of one repetition marks no target best, though
+	// postgres is ahead on every workload.
+	fx := fullFixture()
+	for _, target := range []string{"postgres", "cassandra"} {
+		for wl, rates := range fx.rates[target] {
+			fx.rates[target][wl] = rates[:1]
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Render(&buf, fx.write(t)))
+	html := buf.String()
+	require.NotContains(t, html, `<span class="tag">best</span>`)
+	require.NotContains(t, html, `class="num first rate best"`)
+	require.Equal(t, 3, strings.Count(html, "(lead unconfirmed: 1 repetition)"))
+	requireHas(t, html, "throughput: postgres ahead on 2 of 3 workloads, cassandra on 1, unconfirmed: 1 repetition gives no confidence interval")
 }
