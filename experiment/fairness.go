@@ -20,6 +20,31 @@ import (
 // and the idle test servers took 0-10% in the runs behind issue 24.
 const othersCPU = 20.0
 
+// Thresholds of the client-bound and target-missed flags, each pinned by
+// a test on both sides.
+const (
+	// busyWorkers is the share of a closed loop's workers that must be
+	// waiting on the database on average (Little's law: throughput x
+	// mean latency) for the client not to be the limit.
+	busyWorkers = 0.7
+	// reachedTarget is the share of a target rate a paced trial must
+	// reach (the bottleneck verdict's rate-limited rule uses the same).
+	reachedTarget = 0.95
+)
+
+// workersIdle reports whether fewer than busyWorkers of threads workers
+// were waiting on the database on average (concurrency by Little's
+// law): the rest of their time went to the client.
+func workersIdle(concurrency float64, threads int) bool {
+	return threads > 0 && concurrency > 0 && concurrency < busyWorkers*float64(threads)
+}
+
+// missedTarget reports whether a paced trial ran below reachedTarget of
+// its target rate.
+func missedTarget(throughput, target float64) bool {
+	return target > 0 && throughput < reachedTarget*target
+}
+
 // fairness flags what makes a trial's figures describe something other
 // than the database: a machine at its CPU limit where the load generator
 // ran (with the database, when it runs there too), and a throughput that

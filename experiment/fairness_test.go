@@ -45,3 +45,14 @@ func TestHostSaturated(t *testing.T) {
 		})
 	}
 }
+
+// TestClientFlagThresholds pins the client-bound (Little's law) and
+// target-missed flags from both sides, with their values written out.
+func TestClientFlagThresholds(t *testing.T) {
+	require.True(t, workersIdle(6.99, 10), "under 70% of the workers waiting on the database")
+	require.False(t, workersIdle(7, 10))
+	require.False(t, workersIdle(0, 10), "no latency measured: not judged")
+	require.True(t, missedTarget(949.9, 1000))
+	require.False(t, missedTarget(950, 1000), "95% of the target reached")
+	require.False(t, missedTarget(10, 0), "no target")
+}

@@ -474,10 +474,10 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %d%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, row.LoaderCPUs*100))
 	}
 	threads := float64(row.Threads)
-	if cfg.Target == 0 && row.Kind == results.KindRun && threads > 0 && row.Concurrency > 0 && row.Concurrency < 0.7*threads {
+	if cfg.Target == 0 && row.Kind == results.KindRun && workersIdle(row.Concurrency, row.Threads) {
 		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "by Little's law only %.1f of %d workers were waiting on the database on average (throughput x mean latency); the rest of the time went to the client", row.Concurrency, row.Threads))
 	}
-	if cfg.Target > 0 && row.Throughput < 0.95*cfg.Target {
+	if missedTarget(row.Throughput, cfg.Target) {
 		need := math.Ceil(littles.Concurrency(cfg.Target, time.Duration(row.Latency.Mean*float64(time.Microsecond))))
 		msg := fmt.Sprintf("%.0f of %.0f ops/s", row.Throughput, cfg.Target)
 		if need > threads {
