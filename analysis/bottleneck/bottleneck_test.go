@@ -24,7 +24,9 @@ func TestRules(t *testing.T) {
 	}{
 		"nothing measured": {func(e *bottleneck.Evidence) {}, bottleneck.NoneFound, "no figures to judge by"},
 		"target reached":   {func(e *bottleneck.Evidence) { e.TargetRate, e.Throughput = 1000, 990 }, bottleneck.RateLimited, "990 of the 1000"},
-		"target missed": {func(e *bottleneck.Evidence) { e.TargetRate, e.Throughput, e.ClientCPU, e.ClientCores = 1000, 900, 40, 2 },
+		"target missed": {func(e *bottleneck.Evidence) {
+			e.TargetRate, e.Throughput, e.ClientCPU, e.ClientCores = 1000, 900, 40, 2
+		},
 			bottleneck.NoneFound, "client 40% CPU of 200%"},
 		"client": {func(e *bottleneck.Evidence) { e.ClientCPU, e.ClientCores = 96, 1 }, bottleneck.ClientCPU, "96% CPU of 100%"},
 		"database at its limit": {func(e *bottleneck.Evidence) { e.DatabaseCPU, e.DatabaseCores = 48, 0.5 },
