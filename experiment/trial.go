@@ -32,6 +32,11 @@ type targetRun struct {
 	// was opened or tried.
 	closeMetrics func()
 	metricsTried bool
+	// threads is the count the calibration chose (run.threads: auto),
+	// 0 before it ran; calibrationErr says why it failed, and fails
+	// every run that needed it.
+	threads        int
+	calibrationErr error
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:
@@ -73,9 +78,9 @@ type trialFailure struct {
 func (e *trialFailure) Error() string { return e.id + " failed: " + e.reason }
 
 // prepare resolves a step's properties, workload and settings (the
-// experiment file's over the properties'), opens the driver and creates
-// or checks the table.
-func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*trial.Trial, error) {
+// experiment file's over the properties', then adjust's when given),
+// opens the driver and creates or checks the table.
+func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, adjust func(*trial.Settings)) (*trial.Trial, error) {
 	props, err := tr.stepProps(st)
 	if err != nil {
 		return nil, err
@@ -94,6 +99,12 @@ func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*trial.Trial, 
 	if err := tr.settle(st, &plan.Settings); err != nil {
 		return nil, err
 	}
+	if adjust != nil {
+		adjust(&plan.Settings)
+		if err := plan.Settings.Run.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	t, err := plan.Open(ctx, tr.s.log)
 	if err != nil {
 		return nil, err
@@ -111,7 +122,16 @@ func (tr *targetRun) prepare(ctx context.Context, st *spec.Step) (*trial.Trial, 
 func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	s := tr.s
 	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
-	p, err := tr.prepare(ctx, st)
+	if st.ThreadsAuto && tr.threads == 0 && tr.calibrationErr == nil {
+		tr.threads, tr.calibrationErr = tr.calibrate(ctx, st)
+		if ctx.Err() != nil {
+			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, ctx.Err())
+		}
+	}
+	if st.ThreadsAuto && tr.calibrationErr != nil {
+		return tr.failed(tr.emptyRow(st), label, "run.threads: auto: "+tr.calibrationErr.Error())
+	}
+	p, err := tr.prepare(ctx, st, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)
@@ -287,7 +307,7 @@ func (tr *targetRun) emptyRow(st *spec.Step) results.Trial {
 func (tr *targetRun) rowOf(st *spec.Step, start, end time.Time) results.Trial {
 	p := stepOf(st)
 	return results.Trial{ID: st.ID, Index: st.Index, Kind: p.Kind, Target: tr.t.Name, Database: tr.t.Database,
-		Driver: tr.t.Driver, Workload: p.Workload, Params: p.Params, Repetition: st.Repetition, Threads: st.Threads,
+		Driver: tr.t.Driver, Workload: p.Workload, Params: p.Params, Repetition: st.Repetition, Threads: tr.stepThreads(st),
 		TargetRate: st.Rate, Start: start, End: end}
 }
 
@@ -343,6 +363,11 @@ func (tr *targetRun) settle(st *spec.Step, set *trial.Settings) error {
 		return cfg.Validate()
 	}
 	cfg.Threads, cfg.Target = st.Threads, st.Rate
+	if st.ThreadsAuto {
+		// The calibration has run (runSteps), or is being prepared and
+		// sets its own.
+		cfg.Threads = max(tr.threads, 1)
+	}
 	cfg.WarmupTime, cfg.WarmupSteady = st.Warmup, st.WarmupSteady
 	cfg.Stages = nil
 	for _, sg := range st.Stages {
@@ -569,4 +594,13 @@ func (tr *targetRun) peakMemory() {
 	if peak > 0 {
 		ti.ServerMemoryBytes = int64(peak) * int64(max(len(hosts), 1))
 	}
+}
+
+// stepThreads is a step's threads: the calibrated count for
+// run.threads: auto (0 before the calibration).
+func (tr *targetRun) stepThreads(st *spec.Step) int {
+	if st.ThreadsAuto {
+		return tr.threads
+	}
+	return st.Threads
 }

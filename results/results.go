@@ -190,6 +190,9 @@ type TargetInfo struct {
 	// (empty: not pinned).
 	DatabaseCores []int `json:"database_cores,omitempty"`
 	LoaderCores   []int `json:"loader_cores,omitempty"`
+	// Calibration is how run.threads: auto chose the target's threads
+	// (nil: it did not).
+	Calibration *Calibration `json:"calibration,omitempty"`
 	// Properties are the driver properties used, secrets redacted.
 	Properties map[string]string `json:"properties,omitempty"`
 	// Hosts are the sysmetrics host names that belong to this target.
@@ -209,6 +212,27 @@ type TargetInfo struct {
 	// Up and Down are when the deployment was ready and torn down.
 	Up   time.Time  `json:"up"`
 	Down *time.Time `json:"down,omitempty"`
+}
+
+// Calibration is a ramp of threads run on a target before its first
+// measured trial, and the count it chose for every run of the target.
+type Calibration struct {
+	// Workload is the workload the ramp ran (the target's first).
+	Workload string `json:"workload"`
+	// Points are the ramp's steps, in order.
+	Points []CalibrationPoint `json:"points"`
+	// Threads is the count chosen: the fewest whose throughput reached
+	// Share of the highest.
+	Threads int     `json:"threads"`
+	Share   float64 `json:"share"`
+}
+
+// CalibrationPoint is one step of a calibration ramp: its threads, the
+// throughput and p99 latency (µs) they reached.
+type CalibrationPoint struct {
+	Threads    int     `json:"threads"`
+	Throughput float64 `json:"throughput"`
+	P99        float64 `json:"p99_us"`
 }
 
 // TargetCost is a target's price, with the catalogue facts it came

@@ -111,6 +111,29 @@ func Knee(pts []Point) (int, error) {
 	return best, nil
 }
 
+// Enough returns the index of the first point (the fewest clients, in a
+// sweep sorted by N) whose throughput reaches share of the sweep's
+// highest: where more clients stop adding much. A calibration that
+// chooses threads uses it with 0.95.
+func Enough(pts []Point, share float64) (int, error) {
+	if err := check(pts); err != nil {
+		return 0, err
+	}
+	if !(share > 0 && share <= 1) {
+		return 0, fmt.Errorf("saturation: want a share in (0, 1], got %v", share)
+	}
+	most := 0.0
+	for _, p := range pts {
+		most = math.Max(most, p.X)
+	}
+	for i, p := range pts {
+		if p.X >= share*most {
+			return i, nil
+		}
+	}
+	return len(pts) - 1, nil // unreachable: the highest point reaches it
+}
+
 // RatePoint is one step of a target-rate sweep.
 type RatePoint struct {
 	Target, Achieved float64

@@ -79,3 +79,20 @@ func TestLatencyAtShare(t *testing.T) {
 	_, err = LatencyAtShare(pts, 1.5)
 	require.ErrorContains(t, err, "share 1.5")
 }
+
+// TestEnough pins the share from both sides: a point just below it is
+// passed over for the next.
+func TestEnough(t *testing.T) {
+	pts := []Point{{N: 1, X: 3000}, {N: 2, X: 6000}, {N: 4, X: 9499}, {N: 8, X: 9500}, {N: 16, X: 10000}, {N: 32, X: 9800}}
+	i, err := Enough(pts, 0.95)
+	require.NoError(t, err)
+	require.Equal(t, 3, i, "9,500 is 95%% of 10,000; 9,499 is not")
+	pts[2].X = 9500
+	i, err = Enough(pts, 0.95)
+	require.NoError(t, err)
+	require.Equal(t, 2, i)
+	_, err = Enough(pts, 0)
+	require.Error(t, err)
+	_, err = Enough(nil, 0.95)
+	require.Error(t, err)
+}

@@ -207,7 +207,14 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 		d.errorf(f.get("operations"), "run", "give duration or operations, not both (duration at line %d)", f.key("duration").Line)
 	}
 	if v := f.get("threads"); v != nil {
-		r.Threads, _ = d.threads(v, "run.threads")
+		switch val := resolve(v); {
+		case val.Kind == yaml.ScalarNode && val.Value == ThreadsAuto:
+			r.ThreadsAuto = true
+		case val.Kind == yaml.ScalarNode && strings.Trim(val.Value, "0123456789") != "":
+			d.errorf(v, "run.threads", "want a positive integer or %q (a calibration chooses them), got %q", ThreadsAuto, val.Value)
+		default:
+			r.Threads, _ = d.threads(v, "run.threads")
+		}
 	}
 	if v := f.get("target"); v != nil {
 		r.Target, _ = d.rate(v, "run.target")

@@ -60,6 +60,9 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 			}
 		}
 	}
+	if s.Run.ThreadsAuto {
+		d.checkThreadsAuto(s, f)
+	}
 	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
 		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}
@@ -379,4 +382,21 @@ func hasAxis(m []Axis, property string) bool {
 		}
 	}
 	return false
+}
+
+// checkThreadsAuto refuses what run.threads: auto cannot serve: the
+// calibration runs in this process, with one thread count per target.
+func (d *decoder) checkThreadsAuto(s *Spec, f fields) {
+	r := s.Run
+	where := f.get("run")
+	switch {
+	case hasAxis(s.Matrix, axisThreads):
+		d.errorf(f.get("matrix"), "matrix."+axisThreads, "run.threads: auto calibrates the threads; a matrix axis %q gives them: choose one", axisThreads)
+	case len(r.Stages) > 0:
+		d.errorf(where, "run.threads", "run.threads: auto and run.stages: the stages give each one's threads")
+	case r.Loaders > 1 || len(r.LoaderCommands) > 0:
+		d.errorf(where, "run.threads", "run.threads: auto calibrates in this process; with run.loaders give the threads of each loader")
+	case r.Target > 0:
+		d.errorf(where, "run.threads", "run.threads: auto finds where the database saturates; a run.target paces it below that: give the threads the rate needs (dbarena analyze littles-law)")
+	}
 }

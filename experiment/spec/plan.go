@@ -55,8 +55,11 @@ type Step struct {
 	Properties *properties.Set
 	// Threads and Rate (operations per second, 0: unthrottled) are the
 	// load settings for a load, the run settings or matrix for a run.
-	Threads int
-	Rate    float64
+	// ThreadsAuto: the run's threads are the target's calibrated count,
+	// known only at run time (Threads is then 0).
+	Threads     int
+	ThreadsAuto bool
+	Rate        float64
 	// Duration and Operations bound a run: exactly one is set. For a
 	// load, Operations is the number of records it inserts.
 	Duration   time.Duration

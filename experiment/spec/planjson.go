@@ -43,7 +43,10 @@ type StepJSON struct {
 	// Params is the matrix point, in axis order.
 	Params     []ParamJSON `json:"params"`
 	Repetition int         `json:"repetition"`
-	Threads    int         `json:"threads"`
+	// Threads is the step's workers; 0 with ThreadsAuto, when each
+	// target's calibration chooses them at run time.
+	Threads     int  `json:"threads"`
+	ThreadsAuto bool `json:"threads_auto,omitempty"`
 	// Rate is the target rate in operations per second; 0 unthrottled.
 	Rate float64 `json:"rate"`
 	// A run is bounded by DurationSeconds or by Operations; a load's
@@ -74,7 +77,7 @@ func (p *Plan) JSON() PlanJSON {
 		}
 		j.Steps = append(j.Steps, StepJSON{Index: st.Index, ID: st.ID, Kind: st.Kind.String(),
 			Target: st.Target.Name, Database: st.Target.Database, Driver: st.Target.Driver, Workload: st.Workload.Name,
-			Params: params, Repetition: st.Repetition, Threads: st.Threads, Rate: st.Rate,
+			Params: params, Repetition: st.Repetition, Threads: st.Threads, ThreadsAuto: st.ThreadsAuto, Rate: st.Rate,
 			DurationSeconds: st.Duration.Seconds(), Operations: st.Operations, WarmupSeconds: st.Warmup.Seconds()})
 	}
 	for _, w := range p.Warnings {

@@ -161,6 +161,9 @@ type LoadSettings struct {
 	Drop bool
 }
 
+// ThreadsAuto is run.threads' value for a calibrated count.
+const ThreadsAuto = "auto"
+
 // RunSettings is the measured phase: exactly one of Duration and
 // Operations is set.
 type RunSettings struct {
@@ -171,6 +174,10 @@ type RunSettings struct {
 	// Warmup at the latest (run.warmup: {until: steady, max: D}).
 	WarmupSteady bool
 	Threads      int
+	// ThreadsAuto (run.threads: auto) chooses each target's threads by
+	// a short calibration before its first run: the fewest workers that
+	// reach 95% of the most throughput a ramp of them found.
+	ThreadsAuto bool
 	// Target is the rate limit in operations per second; 0 is none.
 	Target      float64
 	Repetitions int

@@ -33,7 +33,7 @@ func badFixtures() map[string][]string {
 			`bad-values.bad.yaml:7: targets[0].deploy.nodes: want a positive integer, got "0"`,
 			`bad-values.bad.yaml:8: targets[0].deploy.cpus: want a number of cores > 0 such as 1.5, got "-1"`,
 			`bad-values.bad.yaml:9: targets[0].deploy.memory: want a size such as 2GiB or 512MiB (units B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got "2G"`,
-			`bad-values.bad.yaml:12: run.threads: want a positive integer, got "eight"`,
+			`bad-values.bad.yaml:12: run.threads: want a positive integer or "auto" (a calibration chooses them), got "eight"`,
 			`bad-values.bad.yaml:13: run.warmup: want a duration such as 90s or 1m30s, or a number of seconds, got "soon"`,
 			`bad-values.bad.yaml:14: run.target: want a rate in operations per second >= 0 (0: unthrottled), got "fast"`,
 			`bad-values.bad.yaml:15: run.repetitions: want a positive integer, got a list`,
@@ -475,5 +475,44 @@ func TestWarmupUntilSteady(t *testing.T) {
 		_, err := spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [a]",
 			"run: {duration: 10s, warmup: "+in+"}"), testOptions())
 		require.ErrorContains(t, err, want, in)
+	}
+}
+
+// TestThreadsAuto: run.threads: auto marks every run step, the plan
+// shows "auto", and what a calibration cannot serve is refused.
+func TestThreadsAuto(t *testing.T) {
+	base := "name: x\ntargets: [{database: postgres}]\nworkloads: [a, c]\n"
+	s, err := spec.Parse("x.yaml", []byte(base+"run: {duration: 5s, threads: auto, repetitions: 2}\n"), testOptions())
+	require.NoError(t, err)
+	require.True(t, s.Run.ThreadsAuto)
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	runs := 0
+	for _, st := range p.Steps {
+		if st.Kind == spec.Run {
+			runs++
+			require.True(t, st.ThreadsAuto, st.ID)
+			require.Zero(t, st.Threads, st.ID)
+		} else {
+			require.False(t, st.ThreadsAuto, "a load keeps load.threads")
+		}
+	}
+	require.Equal(t, 4, runs)
+	var out strings.Builder
+	require.NoError(t, p.Write(&out))
+	require.Regexp(t, `postgres\.a\.rep1 +run +postgres +postgres +postgres +a +- +auto `, out.String())
+
+	for name, tc := range map[string]struct{ run, extra, err string }{
+		"a threads axis":  {"{duration: 5s, threads: auto}", "matrix: {threads: [1, 2]}\n", `x.yaml:5: matrix.threads: run.threads: auto calibrates the threads; a matrix axis "threads" gives them: choose one`},
+		"stages":          {"{threads: auto, stages: [{duration: 5s, threads: 2}]}", "", "run.threads: auto and run.stages: the stages give each one's threads"},
+		"loaders":         {"{duration: 5s, threads: auto, loaders: 2}", "", "run.threads: auto calibrates in this process; with run.loaders give the threads of each loader"},
+		"a target rate":   {"{duration: 5s, threads: auto, target: 500}", "", "a run.target paces it below that"},
+		"another word":    {"{duration: 5s, threads: automatic}", "", `x.yaml:4:30: run.threads: want a positive integer or "auto" (a calibration chooses them), got "automatic"`},
+		"auto for a load": {"{duration: 5s}", "load: {threads: auto}\n", `x.yaml:5:17: load.threads: want a positive integer, got "auto"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := spec.Parse("x.yaml", []byte(base+"run: "+tc.run+"\n"+tc.extra), testOptions())
+			require.ErrorContains(t, err, tc.err)
+		})
 	}
 }

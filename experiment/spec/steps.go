@@ -44,8 +44,11 @@ func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Se
 func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set, rep int) Step {
 	r := b.s.Run
 	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
-		Repetition: rep, Threads: r.Threads, Rate: r.Target, Duration: r.Duration, Operations: r.Operations,
-		Warmup: r.Warmup, WarmupSteady: r.WarmupSteady, Stages: r.Stages}
+		Repetition: rep, Threads: r.Threads, ThreadsAuto: r.ThreadsAuto, Rate: r.Target, Duration: r.Duration,
+		Operations: r.Operations, Warmup: r.Warmup, WarmupSteady: r.WarmupSteady, Stages: r.Stages}
+	if st.ThreadsAuto {
+		st.Threads = 0
+	}
 	p := clone(trial)
 	threadsSrc, rateSrc := b.settingSrc("run.threads"), b.settingSrc("run.target")
 	for _, kv := range pt {
@@ -59,7 +62,12 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 		}
 	}
 	p.Set("dotransactions", "true", properties.Source{File: b.s.File + " (run step)"})
-	p.Set("threadcount", strconv.Itoa(st.Threads), threadsSrc)
+	threads := st.Threads
+	if st.ThreadsAuto {
+		// Known at run time; one passes the workload's checks here.
+		threads = 1
+	}
+	p.Set("threadcount", strconv.Itoa(threads), threadsSrc)
 	p.Set("target", formatRate(st.Rate), rateSrc)
 	// A duration-bound run must not stop at a property file's
 	// operationcount (the built-ins say 1000), and the reverse.

@@ -25,9 +25,9 @@ func (p *Plan) Write(w io.Writer) error {
 	ew.printf("STEP\tID\tKIND\tTARGET\tDATABASE\tDRIVER\tWORKLOAD\tPARAMS\tTHREADS\tRATE\tLENGTH\tWARM-UP\n")
 	for i := range p.Steps {
 		st := &p.Steps[i]
-		ew.printf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Index, st.ID, st.Kind,
+		ew.printf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Index, st.ID, st.Kind,
 			st.Target.Name, st.Target.Database, st.Target.Driver, st.Workload.Name, params(st.Params),
-			st.Threads, rateText(st.Rate), lengthText(st), dashIfZero(st.Warmup))
+			threadsText(st), rateText(st.Rate), lengthText(st), dashIfZero(st.Warmup))
 	}
 	if ew.err != nil {
 		return ew.err
@@ -136,4 +136,12 @@ func (e *errWriter) printf(format string, args ...any) {
 	if _, err := fmt.Fprintf(e.w, format, args...); err != nil {
 		e.err = fmt.Errorf("write plan: %w", err)
 	}
+}
+
+// threadsText is a step's threads, "auto" for a calibrated count.
+func threadsText(st *Step) string {
+	if st.ThreadsAuto {
+		return ThreadsAuto
+	}
+	return fmt.Sprint(st.Threads)
 }

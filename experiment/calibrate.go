@@ -1,0 +1,188 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbarena/dbarena/analysis/saturation"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/trial"
+)
+
+// The calibration behind run.threads: auto: a ramp of closed-loop
+// workers doubling from 1, each count held for calibrationStage, the
+// first calibrationSettle of each left out (workers joining, sessions
+// opening). It stops once two doublings in a row added under 5%, or at
+// maxCalibrationThreads, and chooses the fewest workers that reached
+// calibrationShare of the most throughput seen: the database is then
+// as busy as more workers would make it, without the queueing more
+// workers would add to every latency.
+const (
+	calibrationStage      = 1500 * time.Millisecond
+	calibrationInterval   = 250 * time.Millisecond
+	calibrationSettle     = 500 * time.Millisecond
+	maxCalibrationThreads = 64
+	calibrationShare      = 0.95
+	calibrationFlatGain   = 0.05
+	calibrationFlatSteps  = 2
+)
+
+// calibrationStages is the ramp: 1, 2, 4 ... maxCalibrationThreads.
+func calibrationStages() []runner.Stage {
+	var out []runner.Stage
+	for n := 1; n <= maxCalibrationThreads; n *= 2 {
+		out = append(out, runner.Stage{Duration: calibrationStage, Threads: n})
+	}
+	return out
+}
+
+// calibrate runs the ramp on the target with the workload and settings
+// of its first run st, records it in the manifest and returns the
+// threads chosen. Nothing of it goes into the trials: it only chooses.
+func (tr *targetRun) calibrate(ctx context.Context, st *spec.Step) (int, error) {
+	stages := calibrationStages()
+	p, err := tr.prepare(ctx, st, func(set *trial.Settings) {
+		c := &set.Run
+		c.Threads, c.Target, c.Stages = stages[len(stages)-1].Threads, 0, stages
+		c.WarmupTime, c.WarmupOperations, c.WarmupSteady = 0, 0, false
+		c.OperationCount, c.MaxExecutionTime = 0, 0
+		c.Interval = calibrationInterval
+	})
+	if err != nil {
+		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
+	}
+	defer p.Close()
+	tr.watchDatabase(ctx, p)
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: calibrating threads on workload %s: 1, 2, 4 ... up to %d workers, %s each, until two doublings add under %.0f%%\n",
+		tr.t.Name, st.Workload.Name, maxCalibrationThreads, calibrationStage, 100*calibrationFlatGain)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r := &ramp{stages: stages, stop: stop}
+	cfg := p.Settings.Run
+	cfg.Abort = tr.s.opts.Abort
+	if _, err := runner.Run(rctx, cfg, p.Workload, p.DB, r); err != nil && ctx.Err() == nil {
+		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	cal, err := r.choose(st.Workload.Name)
+	if err != nil {
+		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
+	}
+	tr.s.mu.Lock()
+	tr.s.manifest.Targets[tr.index].Calibration = cal
+	tr.s.mu.Unlock()
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", tr.t.Name, describeCalibration(cal))
+	return cal.Threads, nil
+}
+
+// describeCalibration says "1 thread 3,100 ops/s, 2 6,000 ... : 8
+// threads, the fewest reaching 95% of the most (17,300 ops/s)".
+func describeCalibration(c *results.Calibration) string {
+	var parts []string
+	most := 0.0
+	for _, pt := range c.Points {
+		parts = append(parts, fmt.Sprintf("%d: %.0f ops/s", pt.Threads, pt.Throughput))
+		most = max(most, pt.Throughput)
+	}
+	return fmt.Sprintf("threads %s; chose %d, the fewest reaching %.0f%% of the most (%.0f ops/s)",
+		strings.Join(parts, ", "), c.Threads, 100*c.Share, most)
+}
+
+// ramp observes the calibration run: each stage's operations, time and
+// latency after its settling, and stops the run once the throughput is
+// flat.
+type ramp struct {
+	stages []runner.Stage
+	stop   func()
+	// first is when each stage's first interval began.
+	first   map[int]time.Time
+	ok      map[int]int64
+	secs    map[int]float64
+	hist    map[int]*hdrhistogram.Histogram
+	judged  int  // stages whose throughput the flat rule has seen
+	stopped bool // the rule stopped the ramp
+}
+
+// Interval implements runner.Observer.
+func (r *ramp) Interval(iv *runner.Interval) {
+	if iv.Warmup || iv.Stage < 0 || iv.Stage >= len(r.stages) {
+		return
+	}
+	if r.first == nil {
+		r.first, r.ok, r.secs, r.hist = map[int]time.Time{}, map[int]int64{}, map[int]float64{}, map[int]*hdrhistogram.Histogram{}
+	}
+	if _, ok := r.first[iv.Stage]; !ok {
+		r.first[iv.Stage] = iv.Start
+		// The stages before this one are whole: once the throughput
+		// is flat, this one is not measured.
+		for r.judged < iv.Stage {
+			r.judged++
+			if saturation.Saturated(r.rates(r.judged), calibrationFlatGain, calibrationFlatSteps) {
+				r.stop()
+				r.stopped = true
+			}
+		}
+	}
+	if r.stopped || iv.Start.Sub(r.first[iv.Stage]) < calibrationSettle || iv.Final {
+		return
+	}
+	if r.hist[iv.Stage] == nil {
+		r.hist[iv.Stage] = measure.NewHistogram()
+	}
+	for i := range iv.Results {
+		s := &iv.Results[i]
+		r.ok[iv.Stage] += s.OK()
+		r.hist[iv.Stage].Merge(s.Service)
+	}
+	r.secs[iv.Stage] += iv.End.Sub(iv.Start).Seconds()
+}
+
+// rates are the throughputs of the first n stages measured.
+func (r *ramp) rates(n int) []float64 {
+	var xs []float64
+	for i := 0; i < n; i++ {
+		if r.secs[i] > 0 {
+			xs = append(xs, float64(r.ok[i])/r.secs[i])
+		}
+	}
+	return xs
+}
+
+// choose picks the threads from the stages measured.
+func (r *ramp) choose(workload string) (*results.Calibration, error) {
+	cal := &results.Calibration{Workload: workload, Share: calibrationShare}
+	var pts []saturation.Point
+	for i, sg := range r.stages {
+		if r.secs[i] <= 0 {
+			break
+		}
+		x := float64(r.ok[i]) / r.secs[i]
+		p99 := 0.0
+		if h := r.hist[i]; h != nil && h.TotalCount() > 0 {
+			p99 = float64(h.ValueAtQuantile(99)) / 1e3
+		}
+		cal.Points = append(cal.Points, results.CalibrationPoint{Threads: sg.Threads, Throughput: x, P99: p99})
+		pts = append(pts, saturation.Point{N: float64(sg.Threads), X: x})
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("the ramp measured no stage (each needs %s)", calibrationStage)
+	}
+	i, err := saturation.Enough(pts, calibrationShare)
+	if err != nil {
+		return nil, err
+	}
+	if pts[i].X <= 0 {
+		return nil, fmt.Errorf("no operation succeeded in the ramp")
+	}
+	cal.Threads = int(pts[i].N)
+	return cal, nil
+}
