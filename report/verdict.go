@@ -207,8 +207,9 @@ type tally struct {
 	won, ahead                 []int
 }
 
-// noInterval says why an unconfirmed lead is one.
-const noInterval = "1 repetition gives no confidence interval"
+// noInterval says why an unconfirmed lead is one; the repetitions line
+// below the headline says how many there are.
+const noInterval = "no confidence interval"
 
 // leadSentence says who is faster where the lead is established, and
 // on how many workloads the figures do not say: "redis faster on 1 of 2

@@ -129,10 +129,10 @@ func TestHeadlineSaysWhatTheIntervalsSay(t *testing.T) {
 		{"established, split", [][]cell{sure, behind, sure}, "a is fastest on 2 of 3 workloads, b on 1"},
 		{"interval includes 1x", [][]cell{unsure}, "not distinguishable on the one workload measured on more than one target"},
 		{"one of each", [][]cell{sure, unsure}, "a faster on 1 of 2 workloads; not distinguishable on 1"},
-		{"one repetition", [][]cell{once, once}, "a ahead on all 2 workloads, unconfirmed: 1 repetition gives no confidence interval"},
+		{"one repetition", [][]cell{once, once}, "a ahead on all 2 workloads, unconfirmed: no confidence interval"},
 		{"tied", [][]cell{tied, tied}, "tied within 5% on all 2 workloads"},
-		{"all kinds", [][]cell{behind, tied, unsure, once}, "b faster on 1 of 4 workloads; tied within 5% on 1; not distinguishable on 1; unconfirmed on 1 (1 repetition gives no confidence interval; a ahead on 1)"},
-		{"unconfirmed first", [][]cell{once, unsure}, "not distinguishable on 1 of 2 workloads; unconfirmed on 1 (1 repetition gives no confidence interval; a ahead on 1)"},
+		{"all kinds", [][]cell{behind, tied, unsure, once}, "b faster on 1 of 4 workloads; tied within 5% on 1; not distinguishable on 1; unconfirmed on 1 (no confidence interval; a ahead on 1)"},
+		{"unconfirmed first", [][]cell{once, unsure}, "not distinguishable on 1 of 2 workloads; unconfirmed on 1 (no confidence interval; a ahead on 1)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,5 +190,5 @@ func TestBestOnlyWhereTheLeadIsEstablished(t *testing.T) {
 	require.NotContains(t, html, `<span class="tag">best</span>`)
 	require.NotContains(t, html, `class="num first rate best"`)
 	require.Equal(t, 3, strings.Count(html, "(lead unconfirmed: 1 repetition)"))
-	requireHas(t, html, "throughput: postgres ahead on 2 of 3 workloads, cassandra on 1, unconfirmed: 1 repetition gives no confidence interval")
+	requireHas(t, html, "throughput: postgres ahead on 2 of 3 workloads, cassandra on 1, unconfirmed: no confidence interval")
 }
