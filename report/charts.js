@@ -92,6 +92,7 @@
       });
       var data = p.series.length ? uPlot.join(p.series.map(function (s) { return [s.x, s.y]; })) : [[]];
       var opts = {
+        title: p.title || undefined,
         width: width, height: last ? 200 : 170, series: series,
         scales: {
           x: { time: false, range: function () { return [spec.xmin, spec.xmax]; } },

@@ -29,6 +29,9 @@ type chart struct {
 }
 
 type chartPanel struct {
+	// Title names what the panel shows when its axis label is only a
+	// unit (a database metric's panel).
+	Title  string        `json:"title,omitempty"`
 	Label  string        `json:"label"`
 	Log    bool          `json:"log,omitempty"`
 	Series []chartSeries `json:"series"`
@@ -108,7 +111,7 @@ func chartOf(f *figure) *chart {
 // panelOf groups a panel's lines into series by colour and dash, named
 // after the legend key of their colour.
 func panelOf(p *panel, legend []legendEntry) chartPanel {
-	cp := chartPanel{Label: p.Y.Label.Text}
+	cp := chartPanel{Title: p.Title.Text, Label: p.Y.Label.Text}
 	_, cp.Log = p.Y.Scale.(plot.LogScale)
 	type key struct {
 		color string
