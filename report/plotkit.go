@@ -252,15 +252,31 @@ func (s *shade) Plot(c draw.Canvas, p *plot.Plot) {
 	if s.rgb != 0 {
 		clr = rgb(s.rgb)
 	}
+	fill := translucent(clr)
 	lab := draw.TextStyle{Color: rgb(textRGB), Font: sans(7), Handler: p.TextHandler, XAlign: draw.XLeft, YAlign: draw.YTop}
 	for i, sp := range s.spans {
 		x0, x1 := trX(sp[0]), trX(sp[1])
 		pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
-		c.FillPolygon(clr, c.ClipPolygonX(pts))
+		c.FillPolygon(fill, c.ClipPolygonX(pts))
 		if i < len(s.labels) && c.ContainsX(x0) && lab.Width(s.labels[i])+vg.Points(3) < x1-x0 {
 			c.FillText(lab, vg.Point{X: x0 + vg.Points(1.5), Y: c.Max.Y - vg.Points(10)}, s.labels[i])
 		}
 	}
+}
+
+// shadeAlpha is the opacity of a shade: a figure whose lines were
+// added before its shade (the experiment-wide ones add the warm-ups
+// last, over every panel) would otherwise hide them under it.
+const shadeAlpha = 0.35
+
+// translucent is c at shadeAlpha, its colour chosen so that on white it
+// shows as c does: the shades look as they did, and a line under one
+// still shows through.
+func translucent(c color.RGBA) color.NRGBA {
+	ch := func(v uint8) uint8 {
+		return uint8(math.Round(math.Max(0, 255-(255-float64(v))/shadeAlpha)))
+	}
+	return color.NRGBA{R: ch(c.R), G: ch(c.G), B: ch(c.B), A: uint8(math.Round(255 * shadeAlpha))}
 }
 
 // marks draws thin vertical lines, labelled along the top when there is

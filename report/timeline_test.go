@@ -186,3 +186,19 @@ func requireRates(t *testing.T, p *panel, x0, x1, lo, hi float64) {
 	}
 	require.Equal(t, 13, n, "the trial's 13 whole intervals are drawn")
 }
+
+// TestShadeLetsLinesThrough: a shade is translucent, so a line drawn
+// before it (the experiment-wide figures shade their warm-ups last)
+// still shows, and on white it is the colour it was.
+func TestShadeLetsLinesThrough(t *testing.T) {
+	for _, c := range []uint32{shadeRGB, refRGB} {
+		want := rgb(c)
+		got := translucent(want)
+		require.Less(t, got.A, uint8(255))
+		a := float64(got.A) / 255
+		over := func(v uint8) float64 { return 255*(1-a) + float64(v)*a }
+		require.InDelta(t, float64(want.R), over(got.R), 1.5)
+		require.InDelta(t, float64(want.G), over(got.G), 1.5)
+		require.InDelta(t, float64(want.B), over(got.B), 1.5)
+	}
+}
