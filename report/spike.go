@@ -34,6 +34,23 @@ func spikeSection(d *results.Data) []spikeView {
 			stagesOf[run] = append(stagesOf[run], t)
 		}
 	}
+	// The recovery is judged on whole intervals, as the figures draw
+	// them (timeline.drawn): the part of an interval after a stage
+	// boundary can be microseconds long, its rate and p99 noise that
+	// would break, or fake, a run of recovered intervals.
+	tl := newTimeline(d)
+	type pointKey struct {
+		trial   string
+		elapsed time.Duration
+		warm    bool
+	}
+	whole := map[pointKey]bool{}
+	for _, ps := range tl.points {
+		kept, _ := tl.drawn(ps)
+		for _, p := range kept {
+			whole[pointKey{p.Trial, p.Elapsed, p.Warmup}] = true
+		}
+	}
 	points := map[string][]spike.Interval{}
 	last := map[string]time.Duration{}
 	for _, p := range d.Points {
@@ -45,7 +62,7 @@ func spikeSection(d *results.Data) []spikeView {
 			start = p.Elapsed - p.Length
 		}
 		last[p.Trial] = p.Elapsed
-		if p.Warmup {
+		if p.Warmup || !whole[pointKey{p.Trial, p.Elapsed, p.Warmup}] {
 			continue
 		}
 		points[p.Trial] = append(points[p.Trial], spike.Interval{Start: start, Stage: p.Stage - 1, Rate: p.Rate, P99Ms: p.Latency.P99 / 1e3})
