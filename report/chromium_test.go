@@ -128,3 +128,18 @@ func TestChromium(t *testing.T) {
 		require.NoError(t, os.WriteFile(keep, b, 0o644))
 	}
 }
+
+// TestChromiumDBMetricPanels: the database metrics' interactive panels
+// carry their titles in the page, and draw without a console error.
+func TestChromiumDBMetricPanels(t *testing.T) {
+	bin := chromium(t)
+	d := fullFixture().write(t)
+	addMetric(d, runTrial(t, d, "postgres"), "pg-1", "pg_cache_hit_ratio", func(i int) float64 { return 0.9 + 0.01*float64(i) })
+	addMetric(d, runTrial(t, d, "cassandra"), "cass-1", "cassandra_pool_read_stage_pending", func(i int) float64 { return float64(i) })
+	path, err := Write(d)
+	require.NoError(t, err)
+	dom, log := runChromium(t, bin, "--virtual-time-budget=5000", "--dump-dom", "file://"+path)
+	require.Empty(t, consoleErrors(log))
+	requireHas(t, dom, `<div class="u-title">PostgreSQL cache hit ratio (5-s moving mean)</div>`)
+	requireHas(t, dom, `<div class="u-title">Cassandra pool read stage pending</div>`)
+}
