@@ -123,7 +123,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	s := tr.s
 	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
 	if st.ThreadsAuto && tr.threads == 0 && tr.calibrationErr == nil {
-		tr.threads, tr.calibrationErr = tr.calibrate(ctx, st)
+		tr.threads, tr.calibrationErr = tr.calibrate(ctx, spec.CalibrationStep(s.plan.Steps, tr.t))
 		if ctx.Err() != nil {
 			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, ctx.Err())
 		}

@@ -49,7 +49,8 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, err, "Parse accepted what NewPlan refuses")
 		require.NoError(t, plan.Write(io.Discard))
 		for _, st := range plan.Steps {
-			require.True(t, st.Threads >= 1 && st.Threads <= bounds.MaxThreads, "step %s: %d threads", st.ID, st.Threads)
+			require.True(t, st.ThreadsAuto || st.Threads >= 1 && st.Threads <= bounds.MaxThreads, "step %s: %d threads", st.ID, st.Threads)
+			require.True(t, !st.ThreadsAuto || st.Threads == 0 && st.Kind == spec.Run, "step %s: auto and %d threads", st.ID, st.Threads)
 			require.True(t, st.Rate >= 0 && !math.IsInf(st.Rate, 0), "step %s: rate %v", st.ID, st.Rate)
 		}
 	})

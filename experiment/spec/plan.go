@@ -69,6 +69,9 @@ type Step struct {
 	WarmupSteady bool
 	// Stages make a run a schedule (see RunSettings.Stages).
 	Stages []Stage
+	// ChangesKeys says the run inserts or deletes records: the next run
+	// needs a fresh load, and a calibration must not run on it.
+	ChangesKeys bool
 }
 
 // Plan is the ordered list of steps an experiment runs.
@@ -138,6 +141,7 @@ func NewPlan(s *Spec) (*Plan, error) {
 		b.target(&s.Targets[ti], points)
 	}
 	b.checkIDs()
+	b.checkCalibration()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
 	}
@@ -195,8 +199,13 @@ func (b *builder) target(t *Target, points [][]KV) {
 					loaded, loads, dirty = sig, loads+1, false
 					b.add(b.loadStep(t, w, pt, props, cfg, loads))
 				}
-				b.add(b.runStep(t, w, pt, props, rep))
-				dirty = cfg.InsertProportion > 0 || cfg.DeleteProportion > 0
+				st := b.runStep(t, w, pt, props, rep)
+				st.ChangesKeys = cfg.InsertProportion > 0 || cfg.DeleteProportion > 0
+				if rep > 1 && st.WarmupSteady {
+					repeatWarmup(&st)
+				}
+				b.add(st)
+				dirty = st.ChangesKeys
 			}
 		}
 	}
@@ -321,4 +330,52 @@ func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 		}
 	}
 	return sb.String()
+}
+
+// RepeatWarmup is the warm-up of a repetition after the first, when the
+// run warms up until steady: it follows the repetition before it on a
+// database as warm as that one left it (compiled, its caches holding the
+// data, or the data a reload just wrote), and only the new sessions are
+// cold. Its measured window is still judged steady or not.
+const RepeatWarmup = time.Second
+
+// repeatWarmup gives st the short warm-up of a repetition on a warm
+// database, in place of a warm-up until steady.
+func repeatWarmup(st *Step) {
+	st.Warmup, st.WarmupSteady = RepeatWarmup, false
+	p := st.Properties
+	src := properties.Source{File: "repetition after the first (run.warmup: until steady)"}
+	p.Set("warmup.time", formatSeconds(st.Warmup), src)
+	p.Set("warmup.steady", "false", src)
+	if st.Operations == 0 {
+		p.Set("maxexecutiontime", formatSeconds(st.Duration+st.Warmup), src)
+	}
+}
+
+// checkCalibration refuses run.threads: auto for a target none of whose
+// runs leaves the data as loaded: the calibration's ramp runs one of
+// them, and inserts or deletes there would change what the trials after
+// it read.
+func (b *builder) checkCalibration() {
+	if !b.s.Run.ThreadsAuto {
+		return
+	}
+	for ti := range b.s.Targets {
+		t := &b.s.Targets[ti]
+		if CalibrationStep(b.plan.Steps, t) == nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: run.threads: auto: target %s has no workload that neither inserts nor deletes for the calibration to run on (it must leave the data as loaded); add one such as c, or give the threads", b.s.File, t.Name))
+		}
+	}
+}
+
+// CalibrationStep is the run of target t that run.threads: auto
+// calibrates on: its first that neither inserts nor deletes (nil: none).
+func CalibrationStep(steps []Step, t *Target) *Step {
+	for i := range steps {
+		st := &steps[i]
+		if st.Target == t && st.Kind == Run && st.ThreadsAuto && !st.ChangesKeys {
+			return st
+		}
+	}
+	return nil
 }

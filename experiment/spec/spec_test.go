@@ -2,6 +2,7 @@ package spec_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -515,4 +516,46 @@ func TestThreadsAuto(t *testing.T) {
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
+}
+
+// TestRepeatWarmup: a repetition after the first warms up for a second,
+// not until steady, also after a reload (D inserts, so each of its
+// repetitions gets a fresh load).
+func TestRepeatWarmup(t *testing.T) {
+	s, err := spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [a, d]",
+		"run: {duration: 10s, warmup: {until: steady, max: 30s}, repetitions: 3}"), testOptions())
+	require.NoError(t, err)
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, st := range p.Steps {
+		if st.Kind != spec.Run {
+			continue
+		}
+		v, _, _ := st.Properties.Lookup("maxexecutiontime")
+		got[st.ID] = fmt.Sprintf("%v %s %s", st.WarmupSteady, st.Warmup, v)
+		require.Equal(t, st.Workload.Name == "d", st.ChangesKeys, st.ID)
+	}
+	require.Equal(t, map[string]string{
+		"postgres.a.rep1": "true 30s 40", "postgres.a.rep2": "false 1s 11", "postgres.a.rep3": "false 1s 11",
+		"postgres.d.rep1": "true 30s 40", "postgres.d.rep2": "false 1s 11", "postgres.d.rep3": "false 1s 11",
+	}, got)
+}
+
+// TestThreadsAutoNeedsAReadOnlyRun: the calibration runs on the target's
+// first workload that leaves the data as loaded, and a target with none
+// is refused.
+func TestThreadsAutoNeedsAReadOnlyRun(t *testing.T) {
+	parse := func(workloads string) (*spec.Plan, error) {
+		s, err := spec.Parse("x.yaml", []byte("name: x\ntargets: [{database: postgres}]\nworkloads: "+workloads+"\nrun: {duration: 5s, threads: auto}\n"), testOptions())
+		if err != nil {
+			return nil, err // Parse plans too
+		}
+		return spec.NewPlan(s)
+	}
+	p, err := parse("[d, b, e]")
+	require.NoError(t, err)
+	require.Equal(t, "postgres.b", spec.CalibrationStep(p.Steps, &p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
+	_, err = parse("[d, e]")
+	require.ErrorContains(t, err, "x.yaml: run.threads: auto: target postgres has no workload that neither inserts nor deletes")
 }
