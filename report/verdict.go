@@ -183,6 +183,9 @@ func (r *row) leadOf() lead {
 		return leadNone
 	}
 	top := &r.cells[order[0]]
+	if top.mean <= 0 {
+		return leadTied // every target at 0 ops/s
+	}
 	out := leadEstablished
 	for _, i := range order[1:] {
 		c := &r.cells[i]
@@ -252,8 +255,9 @@ func leadSentence(s *summary, t *tally) string {
 		parts = append(parts, "not distinguishable on "+of(t.indistinct))
 	}
 	if ahead > 0 {
-		first := len(parts) == 0
-		parts = append(parts, fmt.Sprintf("unconfirmed on %s (%s; %s)", of(ahead), noInterval, leaders(s, t.ahead, "ahead", t.compared, first)))
+		// Never the first part: with no other, every lead is unconfirmed
+		// (above).
+		parts = append(parts, fmt.Sprintf("unconfirmed on %s (%s; %s)", of(ahead), noInterval, leaders(s, t.ahead, "ahead", t.compared, false)))
 	}
 	return strings.Join(parts, "; ")
 }

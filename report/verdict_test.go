@@ -95,6 +95,7 @@ func TestLeadOf(t *testing.T) {
 		{"the other measured 0 ops/s twice", []cell{{n: 2, mean: 100, std: 5}, {n: 2, mean: 0, std: 0}}, leadEstablished, 0},
 		{"the other measured 0 ops/s once", []cell{{n: 2, mean: 100, std: 5}, {n: 1, mean: 0, std: math.NaN()}}, leadUnconfirmed, 0},
 		{"one target measured", []cell{{n: 3, mean: 100, std: 5}, {}}, leadNone, 0},
+		{"every target at 0 ops/s", []cell{{n: 2, mean: 0, std: 0}, {n: 2, mean: 0, std: 0}}, leadTied, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
