@@ -21,8 +21,9 @@
 //     the benchmark took.
 //  5. network: a link of known capacity (a shaped link, a NIC's speed)
 //     carried 90% or more of it in one direction.
-//  6. the database's own waits: a quarter or more of its active sessions
-//     waited on one class of wait: the commit's WAL flush, row locks,
+//  6. the database's own waits: a quarter or more of its client sessions
+//     (the workers' connections, idle ones included: a quarter of the
+//     workers' time) waited on one class of wait: the commit's WAL flush, row locks,
 //     other heavyweight locks, or the server's internal locks. Where
 //     several classes hold, the largest share comes first; the evidence
 //     names the wait events the server reported.
@@ -102,7 +103,7 @@ var waitKinds = map[WaitClass]struct {
 	WaitLWLock:   {Internal, "waited on the server's internal locks"},
 }
 
-// Wait is the share of the database's active sessions that waited on one
+// Wait is the share of the database's client sessions that waited on one
 // class of wait over the window, and the events of that class the
 // database reported, largest first.
 type Wait struct {
@@ -112,7 +113,7 @@ type Wait struct {
 }
 
 // Event is one wait event ("LWLock:WALWrite") and its share of the
-// active sessions.
+// client sessions.
 type Event struct {
 	Name  string
 	Share float64
@@ -155,7 +156,7 @@ type Evidence struct {
 	// CacheName ("pg_cache_hit_ratio").
 	CacheHitRatio float64
 	CacheName     string
-	// Waits are the shares of the active sessions by class of wait
+	// Waits are the shares of the client sessions by class of wait
 	// (none: the database reports no waits).
 	Waits []Wait
 }
@@ -214,7 +215,7 @@ func Judge(e Evidence) Verdict {
 	}
 	for _, w := range e.heldWaits() {
 		k := waitKinds[w.Class]
-		hold(k.kind, "%.0f%% of active sessions %s%s", 100*w.Share, k.what, eventList(w.Events))
+		hold(k.kind, "%.0f%% of the database's sessions %s%s", 100*w.Share, k.what, eventList(w.Events))
 	}
 	if known(e.CacheHitRatio) && e.CacheHitRatio < cacheHit {
 		var disk []string
@@ -225,7 +226,7 @@ func Judge(e Evidence) Verdict {
 			disk = append(disk, fmt.Sprintf("disks %.0f%% busy", e.DiskBusyPercent))
 		}
 		if io := e.WaitShare(WaitIO); io >= ioShare {
-			disk = append(disk, fmt.Sprintf("%.0f%% of active sessions waiting on I/O", 100*io))
+			disk = append(disk, fmt.Sprintf("%.0f%% of the database's sessions waiting on I/O", 100*io))
 		}
 		if len(disk) > 0 {
 			hold(CacheMisses, "%s %.1f%%, %s", e.CacheName, 100*e.CacheHitRatio, strings.Join(disk, ", "))
@@ -247,7 +248,7 @@ func Judge(e Evidence) Verdict {
 	return Verdict{Kind: found[0].kind, Why: strings.Join(whys, "; ")}
 }
 
-// WaitShare is the share of active sessions that waited on class c, NaN
+// WaitShare is the share of client sessions that waited on class c, NaN
 // when the database does not report it.
 func (e Evidence) WaitShare(c WaitClass) float64 {
 	for _, w := range e.Waits {
@@ -366,7 +367,7 @@ func (e Evidence) highest() string {
 		if k, ok := waitKinds[w.Class]; ok {
 			what = string(k.kind)
 		}
-		parts = append(parts, fmt.Sprintf("%.0f%% of active sessions waiting on %s", 100*w.Share, what))
+		parts = append(parts, fmt.Sprintf("%.0f%% of the database's sessions waiting on %s", 100*w.Share, what))
 	}
 	if len(parts) == 0 {
 		return "no figures to judge by"

@@ -61,11 +61,11 @@ func TestRules(t *testing.T) {
 		"link of unknown capacity": {func(e *bottleneck.Evidence) { e.Link, e.LinkBps = "lo", 5e9 },
 			bottleneck.NoneFound, "no figures"},
 		"WAL flush": {func(e *bottleneck.Evidence) { e.Waits = []bottleneck.Wait{walWait(0.65)} },
-			bottleneck.CommitFlush, "65% of active sessions waited on the WAL flush at commit (LWLock:WALWrite 41%, IO:WALSync 24%)"},
+			bottleneck.CommitFlush, "65% of the database's sessions waited on the WAL flush at commit (LWLock:WALWrite 41%, IO:WALSync 24%)"},
 		"row locks": {func(e *bottleneck.Evidence) {
 			e.Waits = []bottleneck.Wait{walWait(0.05), {Class: bottleneck.WaitRowLock, Share: 0.7,
 				Events: []bottleneck.Event{{Name: "Lock:transactionid", Share: 0.6}, {Name: "Lock:tuple", Share: 0.1}}}}
-		}, bottleneck.RowLocks, "70% of active sessions waited on row locks (Lock:transactionid 60%, Lock:tuple 10%)"},
+		}, bottleneck.RowLocks, "70% of the database's sessions waited on row locks (Lock:transactionid 60%, Lock:tuple 10%)"},
 		"the larger wait first": {func(e *bottleneck.Evidence) {
 			e.Waits = []bottleneck.Wait{walWait(0.3), {Class: bottleneck.WaitRowLock, Share: 0.5}}
 		}, bottleneck.RowLocks, "also commit flush (WAL): 30%"},
@@ -74,16 +74,16 @@ func TestRules(t *testing.T) {
 		}, bottleneck.Internal, "waited on the server's internal locks (LWLock:BufferMapping 40%)"},
 		"other heavyweight locks": {func(e *bottleneck.Evidence) {
 			e.Waits = []bottleneck.Wait{{Class: bottleneck.WaitLock, Share: 0.3}}
-		}, bottleneck.Locks, "30% of active sessions waited on heavyweight locks"},
+		}, bottleneck.Locks, "30% of the database's sessions waited on heavyweight locks"},
 		"data file I/O alone names nothing": {func(e *bottleneck.Evidence) {
 			e.Waits = []bottleneck.Wait{{Class: bottleneck.WaitIO, Share: 0.9}}
-		}, bottleneck.NoneFound, "90% of active sessions waiting on data file I/O"},
+		}, bottleneck.NoneFound, "90% of the database's sessions waiting on data file I/O"},
 		"cache misses from disk": {func(e *bottleneck.Evidence) {
 			e.CacheHitRatio, e.CacheName, e.DiskReadIOPS = 0.6, "pg_cache_hit_ratio", 800
 		}, bottleneck.CacheMisses, "pg_cache_hit_ratio 60.0%, 800 disk reads/s"},
 		"cache misses waiting on I/O": {func(e *bottleneck.Evidence) {
 			e.CacheHitRatio, e.CacheName, e.Waits = 0.6, "pg_cache_hit_ratio", []bottleneck.Wait{{Class: bottleneck.WaitIO, Share: 0.2}}
-		}, bottleneck.CacheMisses, "20% of active sessions waiting on I/O"},
+		}, bottleneck.CacheMisses, "20% of the database's sessions waiting on I/O"},
 		"misses the page cache served": {func(e *bottleneck.Evidence) {
 			e.CacheHitRatio, e.CacheName, e.DiskReadIOPS, e.DiskBusyPercent = 0.6, "pg_cache_hit_ratio", 2, 1
 		}, bottleneck.NoneFound, "pg_cache_hit_ratio 60.0%"},

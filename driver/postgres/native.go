@@ -22,10 +22,13 @@ FROM pg_stat_database WHERE datname = current_database()`
 	writerStats16 = `SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter`
 	writerStats17 = `SELECT c.num_timed + c.num_requested, c.buffers_written, b.buffers_clean, 0::bigint
 FROM pg_stat_checkpointer c, pg_stat_bgwriter b`
-	// sessionStats counts the client sessions running a statement, by
-	// what they wait on; "CPU" is no wait (on the CPU, or about to be).
-	sessionStats = `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, ''), count(*) FROM pg_stat_activity
-WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1, 2`
+	// sessionStats counts the benchmark database's client sessions by
+	// what they wait on: "CPU" is a statement running with no wait (on
+	// the CPU, or about to be), "Idle" a session with no statement
+	// running (waiting for its client, or idle in a transaction).
+	sessionStats = `SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type, 'CPU') ELSE 'Idle' END,
+	CASE WHEN state = 'active' THEN coalesce(wait_event, '') ELSE '' END, count(*) FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1, 2`
 )
 
 // ReadMetrics implements driver.MetricsReader from pg_stat_database,
@@ -97,11 +100,11 @@ func (db *DB) ReadMetrics(ctx context.Context) ([]driver.Metric, error) {
 	return out, nil
 }
 
-// sessionMetrics turns pg_stat_activity's count of active sessions by
+// sessionMetrics turns pg_stat_activity's count of client sessions by
 // wait event into gauges: per wait event type (pg_sessions_lock, ...),
 // per class of wait the bottleneck verdict reads (see waits.go), and per
 // event of those classes; and each class's and event's share of the
-// active sessions into ratios.
+// client sessions into ratios.
 func (db *DB) sessionMetrics(rows pgx.Rows, out *[]driver.Metric) error {
 	var w waitCounts
 	var typ, event string

@@ -50,18 +50,20 @@ func TestWaitMetrics(t *testing.T) {
 	w.add("IO", "WALSync", 8)
 	w.add("CPU", "", 11)
 	w.add("Lock", "transactionid", 1)
+	w.add("Idle", "", 6)
 	got := map[string]driver.Metric{}
 	for _, m := range w.metrics(&seen) {
 		got[m.Name] = m
 	}
 	require.Equal(t, 34.0, got["pg_sessions_active"].Value)
+	require.Equal(t, 40.0, got["pg_sessions"].Value, "idle sessions count in the whole")
 	require.Equal(t, 22.0, got["pg_waiting_wal_flush"].Value)
 	require.Equal(t, 1.0, got["pg_waiting_row_lock"].Value)
 	require.Equal(t, 14.0, got["pg_sessions_lwlock"].Value, "the type's gauge counts every LWLock")
 	require.Zero(t, got["pg_waiting_lwlock"].Value, "but no LWLock of that class")
 	require.Equal(t, 14.0, got["pg_waiting_wal_flush_LWLock_WALWrite"].Value)
 	require.Equal(t, driver.Metric{Name: "pg_wal_flush_wait_share", Kind: driver.MetricRatio,
-		Part: "pg_waiting_wal_flush", Whole: "pg_sessions_active"}, got["pg_wal_flush_wait_share"])
+		Part: "pg_waiting_wal_flush", Whole: "pg_sessions"}, got["pg_wal_flush_wait_share"])
 	require.Equal(t, "pg_waiting_wal_flush_IO_WALSync", got["pg_wal_flush_wait_share_IO_WALSync"].Part)
 	for name := range got {
 		require.NotContains(t, name, "CPU_", "no per-event figure for a wait of no class")
