@@ -58,27 +58,33 @@ func (tr *targetRun) calibrate(ctx context.Context, st *spec.Step) (int, error) 
 		return 0, errors.New("no run that leaves the data as loaded to calibrate on")
 	}
 	stages := calibrationStages()
-	p, err := tr.prepare(ctx, st, func(set *trial.Settings) {
+	p, err := tr.prepare(ctx, st, override{settings: func(set *trial.Settings) {
 		c := &set.Run
 		c.Threads, c.Target, c.Stages = stages[len(stages)-1].Threads, 0, stages
 		c.WarmupTime, c.WarmupOperations, c.WarmupSteady = 0, 0, false
 		c.OperationCount, c.MaxExecutionTime = 0, 0
 		c.Interval = calibrationInterval
-	})
+	}})
 	if err != nil {
 		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
 	}
 	defer p.Close()
 	tr.watchDatabase(ctx, p)
-	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: calibrating threads on workload %s: a warm-up until steady (%d workers, at most %s), then 1, 2, 4 ... up to %d workers, %s each, until two doublings add under %.0f%%\n",
-		tr.t.Name, st.Workload.Name, calibrationWarmThreads, calibrationWarmMax, maxCalibrationThreads, calibrationStage, 100*calibrationFlatGain)
-	warm := p.Settings.Run
-	warm.Threads, warm.Stages = calibrationWarmThreads, nil
-	warm.WarmupTime, warm.WarmupSteady = calibrationWarmMax, true
-	warm.MaxExecutionTime, warm.Interval = calibrationWarmMax+time.Second, time.Second
-	warm.Abort = tr.s.opts.Abort
-	if _, err := runner.Run(ctx, warm, p.Workload, p.DB); err != nil && ctx.Err() == nil {
-		return 0, fmt.Errorf("calibrate threads on %s: warm-up: %w", st.ID, err)
+	warmup := fmt.Sprintf("a warm-up until steady (%d workers, at most %s), then ", calibrationWarmThreads, calibrationWarmMax)
+	if tr.prewarmed {
+		warmup = "warm from the target's warm-up: "
+	}
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: calibrating threads on workload %s: %s1, 2, 4 ... up to %d workers, %s each, until two doublings add under %.0f%%\n",
+		tr.t.Name, st.Workload.Name, warmup, maxCalibrationThreads, calibrationStage, 100*calibrationFlatGain)
+	if !tr.prewarmed {
+		warm := p.Settings.Run
+		warm.Threads, warm.Stages = calibrationWarmThreads, nil
+		warm.WarmupTime, warm.WarmupSteady = calibrationWarmMax, true
+		warm.MaxExecutionTime, warm.Interval = calibrationWarmMax+time.Second, time.Second
+		warm.Abort = tr.s.opts.Abort
+		if _, err := runner.Run(ctx, warm, p.Workload, p.DB); err != nil && ctx.Err() == nil {
+			return 0, fmt.Errorf("calibrate threads on %s: warm-up: %w", st.ID, err)
+		}
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()

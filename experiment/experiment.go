@@ -140,7 +140,7 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
 		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO),
-		Steps: plannedSteps(plan)}
+		Steps: plannedSteps(plan), Run: runDesign(plan.Spec.Run)}
 	if self, err := procid.Self(); err == nil {
 		s.manifest.PIDStart, s.manifest.BootID = self.Start, self.Boot
 	}
@@ -664,4 +664,19 @@ func loaderHost() results.Host {
 	}
 	h.MemoryBytes = memTotal()
 	return h
+}
+
+// runDesign is what the run section asked of every trial, for the
+// manifest.
+func runDesign(r spec.RunSettings) *results.RunDesign {
+	d := &results.RunDesign{DurationSeconds: r.Duration.Seconds(), WarmupSeconds: r.Warmup.Seconds(),
+		WarmupSteady: r.WarmupSteady, PrewarmSeconds: r.Prewarm.Seconds(), Threads: r.Threads,
+		ThreadsAuto: r.ThreadsAuto, Repetitions: max(r.Repetitions, 1)}
+	if r.WarmupSteady && d.Repetitions > 1 {
+		d.RepeatWarmupSeconds = spec.RepeatWarmup.Seconds()
+	}
+	if r.ThreadsAuto {
+		d.Threads = 0
+	}
+	return d
 }

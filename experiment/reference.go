@@ -26,6 +26,12 @@ func (tr *targetRun) reference(ctx context.Context, st *spec.Step, props map[str
 		// Nobody expects one on writes: no note either.
 		return
 	}
+	if st.Repetition > 1 {
+		// The client's ceiling is the setup's, not a repetition's: the
+		// first measures it, and the others save the tool's run.
+		row.Reference.Note = "no reference: measured on the first repetition"
+		return
+	}
 	if tr.loaders().remote() {
 		// The tool would run here, the trial ran on the load machines:
 		// the ratio would measure the network between them.

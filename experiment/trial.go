@@ -37,6 +37,9 @@ type targetRun struct {
 	// every run that needed it.
 	threads        int
 	calibrationErr error
+	// prewarmTried says the target's warm-up (run.prewarm) was run,
+	// prewarmed that it finished.
+	prewarmTried, prewarmed bool
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:
@@ -77,13 +80,23 @@ type trialFailure struct {
 
 func (e *trialFailure) Error() string { return e.id + " failed: " + e.reason }
 
+// override changes what prepare makes of a step: properties laid over
+// the step's, and the settings afterwards.
+type override struct {
+	props    map[string]string
+	settings func(*trial.Settings)
+}
+
 // prepare resolves a step's properties, workload and settings (the
-// experiment file's over the properties', then adjust's when given),
-// opens the driver and creates or checks the table.
-func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, adjust func(*trial.Settings)) (*trial.Trial, error) {
+// experiment file's over the properties', then the override's), opens
+// the driver and creates or checks the table.
+func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, over override) (*trial.Trial, error) {
 	props, err := tr.stepProps(st)
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range over.props {
+		props.Set(k, v, properties.Source{File: "dbarena (" + st.ID + ")"})
 	}
 	phase := runner.Transactions
 	if st.Kind == spec.Load {
@@ -99,8 +112,8 @@ func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, adjust func(*tr
 	if err := tr.settle(st, &plan.Settings); err != nil {
 		return nil, err
 	}
-	if adjust != nil {
-		adjust(&plan.Settings)
+	if over.settings != nil {
+		over.settings(&plan.Settings)
 		if err := plan.Settings.Run.Validate(); err != nil {
 			return nil, err
 		}
@@ -122,8 +135,19 @@ func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, adjust func(*tr
 func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	s := tr.s
 	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(s.plan.Steps), st.ID)
+	if st.Kind == spec.Run && !tr.prewarmTried && s.plan.Spec.Run.Prewarm > 0 {
+		tr.prewarmTried = true
+		err := tr.prewarm(ctx, spec.KeepsData(s.plan.Steps, tr.t))
+		tr.prewarmed = err == nil
+		if err != nil {
+			if ctx.Err() != nil {
+				return results.Trial{}, fmt.Errorf("%s: %w", st.ID, ctx.Err())
+			}
+			s.log.Warn("the target's warm-up failed; its trials go on, each with its own warm-up", "target", tr.t.Name, "err", err)
+		}
+	}
 	if st.ThreadsAuto && tr.threads == 0 && tr.calibrationErr == nil {
-		tr.threads, tr.calibrationErr = tr.calibrate(ctx, spec.CalibrationStep(s.plan.Steps, tr.t))
+		tr.threads, tr.calibrationErr = tr.calibrate(ctx, spec.KeepsData(s.plan.Steps, tr.t))
 		if ctx.Err() != nil {
 			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, ctx.Err())
 		}
@@ -131,7 +155,7 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 	if st.ThreadsAuto && tr.calibrationErr != nil {
 		return tr.failed(tr.emptyRow(st), label, "run.threads: auto: "+tr.calibrationErr.Error())
 	}
-	p, err := tr.prepare(ctx, st, nil)
+	p, err := tr.prepare(ctx, st, override{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return results.Trial{}, fmt.Errorf("%s: %w", st.ID, err)

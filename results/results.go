@@ -104,6 +104,30 @@ type Manifest struct {
 	Steps []Step `json:"steps,omitempty"`
 	// SLO is the experiment's latency objective; nil: none.
 	SLO *SLO `json:"slo,omitempty"`
+	// Run is how the trials were run, for the report's account of the
+	// design; nil in directories written before it was recorded.
+	Run *RunDesign `json:"run,omitempty"`
+}
+
+// RunDesign is what the run section of the experiment asked of every
+// trial.
+type RunDesign struct {
+	// DurationSeconds is each measured window (0: an operation count).
+	DurationSeconds float64 `json:"duration_seconds,omitempty"`
+	// WarmupSeconds is the warm-up, or its longest with WarmupSteady;
+	// RepeatWarmupSeconds the warm-up of repetitions after the first
+	// when that differs.
+	WarmupSeconds       float64 `json:"warmup_seconds,omitempty"`
+	WarmupSteady        bool    `json:"warmup_steady,omitempty"`
+	RepeatWarmupSeconds float64 `json:"repeat_warmup_seconds,omitempty"`
+	// PrewarmSeconds is the longest a target's warm-up may take (0:
+	// none).
+	PrewarmSeconds float64 `json:"prewarm_seconds,omitempty"`
+	// Threads is every trial's workers, ThreadsAuto that a calibration
+	// chose them per target (targets[].calibration).
+	Threads     int  `json:"threads,omitempty"`
+	ThreadsAuto bool `json:"threads_auto,omitempty"`
+	Repetitions int  `json:"repetitions,omitempty"`
 }
 
 // Step is one load or measured trial of the plan, as the manifest lists
@@ -190,8 +214,10 @@ type TargetInfo struct {
 	// (empty: not pinned).
 	DatabaseCores []int `json:"database_cores,omitempty"`
 	LoaderCores   []int `json:"loader_cores,omitempty"`
-	// Calibration is how run.threads: auto chose the target's threads
-	// (nil: it did not).
+	// Prewarm is the target's warm-up before its first run (nil: none
+	// ran), Calibration how run.threads: auto chose its threads (nil: it
+	// did not).
+	Prewarm     *Prewarm     `json:"prewarm,omitempty"`
 	Calibration *Calibration `json:"calibration,omitempty"`
 	// Properties are the driver properties used, secrets redacted.
 	Properties map[string]string `json:"properties,omitempty"`
@@ -212,6 +238,21 @@ type TargetInfo struct {
 	// Up and Down are when the deployment was ready and torn down.
 	Up   time.Time  `json:"up"`
 	Down *time.Time `json:"down,omitempty"`
+}
+
+// Prewarm is a target's warm-up before its first measured trial
+// (run.prewarm): blocks of a few seconds on one of its workloads, until
+// the last blocks agreed.
+type Prewarm struct {
+	// Workload is the workload it ran.
+	Workload string `json:"workload"`
+	// Threads ran it; Blocks are each block's throughput in ops/s.
+	Threads int       `json:"threads"`
+	Blocks  []float64 `json:"blocks_ops_sec"`
+	// BlockSeconds is each block's length, Settled whether the last
+	// blocks agreed before the limit.
+	BlockSeconds float64 `json:"block_seconds"`
+	Settled      bool    `json:"settled"`
 }
 
 // Calibration is a ramp of threads run on a target before its first

@@ -200,6 +200,9 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	}
 	r.Duration = d.positiveDuration(f.get("duration"), "run.duration")
 	r.Warmup, r.WarmupSteady = d.warmup(f.get("warmup"))
+	if v := f.get("prewarm"); v != nil {
+		r.Prewarm = d.positiveDuration(v, "run.prewarm")
+	}
 	if v := f.get("operations"); v != nil {
 		r.Operations, _ = d.positiveCount(v, "run.operations")
 	}

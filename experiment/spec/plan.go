@@ -334,10 +334,12 @@ func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 
 // RepeatWarmup is the warm-up of a repetition after the first, when the
 // run warms up until steady: it follows the repetition before it on a
-// database as warm as that one left it (compiled, its caches holding the
-// data, or the data a reload just wrote), and only the new sessions are
-// cold. Its measured window is still judged steady or not.
-const RepeatWarmup = time.Second
+// database that one left warm (its caches full, or holding the data a
+// reload just wrote), and only its new sessions are cold. Its measured
+// window is still judged steady or not. A server whose JIT compiles for
+// minutes needs run.prewarm as well: without it, Cassandra on one core
+// climbed by 20-30% within the windows of later repetitions.
+const RepeatWarmup = 2 * time.Second
 
 // repeatWarmup gives st the short warm-up of a repetition on a warm
 // database, in place of a warm-up until steady.
@@ -352,28 +354,36 @@ func repeatWarmup(st *Step) {
 	}
 }
 
-// checkCalibration refuses run.threads: auto for a target none of whose
-// runs leaves the data as loaded: the calibration's ramp runs one of
-// them, and inserts or deletes there would change what the trials after
-// it read.
+// checkCalibration refuses run.threads: auto and run.prewarm for a
+// target none of whose runs leaves the data as loaded: the calibration's
+// ramp and the warm-up run one of them, and inserts or deletes there
+// would change what the trials after it read.
 func (b *builder) checkCalibration() {
-	if !b.s.Run.ThreadsAuto {
+	var what []string
+	if b.s.Run.ThreadsAuto {
+		what = append(what, "run.threads: auto")
+	}
+	if b.s.Run.Prewarm > 0 {
+		what = append(what, "run.prewarm")
+	}
+	if len(what) == 0 {
 		return
 	}
 	for ti := range b.s.Targets {
 		t := &b.s.Targets[ti]
-		if CalibrationStep(b.plan.Steps, t) == nil {
-			b.errs = append(b.errs, fmt.Errorf("%s: run.threads: auto: target %s has no workload that neither inserts nor deletes for the calibration to run on (it must leave the data as loaded); add one such as c, or give the threads", b.s.File, t.Name))
+		if KeepsData(b.plan.Steps, t) == nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: %s: target %s has no workload that neither inserts nor deletes to run on first (it must leave the data as loaded); add one such as c, or leave them out", b.s.File, strings.Join(what, " and "), t.Name))
 		}
 	}
 }
 
-// CalibrationStep is the run of target t that run.threads: auto
-// calibrates on: its first that neither inserts nor deletes (nil: none).
-func CalibrationStep(steps []Step, t *Target) *Step {
+// KeepsData is the run of target t that a calibration (run.threads:
+// auto) and a target's warm-up (run.prewarm) run on: its first that
+// neither inserts nor deletes (nil: none).
+func KeepsData(steps []Step, t *Target) *Step {
 	for i := range steps {
 		st := &steps[i]
-		if st.Target == t && st.Kind == Run && st.ThreadsAuto && !st.ChangesKeys {
+		if st.Target == t && st.Kind == Run && !st.ChangesKeys {
 			return st
 		}
 	}

@@ -173,7 +173,14 @@ type RunSettings struct {
 	// WarmupSteady ends the warm-up once the throughput is steady, after
 	// Warmup at the latest (run.warmup: {until: steady, max: D}).
 	WarmupSteady bool
-	Threads      int
+	// Prewarm (run.prewarm) warms each target once, before its first
+	// run, on every operation its workloads run that leaves the data as
+	// loaded, until three 5-second blocks in a row agree within 5%, at
+	// most this long (0: no such warm-up). A JVM compiles its hot paths
+	// for minutes on one core: a trial's own warm-up sees it steady for
+	// five seconds while it still climbs across the trials.
+	Prewarm time.Duration
+	Threads int
 	// ThreadsAuto (run.threads: auto) chooses each target's threads by
 	// a short calibration before its first run: the fewest workers that
 	// reach 95% of the most throughput a ramp of them found.

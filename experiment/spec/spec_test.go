@@ -2,9 +2,9 @@ package spec_test
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -520,11 +520,12 @@ func TestThreadsAuto(t *testing.T) {
 
 // TestRepeatWarmup: a repetition after the first warms up for a second,
 // not until steady, also after a reload (D inserts, so each of its
-// repetitions gets a fresh load).
+// repetitions gets a fresh load); the first warms up until steady.
 func TestRepeatWarmup(t *testing.T) {
 	s, err := spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [a, d]",
-		"run: {duration: 10s, warmup: {until: steady, max: 30s}, repetitions: 3}"), testOptions())
+		"run: {duration: 10s, warmup: {until: steady, max: 30s}, repetitions: 3, prewarm: 60s}"), testOptions())
 	require.NoError(t, err)
+	require.Equal(t, time.Minute, s.Run.Prewarm)
 	p, err := spec.NewPlan(s)
 	require.NoError(t, err)
 	got := map[string]string{}
@@ -533,13 +534,16 @@ func TestRepeatWarmup(t *testing.T) {
 			continue
 		}
 		v, _, _ := st.Properties.Lookup("maxexecutiontime")
-		got[st.ID] = fmt.Sprintf("%v %s %s", st.WarmupSteady, st.Warmup, v)
+		got[st.ID] = strings.Join([]string{strconv.FormatBool(st.WarmupSteady), st.Warmup.String(), v}, " ")
 		require.Equal(t, st.Workload.Name == "d", st.ChangesKeys, st.ID)
 	}
 	require.Equal(t, map[string]string{
-		"postgres.a.rep1": "true 30s 40", "postgres.a.rep2": "false 1s 11", "postgres.a.rep3": "false 1s 11",
-		"postgres.d.rep1": "true 30s 40", "postgres.d.rep2": "false 1s 11", "postgres.d.rep3": "false 1s 11",
+		"postgres.a.rep1": "true 30s 40", "postgres.a.rep2": "false 2s 12", "postgres.a.rep3": "false 2s 12",
+		"postgres.d.rep1": "true 30s 40", "postgres.d.rep2": "false 2s 12", "postgres.d.rep3": "false 2s 12",
 	}, got)
+	_, err = spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [d]",
+		"run: {duration: 10s, prewarm: 60s}"), testOptions())
+	require.ErrorContains(t, err, "run.prewarm: target postgres has no workload that neither inserts nor deletes")
 }
 
 // TestThreadsAutoNeedsAReadOnlyRun: the calibration runs on the target's
@@ -555,7 +559,7 @@ func TestThreadsAutoNeedsAReadOnlyRun(t *testing.T) {
 	}
 	p, err := parse("[d, b, e]")
 	require.NoError(t, err)
-	require.Equal(t, "postgres.b", spec.CalibrationStep(p.Steps, &p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
+	require.Equal(t, "postgres.b", spec.KeepsData(p.Steps, &p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
 	_, err = parse("[d, e]")
-	require.ErrorContains(t, err, "x.yaml: run.threads: auto: target postgres has no workload that neither inserts nor deletes")
+	require.ErrorContains(t, err, "x.yaml: run.threads: auto: target postgres has no workload that neither inserts nor deletes to run on first")
 }
