@@ -41,6 +41,7 @@ type page struct {
 	SpecFile    string
 	Spec        string
 	Footer      string
+	Design      *designView
 }
 
 // sweepView is the scalability analysis of one client sweep.
@@ -126,6 +127,7 @@ func buildPage(d *results.Data) *page {
 		}
 	}
 	p.Facts = facts(d)
+	p.Design = designSection(m)
 	for i, name := range s.targets {
 		p.Targets = append(p.Targets, targetOf(d, name, i))
 	}
