@@ -17,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/sysmetrics"
 )
 
 // experimentFlags are the options of `run` and `quickstart`.
@@ -205,8 +206,10 @@ type quickstartFlags struct {
 	experimentFlags
 	duration string
 	warmup   string
+	prewarm  string
 	records  int
 	threads  int
+	reps     int
 	targets  []string
 }
 
@@ -222,6 +225,12 @@ every process's CPU, memory, disk and network each second, and write a
 report that says which is faster here, by how much, and whether the
 comparison was fair. About 8 minutes on 2 cores with the defaults.
 
+The comparison is fair by construction: each database runs on half the
+cores this process may use (one on a 2-core machine), pinned, with the
+load generator on the others; each database's threads come from a
+short calibration; every trial warms up until steady; and three
+repetitions give every ratio a confidence interval.
+
 The plan is examples/quickstart.yaml; flags override its sizes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -235,9 +244,11 @@ The plan is examples/quickstart.yaml; flags override its sizes.`,
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.duration, "duration", "", "measured time per workload (e.g. 20s; default from the plan)")
-	fl.StringVar(&f.warmup, "warmup", "", "warm-up per workload (e.g. 5s; default from the plan)")
+	fl.StringVar(&f.warmup, "warmup", "", "warm-up per workload (e.g. 5s; default from the plan: until steady)")
+	fl.StringVar(&f.prewarm, "prewarm", "", "longest warm-up of each database before its first trial (0s: none; default from the plan)")
 	fl.IntVar(&f.records, "records", 0, "records to load (default from the plan)")
-	fl.IntVar(&f.threads, "threads", 0, "client threads per trial (default from the plan)")
+	fl.IntVar(&f.threads, "threads", 0, "client threads per trial (default: calibrated per database)")
+	fl.IntVar(&f.reps, "repetitions", 0, "repetitions of each trial (default from the plan)")
 	fl.StringSliceVar(&f.targets, "targets", nil, "compare only these targets of the plan (e.g. postgres,redis)")
 	return cmd
 }
@@ -253,10 +264,27 @@ func quickstartSpec(f *quickstartFlags) (*spec.Spec, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("built-in quickstart plan: %w", err)
 	}
+	fitToMachine(s, sysmetrics.CPUCount())
 	if err := applyQuickstartFlags(s, f); err != nil {
 		return nil, "", err
 	}
 	return s, string(text), nil
+}
+
+// fitToMachine gives each target of the plan half the cores this
+// process may use, pinned, so that the load generator has the other
+// half to itself; with fewer than 2 cores nothing can be kept apart and
+// the targets run unpinned (their trials then say the machine was
+// shared, if it saturates).
+func fitToMachine(s *spec.Spec, cores int) {
+	for i := range s.Targets {
+		d := &s.Targets[i].Deploy
+		if cores < 2 {
+			d.CPUs, d.Pin = 0, false
+			continue
+		}
+		d.CPUs, d.Pin = float64(cores/2), true
+	}
 }
 
 func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
@@ -273,16 +301,26 @@ func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
 		if err != nil || d < 0 {
 			errs = append(errs, fmt.Errorf("--warmup %q: want a duration such as 5s", f.warmup))
 		}
-		s.Run.Warmup = d
+		s.Run.Warmup, s.Run.WarmupSteady = d, false
 	}
-	if f.records < 0 || f.threads < 0 {
-		errs = append(errs, errors.New("--records and --threads: want positive numbers"))
+	if f.prewarm != "" {
+		d, err := spec.ParseDuration(f.prewarm)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("--prewarm %q: want a duration such as 60s, or 0s for none", f.prewarm))
+		}
+		s.Run.Prewarm = d
+	}
+	if f.records < 0 || f.threads < 0 || f.reps < 0 {
+		errs = append(errs, errors.New("--records, --threads and --repetitions: want positive numbers"))
+	}
+	if f.reps > 0 {
+		s.Run.Repetitions = f.reps
 	}
 	if f.records > 0 {
 		s.SetProperty("recordcount", fmt.Sprint(f.records), "--records")
 	}
 	if f.threads > 0 {
-		s.Run.Threads = f.threads
+		s.Run.Threads, s.Run.ThreadsAuto = f.threads, false
 	}
 	if len(f.targets) > 0 {
 		var keep []spec.Target

@@ -23,6 +23,7 @@ import (
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/sysmetrics"
 )
 
 // requireLocalServers skips on a laptop without the servers' programs and
@@ -41,7 +42,7 @@ func TestQuickstartEndToEnd(t *testing.T) {
 	requireLocalServers(t, "/usr/lib/postgresql/15/bin/initdb", "java", "mvn")
 	dir := filepath.Join(t.TempDir(), "qs")
 	code, out, errs := run(t, context.Background(), "quickstart", "--duration", "2s", "--warmup", "1s",
-		"--records", "500", "--threads", "2", "--results", dir)
+		"--records", "500", "--threads", "2", "--repetitions", "1", "--prewarm", "0s", "--results", dir)
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "report: "+filepath.Join(dir, results.ReportFile))
 
@@ -55,6 +56,15 @@ func TestQuickstartEndToEnd(t *testing.T) {
 		require.NotEmpty(t, tg.Version, tg.Name)
 		require.NotNil(t, tg.Down, "%s torn down", tg.Name)
 		require.Positive(t, tg.DataBytes, "%s data size on disk", tg.Name)
+		if sysmetrics.CPUCount() >= 2 {
+			// Fair by construction: the database on cores of its own,
+			// the load generator on the others.
+			require.NotEmpty(t, tg.DatabaseCores, tg.Name)
+			require.NotEmpty(t, tg.LoaderCores, tg.Name)
+			for _, c := range tg.DatabaseCores {
+				require.NotContains(t, tg.LoaderCores, c, tg.Name)
+			}
+		}
 	}
 	loads, runs := 0, 0
 	for _, tr := range d.Trials {
