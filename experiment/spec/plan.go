@@ -339,7 +339,7 @@ func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 // window is still judged steady or not. A server whose JIT compiles for
 // minutes needs run.prewarm as well: without it, Cassandra on one core
 // climbed by 20-30% within the windows of later repetitions.
-const RepeatWarmup = 2 * time.Second
+const RepeatWarmup = time.Second
 
 // repeatWarmup gives st the short warm-up of a repetition on a warm
 // database, in place of a warm-up until steady.

@@ -538,8 +538,8 @@ func TestRepeatWarmup(t *testing.T) {
 		require.Equal(t, st.Workload.Name == "d", st.ChangesKeys, st.ID)
 	}
 	require.Equal(t, map[string]string{
-		"postgres.a.rep1": "true 30s 40", "postgres.a.rep2": "false 2s 12", "postgres.a.rep3": "false 2s 12",
-		"postgres.d.rep1": "true 30s 40", "postgres.d.rep2": "false 2s 12", "postgres.d.rep3": "false 2s 12",
+		"postgres.a.rep1": "true 30s 40", "postgres.a.rep2": "false 1s 11", "postgres.a.rep3": "false 1s 11",
+		"postgres.d.rep1": "true 30s 40", "postgres.d.rep2": "false 1s 11", "postgres.d.rep3": "false 1s 11",
 	}, got)
 	_, err = spec.Parse("w.yaml", yamlText("name: w", "targets: [{database: postgres}]", "workloads: [d]",
 		"run: {duration: 10s, prewarm: 60s}"), testOptions())

@@ -19,7 +19,8 @@ import (
 type netHost struct {
 	Name, HostIP, IP string
 	// Veth is this host's end of the link: set it down to cut the wire.
-	Veth string
+	// Peer is the namespace's end.
+	Veth, Peer string
 }
 
 // newNetHosts makes n namespaces, host i on 10.SUBNET.i.2 and this host
@@ -62,7 +63,7 @@ func newNetHosts(t *testing.T, subnet, n int) []netHost {
 		ipCmd("-n", ns, "link", "set", peer, "up")
 		ipCmd("-n", ns, "link", "set", "lo", "up")
 		ipCmd("-n", ns, "route", "add", "default", "via", hostIP)
-		hosts = append(hosts, netHost{Name: ns, HostIP: hostIP, IP: nsIP, Veth: veth})
+		hosts = append(hosts, netHost{Name: ns, HostIP: hostIP, IP: nsIP, Veth: veth, Peer: peer})
 	}
 	return hosts
 }
