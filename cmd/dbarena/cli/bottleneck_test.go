@@ -29,7 +29,13 @@ func boundBy(t *testing.T, file string, args ...string) map[string]results.Trial
 	require.Contains(t, out, "bound by: ", "the verdict says what bound each row")
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	return rowsByID(d)
+	rows := rowsByID(d)
+	for _, r := range d.Trials {
+		if r.Kind == results.KindRun {
+			t.Logf("%s: %.0f ops/s, bound by %s (%s)", r.ID, r.Throughput, r.Bottleneck, r.BottleneckWhy)
+		}
+	}
+	return rows
 }
 
 func writeExperiment(t *testing.T, text string) string {
@@ -221,6 +227,7 @@ run: {duration: 6s, threads: 8}
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	row := rowsByID(d)["rd.writes"]
+	t.Logf("%s: %.0f ops/s, bound by %s (%s)", row.ID, row.Throughput, row.Bottleneck, row.BottleneckWhy)
 	require.Equal(t, string(bottleneck.Network), row.Bottleneck, row.BottleneckWhy)
 	require.Contains(t, row.BottleneckWhy, "link "+h.Peer+" carried")
 	require.Contains(t, row.BottleneckWhy, "of its 8.0 Mbit/s")
@@ -247,6 +254,7 @@ run: {duration: 8s, warmup: {until: steady, max: 10s}, threads: 2}
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	row := rowsByID(d)["pg.c"]
+	t.Logf("%s: %.0f ops/s, bound by %s (%s)", row.ID, row.Throughput, row.Bottleneck, row.BottleneckWhy)
 	require.Empty(t, row.Flags, "a fair, steady, unsaturated trial")
 	require.Equal(t, string(bottleneck.NoneFound), row.Bottleneck, row.BottleneckWhy)
 	require.Contains(t, row.BottleneckWhy, "a latency-bound client")
