@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -114,4 +116,43 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	require.NoError(t, err)
 	c := rowsByID(d)["r.c"]
 	require.True(t, results.HasFlag(c.Flags, results.FlagNotSteady), "flags: %q", c.Flags)
+}
+
+// TestHostSaturatedWithLoaderProcesses: a trial run by loader processes
+// on this machine (run.loaders) is judged for host saturation too, from
+// this machine's CPU, which the loaders and the database share: two
+// loaders of 32 workers each against a local PostgreSQL saturate it.
+func TestHostSaturatedWithLoaderProcesses(t *testing.T) {
+	testenv.Addr(t, "DBARENA_TEST_POSTGRES")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "busy.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: busyloaders
+properties: {recordcount: 2000}
+targets:
+  - name: pg
+    database: postgres
+    deploy: {provider: local}
+workloads: [c]
+run: {duration: 6s, threads: 32, loaders: 2}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", buildDbarena(t))
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row := rowsByID(d)["pg.c"]
+	var text string
+	for _, f := range row.Flags {
+		if f.Kind() == results.FlagHostSaturated {
+			text = string(f)
+		}
+	}
+	require.NotEmpty(t, text, "flags %v", row.Flags)
+	// The loaders' CPU is the load generator's: it is not "other
+	// processes".
+	m := regexp.MustCompile(`the load generator (\d+)%, the database (\d+)%, other processes (\d+)%`).FindStringSubmatch(text)
+	require.NotNil(t, m, text)
+	loadgen, _ := strconv.Atoi(m[1])
+	others, _ := strconv.Atoi(m[3])
+	require.Greater(t, loadgen, others, text)
 }
