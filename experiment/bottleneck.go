@@ -35,7 +35,7 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool, machines []ma
 	hosts := tr.dep.Hosts()
 	local, limited := tr.local(), tr.t.Deploy.CPUs > 0
 	if u.dbMeasured > 0 && u.dbMeasured == len(hosts) {
-		e.DatabaseCPU, e.DatabaseNodes = u.dbCPU, len(hosts)
+		e.DatabaseCPU, e.DatabaseNodes, e.DatabaseThread = u.dbCPU, len(hosts), u.dbThread
 		if db, err := deploy.LookupDatabase(tr.t.Database); err == nil {
 			e.OneCoreServer = db.OneCore
 		}
@@ -75,9 +75,11 @@ type usage struct {
 	// (in this process or in loader processes here), else nil.
 	machine *sysmetrics.Stats
 	// dbCPU sums the database hosts measured, dbMeasured counts them;
-	// dbHere is the part of dbCPU that ran on this machine.
-	dbCPU, dbHere float64
-	dbMeasured    int
+	// dbHere is the part of dbCPU that ran on this machine. dbThread is
+	// a single local host's main thread's share of time on a CPU or
+	// waiting for one (NaN otherwise).
+	dbCPU, dbHere, dbThread float64
+	dbMeasured              int
 	// client is the load generator's CPU on this machine: this process,
 	// and the loader processes it started here.
 	client float64
@@ -87,7 +89,7 @@ type usage struct {
 
 // usage reads the trial's measured window from every host's samples.
 func (tr *targetRun) usage(row *results.Trial, viaLoaders bool, machines []machineCPU) usage {
-	var u usage
+	u := usage{dbThread: math.NaN()}
 	stats := map[string]sysmetrics.Stats{}
 	for _, st := range tr.s.measuredStats(row) {
 		stats[st.Host] = st
@@ -115,6 +117,9 @@ func (tr *targetRun) usage(row *results.Trial, viaLoaders bool, machines []machi
 		u.dbCPU += st.MeanCPU
 		if h.PID > 0 {
 			u.dbHere += st.MeanCPU
+			if len(tr.dep.Hosts()) == 1 {
+				u.dbThread = st.MeanLeadThreadPercent
+			}
 		}
 		if h.MetricsURL != "" { // a whole remote host: its own disks
 			u.readIOPS += nanZero(st.MeanDiskReadIOPS)

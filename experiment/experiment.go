@@ -231,7 +231,8 @@ func (s *runState) onSamples(ss []sysmetrics.Sample) {
 		rows[i] = results.Sys{Time: x.Time, Trial: trial, Host: x.Host, Role: x.Role, CPUPercent: x.CPUPercent,
 			MemoryBytes: x.MemoryBytes, DiskReadBps: x.DiskReadBps, DiskWriteBps: x.DiskWriteBps,
 			PageCacheWriteBps: x.PageCacheWriteBps, DiskReadIOPS: x.DiskReadIOPS, DiskWriteIOPS: x.DiskWriteIOPS, DiskBusyPercent: x.DiskBusyPercent,
-			NetRxBps: x.NetRxBps, NetTxBps: x.NetTxBps, NetLink: x.NetLink, NetLinkBps: x.NetLinkBps, NetLinkCapacityBps: x.NetLinkCapacityBps}
+			NetRxBps: x.NetRxBps, NetTxBps: x.NetTxBps, NetLink: x.NetLink, NetLinkBps: x.NetLinkBps, NetLinkCapacityBps: x.NetLinkCapacityBps,
+			LeadThreadPercent: x.LeadThreadPercent}
 	}
 	if err := s.w.AddSys(rows); err != nil {
 		s.log.Warn("sysmetrics not written", "err", err)

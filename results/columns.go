@@ -334,6 +334,7 @@ func sysColumns() []column[Sys] {
 		strCol("net_link", func(s *Sys) *string { return &s.NetLink }),
 		floatCol("net_link_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkBps }),
 		floatCol("net_link_capacity_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkCapacityBps }),
+		floatCol("lead_thread_pct", func(s *Sys) *float64 { return &s.LeadThreadPercent }),
 		floatCol(pageCacheColumn, func(s *Sys) *float64 { return &s.PageCacheWriteBps }),
 	}
 }

@@ -515,6 +515,10 @@ type Sys struct {
 	// these columns existed).
 	NetLink                        string
 	NetLinkBps, NetLinkCapacityBps float64
+	// LeadThreadPercent is a process tree's main thread's share of the
+	// second on a CPU or waiting for one (NaN: not measured; 0 in
+	// directories written before the column existed).
+	LeadThreadPercent float64
 }
 
 // DBMetric is one row of dbmetrics.csv: one figure a database reported

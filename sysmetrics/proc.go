@@ -152,6 +152,27 @@ func (p procFS) stats() (map[int]procStat, error) {
 	return out, nil
 }
 
+// schedstat returns the seconds a process's main thread has spent on a
+// CPU and waiting on a run queue for one, from /proc/PID/schedstat ("run
+// wait slices", nanoseconds; Linux 2.6.9+ with scheduler statistics).
+func (p procFS) schedstat(pid int) (float64, error) {
+	path := filepath.Join(p.root, strconv.Itoa(pid), "schedstat")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("%s: short line %q", path, b)
+	}
+	run, err1 := strconv.ParseFloat(f[0], 64)
+	wait, err2 := strconv.ParseFloat(f[1], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("%s: bad counters %q", path, b)
+	}
+	return (run + wait) / 1e9, nil
+}
+
 // rss returns a process's resident set in bytes.
 func (p procFS) rss(pid int) (float64, error) {
 	path := filepath.Join(p.root, strconv.Itoa(pid), "statm")

@@ -27,6 +27,9 @@ type Stats struct {
 	// capacity ("" and NaN: no link of known capacity).
 	NetLink                            string
 	MeanNetLinkBps, NetLinkCapacityBps float64
+	// MeanLeadThreadPercent is a process tree's first thread's mean
+	// share of time on a CPU or waiting for one (NaN: not measured).
+	MeanLeadThreadPercent float64
 }
 
 // Summarize returns one Stats per host for the samples whose Time lies in
@@ -35,8 +38,8 @@ type Stats struct {
 func Summarize(samples []Sample, from, to time.Time) []Stats {
 	type acc struct {
 		st     Stats
-		sums   [8]float64
-		counts [8]int
+		sums   [9]float64
+		counts [9]int
 		links  map[string]*linkAcc
 	}
 	byHost := map[string]*acc{}
@@ -50,8 +53,8 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 			byHost[s.Host] = a
 		}
 		a.st.Samples++
-		for i, v := range [8]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps,
-			s.DiskReadIOPS, s.DiskWriteIOPS, s.DiskBusyPercent} {
+		for i, v := range [9]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps,
+			s.DiskReadIOPS, s.DiskWriteIOPS, s.DiskBusyPercent, s.LeadThreadPercent} {
 			if !math.IsNaN(v) {
 				a.sums[i] += v
 				a.counts[i]++
@@ -87,6 +90,7 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		a.st.MeanCPU, a.st.MeanDiskReadBps, a.st.MeanDiskWriteBps = mean(0), mean(1), mean(2)
 		a.st.MeanNetRxBps, a.st.MeanNetTxBps = mean(3), mean(4)
 		a.st.MeanDiskReadIOPS, a.st.MeanDiskWriteIOPS, a.st.MeanDiskBusyPercent = mean(5), mean(6), mean(7)
+		a.st.MeanLeadThreadPercent = mean(8)
 		a.st.MaxCPU, a.st.MaxMemory = finite(a.st.MaxCPU), finite(a.st.MaxMemory)
 		a.st.NetLink, a.st.MeanNetLinkBps, a.st.NetLinkCapacityBps = busiestOf(a.links)
 		out = append(out, a.st)

@@ -94,6 +94,11 @@ func (t *processTree) Sample(now time.Time) (Sample, bool, error) {
 		return Sample{}, false, fmt.Errorf("process tree %s (pid %d): %w", t.name, t.pid, err)
 	}
 	c := t.acct.add(procs)
+	if !t.alone {
+		if lead, err := t.fs.schedstat(t.pid); err == nil {
+			c.lead, c.leadKnown = lead, true
+		}
+	}
 	if t.blk != nil {
 		read, write, err := t.blk.bytes(members, membersErr, procs, t.fs)
 		switch {

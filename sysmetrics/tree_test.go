@@ -376,3 +376,34 @@ func childTicks(t *testing.T, pid int) int64 {
 	require.NoError(t, err)
 	return utime + stime
 }
+
+// TestLeadThread: a tree's first thread is judged on its own. A tree
+// whose root waits while its child spins has a busy tree (the child's
+// CPU) and an idle lead thread; a spinning root has a lead thread on or
+// waiting for a CPU the whole interval, however many others compete for
+// the cores (two spinners per core here).
+func TestLeadThread(t *testing.T) {
+	cmd, spinner := startTree(t)
+	for range 2 * max(runtime.NumCPU(), 1) {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		require.NoError(t, hog.Start())
+		t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
+	}
+	sample := func(pid int) Sample {
+		src := NewProcessTree("db", RoleDatabase, pid)
+		_, ok, err := src.Sample(time.Now())
+		require.NoError(t, err)
+		require.False(t, ok)
+		time.Sleep(500 * time.Millisecond)
+		s, ok, err := src.Sample(time.Now())
+		require.NoError(t, err)
+		require.True(t, ok)
+		return s
+	}
+	waiting := sample(cmd.Process.Pid)
+	require.Less(t, waiting.LeadThreadPercent, 5.0, "the root shell waits for its child")
+	require.Greater(t, waiting.CPUPercent, 10.0, "while the tree spins")
+	spinning := sample(spinner)
+	require.Greater(t, spinning.LeadThreadPercent, 90.0, "on a CPU or waiting for one: %+v", spinning)
+	require.Less(t, spinning.CPUPercent, spinning.LeadThreadPercent, "contended: it waits part of the time")
+}

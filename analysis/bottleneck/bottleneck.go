@@ -136,6 +136,12 @@ type Evidence struct {
 	DatabaseCores float64
 	DatabaseNodes int
 	OneCoreServer bool
+	// DatabaseThread is the share, in percent, of the window the
+	// database's main thread was on a CPU or waiting for one (NaN:
+	// unknown). A one-thread server whose thread never idles is at its
+	// limit even when other processes keep it waiting, which its CPU
+	// alone reads as less than busy.
+	DatabaseThread float64
 	// MachineCPU is the mean CPU of the machine the load generator ran
 	// on, on MachineCores (NaN when it ran elsewhere); Shared says the
 	// database ran there too. OtherCPU is what processes outside the
@@ -164,7 +170,7 @@ type Evidence struct {
 // Unknown returns evidence with nothing measured: every figure NaN.
 func Unknown() Evidence {
 	n := math.NaN()
-	return Evidence{ClientCPU: n, DatabaseCPU: n, MachineCPU: n, OtherCPU: n, LinkBps: n,
+	return Evidence{ClientCPU: n, DatabaseCPU: n, DatabaseThread: n, MachineCPU: n, OtherCPU: n, LinkBps: n,
 		DiskReadIOPS: n, DiskBusyPercent: n, CacheHitRatio: n}
 }
 
@@ -200,12 +206,15 @@ func Judge(e Evidence) Verdict {
 	if Saturated(e.ClientCPU, float64(e.ClientCores)) {
 		hold(ClientCPU, "the load generator used %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores)
 	}
-	if e.databaseCPUKnown() && Saturated(e.DatabaseCPU, e.databaseLimit()) {
-		if e.oneCore() {
-			hold(DatabaseCPU, "the database used %.0f%% CPU of one core, the limit of a server that serves requests on one thread", e.DatabaseCPU)
-		} else {
-			hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%% allowed", e.DatabaseCPU, 100*e.DatabaseCores)
-		}
+	switch {
+	case !e.databaseCPUKnown():
+	case e.oneCore() && Saturated(e.DatabaseCPU, 1):
+		hold(DatabaseCPU, "the database used %.0f%% CPU of one core, the limit of a server that serves requests on one thread", e.DatabaseCPU)
+	case e.oneCore() && known(e.DatabaseThread) && e.DatabaseThread >= 100*busyCPU:
+		hold(DatabaseCPU, "the database's one serving thread was on a CPU or waiting for one %.0f%% of the time (%.0f%% CPU: other processes kept it waiting): one core, the limit of a server that serves requests on one thread",
+			e.DatabaseThread, e.DatabaseCPU)
+	case !e.oneCore() && Saturated(e.DatabaseCPU, e.DatabaseCores):
+		hold(DatabaseCPU, "the database used %.0f%% CPU of %.0f%% allowed", e.DatabaseCPU, 100*e.DatabaseCores)
 	}
 	if Saturated(e.MachineCPU, float64(e.MachineCores)) {
 		hold(MachineCPU, "%s", e.machineSentence())

@@ -34,6 +34,12 @@ func TestRules(t *testing.T) {
 		"one core of two": {func(e *bottleneck.Evidence) {
 			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 99, 2, 1, true
 		}, bottleneck.DatabaseCPU, "99% CPU of one core"},
+		"a one-thread server kept waiting": {func(e *bottleneck.Evidence) {
+			e.DatabaseCPU, e.DatabaseThread, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 89, 99, 2, 1, true
+		}, bottleneck.DatabaseCPU, "the database's one serving thread was on a CPU or waiting for one 99% of the time (89% CPU: other processes kept it waiting)"},
+		"a many-thread server's main thread": {func(e *bottleneck.Evidence) {
+			e.DatabaseCPU, e.DatabaseThread, e.DatabaseCores, e.DatabaseNodes = 89, 99, 2, 1
+		}, bottleneck.NoneFound, "database 89% CPU of 200%"},
 		"a one-thread server below its core": {func(e *bottleneck.Evidence) {
 			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 78, 2, 1, true
 		}, bottleneck.NoneFound, "database 78% CPU of one core (it serves requests on one thread)"},
@@ -122,6 +128,9 @@ func TestThresholds(t *testing.T) {
 			135, false, bottleneck.DatabaseCPU},
 		"one-thread server at 90% of one core": {func(e *bottleneck.Evidence, v float64) {
 			e.DatabaseCPU, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = v, 2, 1, true
+		}, 90, false, bottleneck.DatabaseCPU},
+		"a one-thread server's thread demand at 90%": {func(e *bottleneck.Evidence, v float64) {
+			e.DatabaseCPU, e.DatabaseThread, e.DatabaseCores, e.DatabaseNodes, e.OneCoreServer = 50, v, 2, 1, true
 		}, 90, false, bottleneck.DatabaseCPU},
 		"machine CPU at 90%": {func(e *bottleneck.Evidence, v float64) { e.MachineCPU, e.MachineCores = v, 2 }, 180, false, bottleneck.MachineCPU},
 		"link at 90% of its capacity": {func(e *bottleneck.Evidence, v float64) { e.Link, e.LinkBps, e.LinkCapacityBps = "eth0", v, 1000 },
