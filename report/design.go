@@ -113,8 +113,14 @@ func prewarmLine(m *results.Manifest) string {
 			break
 		}
 	}
-	return fmt.Sprintf("before its first trial, each database ran workload %s with %d workers, few enough to leave a JIT compiler CPU, in %s blocks, until three blocks in a row agreed within 5%%: %s. A JIT still compiling would otherwise make the later trials faster than the first.",
-		first.Workload, first.Threads, fmtSeconds(first.BlockSeconds), strings.Join(parts, "; "))
+	// Manifests written before the window was recorded used three
+	// blocks within 5%.
+	n, spread := first.SettleBlocks, first.Spread
+	if n == 0 {
+		n, spread = 3, 0.05
+	}
+	return fmt.Sprintf("before its first trial, each database ran workload %s with %d workers, few enough to leave a JIT compiler CPU, in %s blocks, until %d blocks in a row agreed within %.0f%%: %s. A JIT still compiling would otherwise make the later trials faster than the first.",
+		first.Workload, first.Threads, fmtSeconds(first.BlockSeconds), n, 100*spread, strings.Join(parts, "; "))
 }
 
 // threadsLine says how many workers each target's trials ran and why.
@@ -154,7 +160,7 @@ func trialLine(r *results.RunDesign) string {
 	case r.WarmupSteady:
 		w := fmt.Sprintf("warmed up until its throughput was steady (the last 5 seconds within 10%%, at most %s)", fmtSeconds(r.WarmupSeconds))
 		if r.RepeatWarmupSeconds > 0 {
-			w += fmt.Sprintf("; repetitions after the first followed on the warm database and warmed up %s", fmtSeconds(r.RepeatWarmupSeconds))
+			w += fmt.Sprintf("; repetitions after the first followed on the warm database and warmed up %s, those after a reload until steady again", fmtSeconds(r.RepeatWarmupSeconds))
 		}
 		parts = append(parts, w)
 	case r.WarmupSeconds > 0:

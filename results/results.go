@@ -249,9 +249,13 @@ type Prewarm struct {
 	// Threads ran it; Blocks are each block's throughput in ops/s.
 	Threads int       `json:"threads"`
 	Blocks  []float64 `json:"blocks_ops_sec"`
-	// BlockSeconds is each block's length, Settled whether the last
-	// blocks agreed before the limit.
+	// BlockSeconds is each block's length; SettleBlocks blocks in a row
+	// had to agree within Spread (a fraction of their mean, for both
+	// their drift and their coefficient of variation); Settled says
+	// whether they did before the limit.
 	BlockSeconds float64 `json:"block_seconds"`
+	SettleBlocks int     `json:"settle_blocks,omitempty"`
+	Spread       float64 `json:"spread,omitempty"`
 	Settled      bool    `json:"settled"`
 }
 

@@ -195,13 +195,14 @@ func (b *builder) target(t *Target, points [][]KV) {
 			}
 			sig := b.signature(cfg, props)
 			for rep := 1; rep <= max(b.s.Run.Repetitions, 1); rep++ {
+				reloaded := false
 				if b.s.Load.Enabled && (sig != loaded || dirty) {
-					loaded, loads, dirty = sig, loads+1, false
+					loaded, loads, dirty, reloaded = sig, loads+1, false, true
 					b.add(b.loadStep(t, w, pt, props, cfg, loads))
 				}
 				st := b.runStep(t, w, pt, props, rep)
 				st.ChangesKeys = cfg.InsertProportion > 0 || cfg.DeleteProportion > 0
-				if rep > 1 && st.WarmupSteady {
+				if rep > 1 && st.WarmupSteady && !reloaded {
 					repeatWarmup(&st)
 				}
 				b.add(st)
@@ -334,11 +335,15 @@ func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 
 // RepeatWarmup is the warm-up of a repetition after the first, when the
 // run warms up until steady: it follows the repetition before it on a
-// database that one left warm (its caches full, or holding the data a
-// reload just wrote), and only its new sessions are cold. Its measured
-// window is still judged steady or not. A server whose JIT compiles for
-// minutes needs run.prewarm as well: without it, Cassandra on one core
-// climbed by 20-30% within the windows of later repetitions.
+// database that one left warm (its caches full), and only its new
+// sessions are cold. Its measured window is still judged steady or not.
+// A repetition after a reload (D and E insert, so each of theirs gets a
+// fresh load) warms up until steady again: the load leaves the database
+// busy with its own aftermath (Cassandra flushing and compacting what
+// it just wrote), and after a second's warm-up Cassandra's workload E
+// climbed by 33% within its measured six seconds. A server whose JIT
+// compiles for minutes needs run.prewarm as well: without it, Cassandra
+// on one core climbed by 20-30% within the windows of later repetitions.
 const RepeatWarmup = time.Second
 
 // repeatWarmup gives st the short warm-up of a repetition on a warm

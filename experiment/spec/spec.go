@@ -175,7 +175,7 @@ type RunSettings struct {
 	WarmupSteady bool
 	// Prewarm (run.prewarm) warms each target once, before its first
 	// run, on every operation its workloads run that leaves the data as
-	// loaded, until three 5-second blocks in a row agree within 5%, at
+	// loaded, until six 5-second blocks in a row agree within 5%, at
 	// most this long (0: no such warm-up). A JVM compiles its hot paths
 	// for minutes on one core: a trial's own warm-up sees it steady for
 	// five seconds while it still climbs across the trials.

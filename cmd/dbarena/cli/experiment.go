@@ -223,7 +223,7 @@ a temporary directory), load the same records into each, run YCSB
 workloads A, B, C, F, D and E against each with the same seed, record
 every process's CPU, memory, disk and network each second, and write a
 report that says which is faster here, by how much, and whether the
-comparison was fair. About 8 minutes on 2 cores with the defaults.
+comparison was fair. About 10 minutes on 2 cores with the defaults.
 
 The comparison is fair by construction: each database runs on half the
 cores this process may use (one on a 2-core machine), pinned, with the
