@@ -50,6 +50,11 @@ type cell struct {
 	// repetitions of equal length it is close, and the HDR logs hold the
 	// exact figures for anyone who needs them.
 	lat results.Latency
+	// p99n counts the repetitions with a finite p99 and p99std is their
+	// sample standard deviation (lat.P99 is their mean): the p99 lead
+	// is judged by its interval, as the throughput's is.
+	p99n   int
+	p99std float64
 	// share is mean / the row's best mean (1 for the best).
 	share float64
 	// flags are the validity warnings of the repetitions, without
@@ -188,6 +193,16 @@ func (c *cell) compute() {
 			return math.NaN()
 		}
 		return mean(vs)
+	}
+	var p99s []float64
+	for _, t := range c.trials {
+		if finite(t.Latency.P99) {
+			p99s = append(p99s, t.Latency.P99)
+		}
+	}
+	c.p99n, c.p99std = len(p99s), math.NaN()
+	if c.p99n > 1 {
+		c.p99std = stddev(p99s)
 	}
 	c.lat = results.Latency{
 		Mean: lat(func(l *results.Latency) float64 { return l.Mean }),

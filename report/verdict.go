@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -97,9 +98,9 @@ func headline(s *summary) string {
 		return "no trials yet: nothing to report"
 	}
 	measured := map[int]bool{}
-	var t tally
+	var t, p tally
 	t.won, t.ahead = make([]int, len(s.targets)), make([]int, len(s.targets))
-	lowP99 := make([][]string, len(s.targets))
+	p.won, p.ahead = make([]int, len(s.targets)), make([]int, len(s.targets))
 	unfair := 0
 	for _, r := range s.rows {
 		for i := range r.cells {
@@ -110,19 +111,9 @@ func headline(s *summary) string {
 		if r.measured < 2 {
 			continue
 		}
-		t.compared++
-		switch r.leadOf() {
-		case leadEstablished:
-			t.won[r.best]++
-		case leadTied:
-			t.tied++
-		case leadIndistinct:
-			t.indistinct++
-		case leadUnconfirmed:
-			t.ahead[r.best]++
-		}
-		if i := r.lowestP99(); i >= 0 {
-			lowP99[i] = append(lowP99[i], r.label)
+		t.add(r.leadOf(), r.best)
+		if l, best := r.p99LeadOf(); l != leadNone {
+			p.add(l, best)
 		}
 		if len(r.fairness(s)) > 0 {
 			unfair++
@@ -136,8 +127,12 @@ func headline(s *summary) string {
 	case t.compared == 0:
 		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence()
 	}
-	out := "throughput: " + leadSentence(s, &t)
-	out += "\np99 latency: " + latencySentence(s, lowP99, t.compared)
+	out := "throughput: " + leadSentence(s, &t, "faster", "fastest")
+	if p.compared == 0 {
+		out += "\np99 latency: not measured"
+	} else {
+		out += "\np99 latency: " + leadSentence(s, &p, "lower", "lowest")
+	}
 	out += "\n" + s.repsSentence()
 	if unfair > 0 {
 		verb := "involve"
@@ -203,6 +198,45 @@ func (r *row) leadOf() lead {
 	return out
 }
 
+// p99LeadOf judges the row's lowest p99 as leadOf judges its highest
+// throughput, on the ratio of each other target's mean p99 to the
+// lowest and that ratio's interval over the repetitions' p99s: a lower
+// p99 that the repetitions cannot tell apart is no lead. best is the
+// target of the lowest p99.
+func (r *row) p99LeadOf() (l lead, best int) {
+	var order []int
+	for i := range r.cells {
+		if c := &r.cells[i]; c.n > 0 && c.p99n > 0 && finite(c.lat.P99) {
+			order = append(order, i)
+		}
+	}
+	if len(order) < 2 {
+		return leadNone, -1
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(r.cells[i].lat.P99, r.cells[j].lat.P99) })
+	top := &r.cells[order[0]]
+	if top.lat.P99 <= 0 {
+		return leadTied, order[0]
+	}
+	l = leadEstablished
+	for _, i := range order[1:] {
+		c := &r.cells[i]
+		if c.lat.P99/top.lat.P99 < tieRatio {
+			return leadTied, order[0]
+		}
+		// the interval of c's p99 / the lowest
+		lo, _, ok := compare.RatioInterval(compare.Summary{N: top.p99n, Mean: top.lat.P99, StdDev: top.p99std},
+			compare.Summary{N: c.p99n, Mean: c.lat.P99, StdDev: c.p99std}, ciLevel)
+		switch {
+		case ok && lo <= 1:
+			l = leadIndistinct
+		case !ok && l == leadEstablished:
+			l = leadUnconfirmed
+		}
+	}
+	return l, order[0]
+}
+
 // tally counts the compared rows by how their leads stand: won and
 // ahead are by target, established and unconfirmed leads.
 type tally struct {
@@ -210,26 +244,42 @@ type tally struct {
 	won, ahead                 []int
 }
 
+// add counts one compared row whose lead is l, led by best.
+func (t *tally) add(l lead, best int) {
+	t.compared++
+	switch l {
+	case leadEstablished:
+		t.won[best]++
+	case leadTied:
+		t.tied++
+	case leadIndistinct:
+		t.indistinct++
+	case leadUnconfirmed:
+		t.ahead[best]++
+	}
+}
+
 // noInterval says why an unconfirmed lead is one; the repetitions line
 // below the headline says how many there are.
 const noInterval = "no confidence interval"
 
-// leadSentence says who is faster where the lead is established, and
-// on how many workloads the figures do not say: "redis faster on 1 of 2
-// workloads; not distinguishable on 1". With every lead established it
-// is "postgres is fastest on 2 of 3 workloads, cassandra on 1"; with
-// none confirmed, "redis ahead on all 2 workloads, unconfirmed: ...".
-func leadSentence(s *summary, t *tally) string {
+// leadSentence says who is better ("faster", "lower") where the lead is
+// established, and on how many workloads the figures do not say: "redis
+// faster on 1 of 2 workloads; not distinguishable on 1". With every
+// lead established it is "postgres is fastest on 2 of 3 workloads,
+// cassandra on 1" (best: "fastest", "lowest"); with none confirmed,
+// "redis ahead on all 2 workloads, unconfirmed: ...".
+func leadSentence(s *summary, t *tally, better, best string) string {
 	won, ahead := total(t.won), total(t.ahead)
 	switch {
 	case won == t.compared:
-		return winsSentence(s, t.won, t.compared)
+		return winsSentence(s, t.won, t.compared, best)
 	case ahead == t.compared:
 		return leaders(s, t.ahead, "ahead", t.compared, true) + ", unconfirmed: " + noInterval
 	}
-	faster := "faster"
+	faster := better
 	if len(s.targets) > 2 {
-		faster = "fastest"
+		faster = best
 	}
 	var parts []string
 	// of writes the first count with the number of workloads, the later
@@ -321,53 +371,20 @@ func (s *summary) repsSentence() string {
 }
 
 // winsSentence says "postgres is fastest on 2 of 3 workloads, cassandra
-// on 1": only when every compared workload's lead is established.
-func winsSentence(s *summary, wins []int, compared int) string {
+// on 1" (best: "fastest", "lowest"): only when every compared
+// workload's lead is established.
+func winsSentence(s *summary, wins []int, compared int, best string) string {
 	order := byCount(wins)
 	first := order[0]
 	if wins[first] == compared {
 		if compared == 1 {
-			return s.targets[first] + " is fastest on the one workload measured on more than one target"
+			return fmt.Sprintf("%s is %s on the one workload measured on more than one target", s.targets[first], best)
 		}
-		return fmt.Sprintf("%s is fastest on all %d workloads", s.targets[first], compared)
+		return fmt.Sprintf("%s is %s on all %d workloads", s.targets[first], best, compared)
 	}
-	out := fmt.Sprintf("%s is fastest on %d of %d workloads", s.targets[first], wins[first], compared)
+	out := fmt.Sprintf("%s is %s on %d of %d workloads", s.targets[first], best, wins[first], compared)
 	for _, i := range order[1:] {
 		out += fmt.Sprintf(", %s on %d", s.targets[i], wins[i])
-	}
-	return out
-}
-
-// latencySentence says "cassandra lowest on 2 of 6 (f, d), postgres on
-// 4" of the p99 latency: tail-latency wins are wins, whoever leads
-// throughput.
-func latencySentence(s *summary, low [][]string, compared int) string {
-	counts := make([]int, len(low))
-	total := 0
-	for i, ls := range low {
-		counts[i] = len(ls)
-		total += len(ls)
-	}
-	if total == 0 {
-		return "not measured"
-	}
-	order := byCount(counts)
-	names := func(i int) string {
-		if len(low[i]) <= 3 && len(low[i]) < compared {
-			return " (" + strings.Join(low[i], ", ") + ")"
-		}
-		return ""
-	}
-	first := order[0]
-	switch {
-	case counts[first] == compared && compared == 1:
-		return s.targets[first] + " lower on the one workload measured on more than one target"
-	case counts[first] == compared:
-		return fmt.Sprintf("%s lowest on all %d", s.targets[first], compared)
-	}
-	out := fmt.Sprintf("%s lowest on %d of %d%s", s.targets[first], counts[first], compared, names(first))
-	for _, i := range order[1:] {
-		out += fmt.Sprintf(", %s on %d%s", s.targets[i], counts[i], names(i))
 	}
 	return out
 }
@@ -519,22 +536,6 @@ func (r *row) fairness(s *summary) map[results.FlagKind][]string {
 		}
 	}
 	return out
-}
-
-// lowestP99 is the index of the measured cell with the lowest p99, -1
-// when none has one.
-func (r *row) lowestP99() int {
-	best := -1
-	for i := range r.cells {
-		c := &r.cells[i]
-		if c.n == 0 || !finite(c.lat.P99) {
-			continue
-		}
-		if best < 0 || c.lat.P99 < r.cells[best].lat.P99 {
-			best = i
-		}
-	}
-	return best
 }
 
 // ratioInterval is the confidence interval of a.mean / b.mean at

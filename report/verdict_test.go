@@ -61,7 +61,7 @@ func TestVerdictSeparatesLatencyLeaders(t *testing.T) {
 	lines := strings.Split(v, "\n")
 	require.Equal(t, "throughput: postgres faster on 2 of 3 workloads; not distinguishable on 1", lines[0],
 		"cassandra's lead on b, 1.1x [0.9x, 1.3x], is no lead")
-	require.Equal(t, "p99 latency: postgres lowest on all 3", lines[1], "cassandra leads b's throughput, postgres its p99")
+	require.Equal(t, "p99 latency: postgres is lowest on all 3 workloads", lines[1], "cassandra leads b's throughput, postgres its p99")
 	require.Contains(t, v, "1.1x* [0.9x, 1.3x] postgres: not distinguishable from 1x", "the client-bound trial's ratio is marked")
 }
 
@@ -109,6 +109,52 @@ func TestLeadOf(t *testing.T) {
 			require.Equal(t, tc.want, r.leadOf())
 		})
 	}
+}
+
+// p99Cell is a cell of n repetitions whose p99s have the given mean
+// and sample standard deviation (the throughput is there so it counts
+// as measured).
+func p99Cell(n int, p99, std float64) cell {
+	return cell{n: n, mean: 100, std: 1, p99n: n, p99std: std, lat: results.Latency{P99: p99}}
+}
+
+// TestP99LeadOf: the lowest p99 leads only more than 5% below every
+// other and with every ratio's interval above 1x, as the throughput's
+// lead; each rule on both sides of its threshold.
+func TestP99LeadOf(t *testing.T) {
+	tests := []struct {
+		name  string
+		cells []cell
+		want  lead
+		best  int
+	}{
+		{"interval excludes 1x", []cell{p99Cell(3, 1200, 50), p99Cell(3, 1000, 50)}, leadEstablished, 1},
+		{"interval includes 1x", []cell{p99Cell(3, 1200, 120), p99Cell(3, 1000, 120)}, leadIndistinct, 1},
+		{"within 5%", []cell{p99Cell(3, 1049, 1), p99Cell(3, 1000, 1)}, leadTied, 1},
+		{"just over 5%", []cell{p99Cell(3, 1051, 1), p99Cell(3, 1000, 1)}, leadEstablished, 1},
+		{"one repetition", []cell{p99Cell(1, 3000, math.NaN()), p99Cell(1, 1000, math.NaN())}, leadUnconfirmed, 1},
+		{"the first target lowest", []cell{p99Cell(3, 1000, 50), p99Cell(3, 1200, 50)}, leadEstablished, 0},
+		{"one target measured", []cell{p99Cell(3, 1000, 50), {}}, leadNone, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &row{cells: tc.cells}
+			r.rank()
+			l, best := r.p99LeadOf()
+			require.Equal(t, tc.want, l)
+			require.Equal(t, tc.best, best)
+		})
+	}
+	// The headline's line says so.
+	s := &summary{targets: []string{"a", "b"}, reps: 3}
+	for i, cs := range [][]cell{{p99Cell(3, 1200, 50), p99Cell(3, 1000, 50)}, {p99Cell(3, 1200, 120), p99Cell(3, 1000, 120)}} {
+		r := &row{key: string(rune('p' + i)), label: string(rune('p' + i)), cells: cs}
+		r.rank()
+		s.rows = append(s.rows, r)
+	}
+	_, p99, _ := strings.Cut(headline(s), "\n")
+	p99, _, _ = strings.Cut(p99, "\n")
+	require.Equal(t, "p99 latency: b lower on 1 of 2 workloads; not distinguishable on 1", p99)
 }
 
 // TestHeadlineSaysWhatTheIntervalsSay: "fastest" only where the leads
