@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/steady"
@@ -31,6 +32,21 @@ const (
 	// reach (the bottleneck verdict's rate-limited rule uses the same).
 	reachedTarget = 0.95
 )
+
+// A trial stalled at its end when an operation due in its window had
+// waited at least stallMin when the window closed, and stallOverP99
+// times the completed operations' p99: a database whose scans take two
+// seconds has operations two seconds old at every end.
+const (
+	stallMin     = time.Second
+	stallOverP99 = 5
+)
+
+// stalledAtEnd reports whether the oldest operation the window's end
+// cut off waited long enough to call it a stall.
+func stalledAtEnd(oldest, completedP99 time.Duration) bool {
+	return oldest >= stallMin && oldest >= stallOverP99*completedP99
+}
 
 // workersIdle reports whether fewer than busyWorkers of threads workers
 // were waiting on the database on average (concurrency by Little's

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -55,4 +56,13 @@ func TestClientFlagThresholds(t *testing.T) {
 	require.True(t, missedTarget(949.9, 1000))
 	require.False(t, missedTarget(950, 1000), "95% of the target reached")
 	require.False(t, missedTarget(10, 0), "no target")
+}
+
+// TestStalledAtEnd pins both thresholds from both sides: a second, and
+// five times the completed operations' p99.
+func TestStalledAtEnd(t *testing.T) {
+	require.True(t, stalledAtEnd(time.Second, time.Millisecond))
+	require.False(t, stalledAtEnd(999*time.Millisecond, time.Millisecond), "under a second")
+	require.True(t, stalledAtEnd(5*time.Second, time.Second), "five times the p99")
+	require.False(t, stalledAtEnd(4999*time.Millisecond, time.Second), "a slow database's operations in flight")
 }

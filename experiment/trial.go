@@ -482,6 +482,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 			Latency: latencyOf(measure.StatsOf(h))})
 	}
 	row.Latency = latencyOf(measure.StatsOf(all))
+	stallFlag(&row, res.MeasuredResults)
 	row.Concurrency = littles.Concurrency(m.Throughput, time.Duration(waited.Mean()*float64(time.Nanosecond)))
 	tr.s.validity(&row, cfg, res, viaLoaders, machines)
 	tr.fairness(&row, cfg, viaLoaders, machines, rates)
@@ -489,6 +490,31 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 		row.Flags = append(row.Flags, results.Flagf(results.FlagPacing, "the load generator started operations late (p99 %.0f µs after they were due, above the larger of 100 µs and a tenth of the service p99, %.0f µs): response times hold the tool's delay, not only the database's; give the load generator more CPU or fewer threads", pacing.P99, service.P99))
 	}
 	return row
+}
+
+// stallFlag flags a trial whose window closed on operations that had
+// waited far longer than the others (stalledAtEnd). Redis silent for the
+// last 4 s of a closed loop's window was "completed, p99 0.12 ms",
+// flagged client-bound: the two operations it held counted nowhere.
+func stallFlag(row *results.Trial, rs measure.Results) {
+	cut, done := measure.NewHistogram(), measure.NewHistogram()
+	for i := range rs {
+		if rs[i].CutOff != nil {
+			cut.Merge(rs[i].CutOff)
+		}
+		done.Merge(rs[i].Service)
+	}
+	if cut.TotalCount() == 0 {
+		return
+	}
+	oldest := time.Duration(cut.Max())
+	p99 := time.Duration(done.ValueAtQuantile(99))
+	if !stalledAtEnd(oldest, p99) {
+		return
+	}
+	row.Flags = append(row.Flags, results.Flagf(results.FlagStalled,
+		"%d operations due in the window had not completed when it closed, the oldest after %s (the completed ones' p99: %s): the database stopped answering at the end; they count in the percentiles at their latency so far",
+		cut.TotalCount(), oldest.Round(time.Millisecond), p99.Round(time.Microsecond)))
 }
 
 // validity flags a trial whose numbers describe the client more than the
@@ -544,7 +570,7 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 		row.Flags = append(row.Flags, results.NewFlag(results.FlagStoppedEarly, res.StopReason))
 	}
 	if row.Aborted > 0 {
-		row.Flags = append(row.Flags, results.Flagf(results.FlagAborted, "%d operations in flight when the run stopped were cut short (in neither throughput nor errors)", row.Aborted))
+		row.Flags = append(row.Flags, results.Flagf(results.FlagAborted, "%d operations in flight when the run stopped were cut short (in neither throughput nor errors; in the percentiles at their latency so far)", row.Aborted))
 	}
 }
 

@@ -47,7 +47,10 @@ type seriesSet struct {
 	top     []int64
 	topErr  []int64
 	aborted []int64
-	errors  []map[string]int64
+	// cutLat holds the latency so far of the operations cut off by the
+	// end of the measured window (Handle.RecordCutOff).
+	cutLat []*hdrhistogram.Histogram
+	errors []map[string]int64
 }
 
 func newSeriesSet(n int) *seriesSet {
@@ -60,6 +63,7 @@ func newSeriesSet(n int) *seriesSet {
 		top:      make([]int64, n),
 		topErr:   make([]int64, n),
 		aborted:  make([]int64, n),
+		cutLat:   make([]*hdrhistogram.Histogram, n),
 		errors:   make([]map[string]int64, n),
 	}
 }
@@ -67,7 +71,7 @@ func newSeriesSet(n int) *seriesSet {
 // reset clears the set for reuse, keeping allocated histograms.
 func (s *seriesSet) reset() {
 	for i := range s.service {
-		for _, h := range []*hdrhistogram.Histogram{s.service[i], s.response[i], s.errLat[i], s.pacing[i]} {
+		for _, h := range []*hdrhistogram.Histogram{s.service[i], s.response[i], s.errLat[i], s.pacing[i], s.cutLat[i]} {
 			if h != nil {
 				h.Reset()
 			}
@@ -205,6 +209,40 @@ func (h Handle) RecordAborted(series int) {
 	s.mu.Unlock()
 }
 
+// RecordCutOff records n operations of the series that were due in the
+// measured window and had not completed when it closed: still in flight
+// (the run's stop cut them short, or their driver never returned), or,
+// under a target rate, never issued because the worker was still
+// waiting on the database. soFarNs is each one's latency so far, from
+// its intended start to the window's end: a lower bound, but a latency
+// all the same, so a stall at the very end of a run shows in the
+// percentiles instead of vanishing. It goes into the response time
+// (when recorded) and into the series' cut-off latency; never into
+// service time, throughput or errors.
+func (h Handle) RecordCutOff(series int, soFarNs, n int64) {
+	if n <= 0 {
+		return
+	}
+	s := h.s
+	s.mu.Lock()
+	a := s.active
+	hc := a.cutLat[series]
+	if hc == nil {
+		hc = NewHistogram()
+		a.cutLat[series] = hc
+	}
+	_ = hc.RecordValues(clampNs(soFarNs), n) // in range by clampNs
+	if h.intended {
+		hr := a.response[series]
+		if hr == nil {
+			hr = NewHistogram()
+			a.response[series] = hr
+		}
+		_ = hr.RecordValues(clampNs(soFarNs), n)
+	}
+	s.mu.Unlock()
+}
+
 // Pace records how late the harness itself started a paced operation of
 // the series: the time from when the operation was due, or from when its
 // worker was free if that came later, to its start. It is the tool's
@@ -244,6 +282,12 @@ type SeriesResult struct {
 	// Aborted counts operations the run's own stop cut short; they are
 	// neither successes nor errors, and not in Counted.
 	Aborted int64
+	// CutOff holds the latency so far of every operation that was due in
+	// the measured window and had not completed when it closed
+	// (Handle.RecordCutOff): those Aborted counts and, under a target
+	// rate, those never issued. Under a target rate Response holds them
+	// too.
+	CutOff *hdrhistogram.Histogram
 	// Counted is the number of operations of this series that count
 	// towards throughput (those not recorded as a Sub part), and
 	// CountedErrors how many of them failed.
@@ -265,12 +309,28 @@ func (s *SeriesResult) ErrorCount() int64 {
 }
 
 // Latency returns the histogram that answers "how long did users wait": the
-// response time when it was recorded, service time otherwise.
+// response time when it was recorded, service time otherwise, with the
+// operations the window's end cut off at their latency so far (a copy
+// then: the service time stays the completed operations').
 func (s *SeriesResult) Latency() *hdrhistogram.Histogram {
 	if s.Response != nil {
 		return s.Response
 	}
-	return s.Service
+	if s.CutOff == nil || s.CutOff.TotalCount() == 0 {
+		return s.Service
+	}
+	h := NewHistogram()
+	mergeInto(h, s.Service)
+	mergeInto(h, s.CutOff)
+	return h
+}
+
+// CutOffCount is how many operations the window's end cut off.
+func (s *SeriesResult) CutOffCount() int64 {
+	if s.CutOff == nil {
+		return 0
+	}
+	return s.CutOff.TotalCount()
 }
 
 // TotalCounted returns the number of operations in r that count towards
@@ -336,7 +396,7 @@ type Results []SeriesResult
 func NewResults(series []string, intended bool) Results {
 	out := make(Results, len(series))
 	for i, name := range series {
-		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), Errors: map[string]int64{}}
+		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), CutOff: NewHistogram(), Errors: map[string]int64{}}
 		if intended {
 			out[i].Response = NewHistogram()
 			out[i].Pacing = NewHistogram()
@@ -350,6 +410,12 @@ func (r Results) Merge(o Results) {
 	for i := range r {
 		mergeInto(r[i].Service, o[i].Service)
 		mergeInto(r[i].ErrorLatency, o[i].ErrorLatency)
+		if o[i].CutOff != nil && o[i].CutOff.TotalCount() > 0 {
+			if r[i].CutOff == nil {
+				r[i].CutOff = NewHistogram()
+			}
+			mergeInto(r[i].CutOff, o[i].CutOff)
+		}
 		if r[i].Response != nil {
 			mergeInto(r[i].Response, o[i].Response)
 		}
@@ -371,6 +437,9 @@ func (r Results) Reset() {
 	for i := range r {
 		r[i].Service.Reset()
 		r[i].ErrorLatency.Reset()
+		if r[i].CutOff != nil {
+			r[i].CutOff.Reset()
+		}
 		if r[i].Response != nil {
 			r[i].Response.Reset()
 		}
@@ -427,6 +496,12 @@ func (r *Recorder) Collect(dst Results) {
 		for j := range dst {
 			mergeInto(dst[j].Service, sp.service[j])
 			mergeInto(dst[j].ErrorLatency, sp.errLat[j])
+			if sp.cutLat[j] != nil && sp.cutLat[j].TotalCount() > 0 {
+				if dst[j].CutOff == nil {
+					dst[j].CutOff = NewHistogram()
+				}
+				mergeInto(dst[j].CutOff, sp.cutLat[j])
+			}
 			if dst[j].Response != nil {
 				mergeInto(dst[j].Response, sp.response[j])
 			}

@@ -80,6 +80,10 @@ type OpSummary struct {
 	// Aborted counts operations the run's own stop cut short: neither
 	// successes nor errors.
 	Aborted int64 `json:"aborted,omitempty"`
+	// CutOff summarises the operations that were due in the measured
+	// window and had not completed when it closed, at their latency so
+	// far (SeriesResult.CutOff); Response includes them.
+	CutOff *Stats `json:"cut_off,omitempty"`
 	// ErrorLatency summarises the failed operations' latencies.
 	ErrorLatency *Stats `json:"error_latency,omitempty"`
 }
@@ -90,7 +94,7 @@ func Summarize(r Results) []OpSummary {
 	var out []OpSummary
 	for i := range r {
 		s := &r[i]
-		if s.OK() == 0 && s.ErrorCount() == 0 && s.Aborted == 0 {
+		if s.OK() == 0 && s.ErrorCount() == 0 && s.Aborted == 0 && s.CutOffCount() == 0 {
 			continue
 		}
 		o := OpSummary{Name: s.Name, OK: s.OK(), Service: StatsOf(s.Service), Late: s.Late, Aborted: s.Aborted}
@@ -109,6 +113,10 @@ func Summarize(r Results) []OpSummary {
 		if s.Response != nil {
 			st := StatsOf(s.Response)
 			o.Response = &st
+		}
+		if s.CutOffCount() > 0 {
+			st := StatsOf(s.CutOff)
+			o.CutOff = &st
 		}
 		out = append(out, o)
 	}

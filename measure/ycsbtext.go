@@ -18,7 +18,9 @@ import (
 // names them, and failed operations' latencies as "[OP-FAILED]". Two
 // kinds of line are dbarena's own, in the same shape: "[OVERALL],
 // AbortedOperations" counts the operations the run's stop cut short
-// (in no other count), and a "[PACING]" block gives the harness's own
+// (in no other count), "[Intended-OP], CutOffOperations" how many of
+// that block's operations the window's end cut off, counted at their
+// latency so far, and a "[PACING]" block gives the harness's own
 // lateness in starting paced operations.
 func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 	bw := bufio.NewWriter(w)
@@ -48,6 +50,9 @@ func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 			intended := hlog.Tag{Kind: hlog.Intended, Op: o.Name}.String()
 			writeStats(line, intended, *o.Response)
 			line(intended, "LateOperations", strconv.FormatInt(o.Late, 10))
+			if o.CutOff != nil {
+				line(intended, "CutOffOperations", strconv.FormatInt(o.CutOff.Count, 10))
+			}
 		}
 		if o.ErrorLatency != nil {
 			writeStats(line, o.Name+"-FAILED", *o.ErrorLatency)

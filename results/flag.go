@@ -60,6 +60,11 @@ const (
 	// own load tool on the same reads. The report adds it; it is not
 	// written to trials.csv.
 	FlagClientCeiling FlagKind = "client ceiling"
+	// FlagStalled: operations due in the measured window were still
+	// waiting on the database when it closed, long past the others'
+	// latency: the database stopped answering at the end. They count in
+	// the percentiles at their latency so far.
+	FlagStalled FlagKind = "stalled"
 	// FlagFailed: the trial did not finish and is left out of every
 	// comparison. The report adds it from the row's status.
 	FlagFailed FlagKind = "failed"

@@ -83,7 +83,7 @@ func (s *run) worker(id int) {
 		start := clk.Now()
 		if d := s.deadline.Load(); d > 0 && start >= d {
 			w.wk.Done(op)
-			s.halt("maxexecutiontime reached", byLimit)
+			s.halt(reasonTimeLimit, byLimit)
 			return
 		}
 		warm := s.inWarmup(start)
@@ -93,9 +93,12 @@ func (s *run) worker(id int) {
 		}
 		if intended == 0 {
 			intended = start
+			s.inFlight[id].due.Store(0) // not paced (any more)
 		} else {
 			h.Pace(int(op.Kind), start-max(intended, free))
+			s.inFlight[id].due.Store(int64(sc.next))
 		}
+		s.inFlight[id].since.Store(intended)
 		w.exec(op, h, intended, start)
 		if sc.interval > 0 {
 			free = clk.Now()
@@ -168,6 +171,9 @@ func (w *workerState) next(sc *schedule) (op *workload.Operation, intended int64
 	if sc.interval > 0 {
 		intended = int64(sc.next)
 		sc.next += sc.interval
+		// Until it is issued, this one is the first not issued.
+		s.inFlight[w.id].due.Store(intended)
+		s.inFlight[w.id].every.Store(int64(sc.interval))
 		if s.cfg.Clock.Now() < intended && w.timer.SleepUntil(intended) {
 			w.wk.Done(op)
 			return nil, 0, false
@@ -196,6 +202,7 @@ func (w *workerState) followStages(sc *schedule) bool {
 			// worker still behind the last stage's schedule first sends
 			// what that stage made due (below), then parks.
 			sc.stage, sc.carry = -1, nil
+			s.inFlight[id].due.Store(0)
 			if w.timer.SleepUntil(s.stageEnd(i)) {
 				return false
 			}
@@ -259,6 +266,9 @@ func (w *workerState) record(h measure.Handle, series int, err error, intended, 
 	if err != nil && w.s.opsCtx.Err() != nil {
 		if f&measure.Sub == 0 {
 			h.RecordAborted(series)
+			// Its latency so far when the window closed, from the
+			// later of its due time and the window's start.
+			w.s.cutOffAt(h, series, intended)
 		}
 		return
 	}

@@ -123,6 +123,10 @@ func (w *Workload) buildChoosers() error {
 // Config returns the workload's configuration.
 func (w *Workload) Config() Config { return w.cfg }
 
+// OperationWeights returns the operation mix's weights, indexed by Kind
+// (a copy).
+func (w *Workload) OperationWeights() []float64 { return append([]float64(nil), w.opWeights...) }
+
 // FieldNames returns the names of the record's fields.
 func (w *Workload) FieldNames() []string { return w.fieldNames }
 
