@@ -286,7 +286,8 @@ type SeriesResult struct {
 	// the measured window and had not completed when it closed
 	// (Handle.RecordCutOff): those Aborted counts and, under a target
 	// rate, those never issued. Under a target rate Response holds them
-	// too.
+	// too. nil until one is (a histogram is 260 kB, and most runs cut
+	// off nothing).
 	CutOff *hdrhistogram.Histogram
 	// Counted is the number of operations of this series that count
 	// towards throughput (those not recorded as a Sub part), and
@@ -396,7 +397,7 @@ type Results []SeriesResult
 func NewResults(series []string, intended bool) Results {
 	out := make(Results, len(series))
 	for i, name := range series {
-		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), CutOff: NewHistogram(), Errors: map[string]int64{}}
+		out[i] = SeriesResult{Name: name, Service: NewHistogram(), ErrorLatency: NewHistogram(), Errors: map[string]int64{}}
 		if intended {
 			out[i].Response = NewHistogram()
 			out[i].Pacing = NewHistogram()

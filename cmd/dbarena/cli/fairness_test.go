@@ -149,10 +149,12 @@ run: {duration: 6s, threads: 32, loaders: 2}
 	}
 	require.NotEmpty(t, text, "flags %v", row.Flags)
 	// The loaders' CPU is the load generator's: it is not "other
-	// processes".
+	// processes". This process only waits for them (a few percent); 64
+	// workers in two loaders took 48% and more. (Not compared with
+	// "other processes": the test packages running beside this one took
+	// as much, 48% against 48% in one CI run.)
 	m := regexp.MustCompile(`the load generator (\d+)%, the database (\d+)%, other processes (\d+)%`).FindStringSubmatch(text)
 	require.NotNil(t, m, text)
 	loadgen, _ := strconv.Atoi(m[1])
-	others, _ := strconv.Atoi(m[3])
-	require.Greater(t, loadgen, others, text)
+	require.GreaterOrEqual(t, loadgen, 20, text)
 }
