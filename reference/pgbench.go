@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,17 @@ func (p pgbench) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := output(exec.CommandContext(ctx, bin, "-n", "-t", "200", "-f", checkFile, cfg.URL)); err != nil {
+	// The password goes by environment: on pgbench's command line any
+	// local user could read it in ps for as long as the reference runs.
+	conn, password := splitPGPassword(cfg.URL)
+	runPgbench := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, append(args, conn)...)
+		if password != "" {
+			cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
+		}
+		return cmd
+	}
+	if _, err := output(runPgbench("-n", "-t", "200", "-f", checkFile)); err != nil {
 		return nil, fmt.Errorf("pgbench's keys do not match the loaded rows (check of 200 random keys): %w", err)
 	}
 
@@ -61,7 +72,7 @@ func (p pgbench) Run(ctx context.Context, req Request) (*Result, error) {
 	secs := max(1, int(req.Duration.Seconds()+0.5))
 	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(req.Threads), "-j", strconv.Itoa(jobs),
 		"-T", strconv.Itoa(secs), "-f", script}
-	out, err := output(exec.CommandContext(ctx, bin, append(args, cfg.URL)...))
+	out, err := output(runPgbench(args...))
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +81,40 @@ func (p pgbench) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Tool = "pgbench"
-	res.Command = strings.Join(append([]string{"pgbench"}, append(args, redact.URL(cfg.URL))...), " ")
+	res.Command = strings.Join(append([]string{"pgbench"}, append(args, redact.URL(conn))...), " ")
 	res.Notes = append(res.Notes, distributionNote(req.Workload)...)
 	return res, nil
+}
+
+// pgKeywordPassword is a password=... pair of a keyword/value
+// connection string, quoted or not.
+var pgKeywordPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+
+// splitPGPassword returns the connection string without its password,
+// and the password (from the URL's user info or its password parameter,
+// or a keyword/value string's password=...; "" when it has none).
+func splitPGPassword(dsn string) (conn, password string) {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		if u.User != nil {
+			password, _ = u.User.Password()
+			u.User = url.User(u.User.Username())
+		}
+		if q := u.Query(); q.Has("password") {
+			password = q.Get("password")
+			q.Del("password")
+			u.RawQuery = q.Encode()
+		}
+		return u.String(), password
+	}
+	m := pgKeywordPassword.FindStringSubmatchIndex(dsn)
+	if m == nil {
+		return dsn, ""
+	}
+	password = dsn[m[4]:m[5]]
+	if strings.HasPrefix(password, "'") {
+		password = strings.NewReplacer(`\'`, "'", `\\`, `\`).Replace(password[1 : len(password)-1])
+	}
+	return strings.TrimSpace(dsn[:m[0]] + dsn[m[1]:]), password
 }
 
 // keyPick is the script's lines that draw a record number uniformly from

@@ -1,0 +1,135 @@
+package reference_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/driver/postgres"
+	"github.com/dbarena/dbarena/driver/redis"
+	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/reference"
+)
+
+// watchCommandLines reads every process's command line, as ps does, until
+// stop is called: it returns the command lines that held secret, and
+// whether one of tool's was seen at all (so that a clean result means
+// something).
+func watchCommandLines(t *testing.T, tool, secret string) (stop func() (leaks []string, sawTool bool)) {
+	t.Helper()
+	done := make(chan struct{})
+	var mu sync.Mutex
+	var leaks []string
+	saw := false
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+			for _, p := range paths {
+				b, err := os.ReadFile(p)
+				if err != nil || len(b) == 0 {
+					continue
+				}
+				line := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+				mu.Lock()
+				if strings.Contains(line, tool) {
+					saw = true
+				}
+				if strings.Contains(line, secret) {
+					leaks = append(leaks, line)
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() ([]string, bool) {
+		close(done)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return leaks, saw
+	}
+}
+
+// TestPgbenchPasswordOffTheCommandLine: pgbench gets the URL's password
+// by PGPASSWORD; on its command line every local user read it in ps
+// ("pgbench ... postgres://bench:PASSWORD@...") for the whole reference.
+func TestPgbenchPasswordOffTheCommandLine(t *testing.T) {
+	u, err := url.Parse(pgURL(t))
+	require.NoError(t, err)
+	const secret = "Pgbench-Secret-7d1e"
+	user := "postgres"
+	if u.User != nil && u.User.Username() != "" {
+		user = u.User.Username()
+	}
+	u.User = url.UserPassword(user, secret)
+	props := map[string]string{"postgres.url": u.String()}
+	cfg := config(t, postgres.Prefix, "table", "ref_secret")
+	load(t, postgres.Open, props, cfg)
+	stop := watchCommandLines(t, "pgbench", secret)
+	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
+		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
+	leaks, saw := stop()
+	require.NoError(t, err)
+	require.Greater(t, res.Throughput, 100.0)
+	require.True(t, saw, "pgbench ran while the command lines were read")
+	require.Empty(t, leaks, "the password on a command line")
+	require.NotContains(t, res.Command, secret)
+}
+
+// TestRedisBenchmarkPasswordOffTheCommandLine: redis-benchmark reads a
+// password only from its command line (it ignores REDISCLI_AUTH), so it
+// runs as a one-time user that may only read, deleted after it; the
+// server's password never shows in ps.
+func TestRedisBenchmarkPasswordOffTheCommandLine(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		testenv.Missing(t, "redis-server is not installed (scripts/servers install redis)")
+	}
+	const secret = "Redis-Secret-52ab"
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	_, port, _ := net.SplitHostPort(addr)
+	srv := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir(), "--requirepass", secret)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	c := goredis.NewClient(&goredis.Options{Addr: addr, Password: secret})
+	defer c.Close()
+	require.Eventually(t, func() bool { return c.Ping(context.Background()).Err() == nil }, 10*time.Second, 50*time.Millisecond)
+
+	props := map[string]string{"redis.addr": addr, "redis.password": secret}
+	cfg := config(t, redis.Prefix, "insertorder", "ordered", "zeropadding", "12")
+	load(t, redis.Open, props, cfg)
+	stop := watchCommandLines(t, "redis-benchmark", secret)
+	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",
+		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))
+	leaks, saw := stop()
+	require.NoError(t, err)
+	require.Greater(t, res.Throughput, 100.0, "the one-time user reads the hashes")
+	require.True(t, saw, "redis-benchmark ran while the command lines were read")
+	require.Empty(t, leaks, "the password on a command line")
+	users, err := c.Do(context.Background(), "ACL", "USERS").StringSlice()
+	require.NoError(t, err)
+	require.Equal(t, []string{"default"}, users, "the one-time user is gone")
+	t.Log(res.Command)
+}
