@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,8 +25,13 @@ type output struct{ flag, path string }
 // textWriter returns where a command's human-readable text goes when one
 // of outs may take standard output: there by default, to standard error
 // once an output is "-", so that what is piped on stays one document a
-// program can parse. Two outputs cannot share standard output.
+// program can parse. Two outputs cannot share standard output, nor a
+// file, and every file must be writable: all checked before the work,
+// not found at its end.
 func textWriter(st *State, outs ...output) (io.Writer, error) {
+	if err := checkOutputs(outs); err != nil {
+		return nil, err
+	}
 	var took []string
 	for _, o := range outs {
 		if o.path == stdoutPath {
@@ -39,6 +45,52 @@ func textWriter(st *State, outs ...output) (io.Writer, error) {
 		return st.Stderr, nil
 	}
 	return nil, usageError(fmt.Errorf("%s all name standard output (-); at most one output can", strings.Join(took, ", ")))
+}
+
+// checkOutputs refuses two outputs naming one file (`--json F
+// --hdr-log F --export F` left F holding the JSON alone) and a file that
+// cannot be written (a read-only --json was found only after the run).
+// A regular file or a path not there yet is opened for writing, without
+// truncating, and what did not exist is removed again; anything else (a
+// device such as /dev/null, a FIFO another program reads) is left to the
+// write itself.
+func checkOutputs(outs []output) error {
+	type seen struct {
+		flag string
+		info os.FileInfo
+	}
+	byPath := map[string]seen{}
+	for _, o := range outs {
+		if o.path == "" || o.path == stdoutPath {
+			continue
+		}
+		abs, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageError(fmt.Errorf("%s %s: %w", o.flag, o.path, err))
+		}
+		info, statErr := os.Stat(abs)
+		for p, s := range byPath {
+			if p == abs || (info != nil && s.info != nil && os.SameFile(info, s.info)) {
+				return usageError(fmt.Errorf("%s and %s both name %s: each output needs a file of its own", s.flag, o.flag, o.path))
+			}
+		}
+		byPath[abs] = seen{o.flag, info}
+		if statErr == nil && !info.Mode().IsRegular() {
+			if info.IsDir() {
+				return usageError(fmt.Errorf("%s %s: is a directory; want a file to write", o.flag, o.path))
+			}
+			continue
+		}
+		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return usageError(fmt.Errorf("%s %s: cannot be written: %w", o.flag, o.path, err))
+		}
+		_ = f.Close() // opened only to check; nothing was written
+		if statErr != nil {
+			_ = os.Remove(abs) // created by the check alone
+		}
+	}
+	return nil
 }
 
 // ycsbText returns where the YCSB text goes when --export names no file:
