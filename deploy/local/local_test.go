@@ -90,6 +90,21 @@ func TestRedisKeep(t *testing.T) {
 	require.DirExists(t, dir, "Keep leaves the data")
 }
 
+// TestFrozenServerStopsPromptly: a server frozen with SIGSTOP stops on
+// its stop signal within seconds, not after the 30 s grace and a kill.
+func TestFrozenServerStopsPromptly(t *testing.T) {
+	requireProgram(t, "redis-server")
+	d := up(t, deploy.Request{Name: "r", Database: "redis"})
+	pid := d.Hosts()[0].PID
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	start := time.Now()
+	require.NoError(t, d.Down(context.Background()), "stopped by its signal, not killed")
+	took := time.Since(start)
+	t.Logf("a frozen Redis stopped in %s", took)
+	require.Less(t, took, 5*time.Second)
+	require.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 50*time.Millisecond)
+}
+
 func TestMariaDBUp(t *testing.T) {
 	requireProgram(t, "mariadb-install-db")
 	d := up(t, deploy.Request{Name: "m", Database: "mariadb"})

@@ -64,11 +64,16 @@ func (p *proc) exited() bool {
 }
 
 // stop sends sig, waits up to grace, then kills the whole process group.
+// The group is continued right after sig: a server frozen by SIGSTOP (a
+// debugger, a test, a job-control stop) holds sig pending and waited out
+// the whole grace (a Ctrl-C took 32.7 s, "did not stop within 30s of
+// terminated; killed"); continued, it acts on it at once.
 func (p *proc) stop(ctx context.Context, sig syscall.Signal, grace time.Duration) error {
 	if p.exited() {
 		return nil
 	}
 	_ = p.cmd.Process.Signal(sig) // it may have exited in between: the wait below tells
+	_ = syscall.Kill(-p.pid(), syscall.SIGCONT)
 	select {
 	case <-p.done:
 		return nil
