@@ -124,7 +124,10 @@ func (fx fixture) trial(target, kind, wl string, rep, index int, start time.Time
 	if kind == results.KindRun {
 		measured -= 2
 	}
-	ops := int64(rate * float64(measured))
+	var ops int64 // no throughput recorded: no operations counted
+	if !math.IsNaN(rate) {
+		ops = int64(rate * float64(measured))
+	}
 	tr := results.Trial{ID: id, Index: index, Kind: kind, Target: target, Database: target, Driver: target, Workload: wl,
 		Repetition: rep, Threads: 16, Start: start.Add(time.Duration(secs-measured) * time.Second),
 		End: start.Add(time.Duration(secs) * time.Second), Duration: time.Duration(measured) * time.Second,
@@ -154,9 +157,13 @@ func (fx fixture) add(t *testing.T, w *results.Writer, tr results.Trial, start t
 		wiggle := 1 + 0.05*math.Sin(float64(i))
 		l := tr.Latency
 		l.P99 *= 2 - wiggle
+		var ops int64 // a NaN rate counts none
+		if !math.IsNaN(tr.Throughput) {
+			ops = int64(tr.Throughput * wiggle)
+		}
 		for _, op := range []string{"READ", results.AllOps} {
 			ps = append(ps, results.Point{Trial: tr.ID, Time: start.Add(time.Duration(i) * time.Second),
-				Elapsed: time.Duration(i) * time.Second, Length: time.Second, Warmup: i <= warm, Op: op, Ops: int64(tr.Throughput * wiggle),
+				Elapsed: time.Duration(i) * time.Second, Length: time.Second, Warmup: i <= warm, Op: op, Ops: ops,
 				Rate: tr.Throughput * wiggle, Latency: l})
 		}
 	}

@@ -81,16 +81,63 @@ func strCol[T any](name string, f func(*T) *string) column[T] {
 		func(v *T, s string) error { *f(v) = s; return nil }}
 }
 
+// maxFigure bounds every figure read back: no rate, latency in µs,
+// byte count or percentage dbarena writes comes near it, and a value
+// past it (a trials.csv edited to 1e308 ops/s printed
+// "-9,223,372,036,854,775,808 ops/s") is not a measurement.
+const maxFigure = 1e15
+
+// floatCol is a column of a figure from 0 to maxFigure, or empty (NaN);
+// anything else is refused on reading, naming the value and the range.
 func floatCol[T any](name string, f func(*T) *float64) column[T] {
 	return column[T]{name,
 		func(v *T) string { return fmtFloat(*f(v)) },
-		func(v *T, s string) (err error) { *f(v), err = parseFloat(s); return err }}
+		func(v *T, s string) error {
+			x, err := parseFloat(s)
+			if err != nil {
+				return err
+			}
+			if !math.IsNaN(x) && !(x >= 0 && x <= maxFigure) {
+				return fmt.Errorf("%s: want a figure from 0 to %g, or empty", s, maxFigure)
+			}
+			*f(v) = x
+			return nil
+		}}
 }
 
+// signedFloatCol is a column of any finite value, or empty (NaN): a
+// database's own metric may be negative.
+func signedFloatCol[T any](name string, f func(*T) *float64) column[T] {
+	return column[T]{name,
+		func(v *T) string { return fmtFloat(*f(v)) },
+		func(v *T, s string) error {
+			x, err := parseFloat(s)
+			if err != nil {
+				return err
+			}
+			if math.IsInf(x, 0) {
+				return fmt.Errorf("%s: want a finite value, or empty", s)
+			}
+			*f(v) = x
+			return nil
+		}}
+}
+
+// int64Col is a column of a count: from 0 up.
 func int64Col[T any](name string, f func(*T) *int64) column[T] {
 	return column[T]{name,
 		func(v *T) string { return fmtInt(*f(v)) },
-		func(v *T, s string) (err error) { *f(v), err = parseInt(s); return err }}
+		func(v *T, s string) error {
+			n, err := parseInt(s)
+			if err != nil {
+				return err
+			}
+			if n < 0 {
+				return fmt.Errorf("%s: want a count, 0 or more", s)
+			}
+			*f(v) = n
+			return nil
+		}}
 }
 
 func intCol[T any](name string, f func(*T) *int) column[T] {
@@ -111,10 +158,15 @@ func durationCol[T any](name string, f func(*T) *time.Duration) column[T] {
 		func(v *T) string { return fmtFloat(f(v).Seconds()) },
 		func(v *T, s string) error {
 			x, err := parseFloat(s)
-			if err == nil && !math.IsNaN(x) {
-				*f(v) = time.Duration(x * float64(time.Second))
+			if err != nil || math.IsNaN(x) {
+				return err
 			}
-			return err
+			// time.Duration holds about 292 years.
+			if !(x >= 0 && x <= 9e9) {
+				return fmt.Errorf("%s: want seconds from 0 to 9e9, or empty", s)
+			}
+			*f(v) = time.Duration(x * float64(time.Second))
+			return nil
 		}}
 }
 
@@ -389,6 +441,6 @@ func dbMetricColumns() []column[DBMetric] {
 		strCol("host", func(m *DBMetric) *string { return &m.Host }),
 		strCol("database", func(m *DBMetric) *string { return &m.Database }),
 		strCol("metric", func(m *DBMetric) *string { return &m.Metric }),
-		floatCol("value", func(m *DBMetric) *float64 { return &m.Value }),
+		signedFloatCol("value", func(m *DBMetric) *float64 { return &m.Value }),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func Read(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	// The manifest is a few KiB; a cap keeps a wrong file (a link to a
 	// device, a huge download) from filling the memory.
-	b, err := bounds.ReadFile(filepath.Join(dir, ManifestFile), bounds.MaxFileBytes)
+	b, err := readManifest(filepath.Join(dir, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("read results %s: %w (is it a results directory?)", dir, err)
 	}
@@ -46,19 +47,19 @@ func Read(dir string) (*Data, error) {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	d.settleStatus()
-	if d.Trials, err = readCSV(d, filepath.Join(dir, TrialsFile), trialColumns()); err != nil {
+	if d.Trials, err = readCSV(d, filepath.Join(dir, TrialsFile), trialColumns(), maxTrialRows); err != nil {
 		return nil, err
 	}
-	if d.Points, err = readCSV(d, filepath.Join(dir, TimeseriesFile), pointColumns()); err != nil {
+	if d.Points, err = readCSV(d, filepath.Join(dir, TimeseriesFile), pointColumns(), maxSeriesRows); err != nil {
 		return nil, err
 	}
-	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns()); err != nil {
+	if d.Sys, err = readCSV(d, filepath.Join(dir, SysmetricsFile), sysColumns(), maxSeriesRows); err != nil {
 		return nil, err
 	}
 	if err := d.fromOldSysmetrics(filepath.Join(dir, SysmetricsFile)); err != nil {
 		return nil, err
 	}
-	if d.DB, err = readCSV(d, filepath.Join(dir, DBMetricsFile), dbMetricColumns()); err != nil {
+	if d.DB, err = readCSV(d, filepath.Join(dir, DBMetricsFile), dbMetricColumns(), maxSeriesRows); err != nil {
 		return nil, err
 	}
 	if d.Manifest.Format < 2 {
@@ -66,6 +67,30 @@ func Read(dir string) (*Data, error) {
 	}
 	d.reconstruct()
 	return d, nil
+}
+
+// The rows a results directory's files may hold: an experiment plans at
+// most 10,000 trials, and a day's soak at one-second intervals is 86,400
+// rows per operation type. Past them a report would take minutes and
+// gigabytes (10^6 trial rows: 98 s, 7.43 GB) for a file that is not one
+// dbarena wrote.
+const (
+	maxTrialRows  = 100_000
+	maxSeriesRows = 5_000_000
+)
+
+// readManifest reads the manifest, a regular file of a few KiB: a cap
+// keeps a wrong file (a link to a device, a huge download) from filling
+// the memory, and a FIFO from hanging the read.
+func readManifest(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if t := fi.Mode().Type(); t&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDir) != 0 {
+		return nil, fmt.Errorf("%s: not a regular file (%s); want the file dbarena wrote", path, t)
+	}
+	return bounds.ReadFile(path, bounds.MaxFileBytes)
 }
 
 // fromFormat1 turns version 1's rates, which counted failed operations,
@@ -125,8 +150,8 @@ func (d *Data) fromOldSysmetrics(path string) error {
 // readCSV reads rows by header name, so columns added later or in another
 // order still read. A last line cut short by a kill is skipped with a
 // warning; a bad row anywhere else is an error naming file and line.
-func readCSV[T any](d *Data, path string, cols []column[T]) ([]T, error) {
-	f, err := os.Open(path)
+func readCSV[T any](d *Data, path string, cols []column[T], maxRows int) ([]T, error) {
+	f, err := bounds.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -152,6 +177,9 @@ func readCSV[T any](d *Data, path string, cols []column[T]) ([]T, error) {
 		rec, err := r.Read()
 		if err == io.EOF {
 			return out, nil
+		}
+		if len(out) == maxRows {
+			return nil, fmt.Errorf("read %s: more than %d rows, the limit for this file; is it the right results directory?", path, maxRows)
 		}
 		line, _ := r.FieldPos(0)
 		if err == nil && len(rec) != len(head) {

@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 )
@@ -335,7 +336,7 @@ func (l *logHists) counts() opCounts {
 // yields the intervals before the cut and the error.
 func (d *Data) readLog(path string, s span) (*logHists, int, error) {
 	l := &logHists{byTag: map[string]*hdrhistogram.Histogram{}}
-	f, err := os.Open(path)
+	f, err := bounds.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return l, 0, nil
 	}

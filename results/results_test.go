@@ -1,10 +1,12 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,9 +176,82 @@ func TestBadRowNamesFileAndLine(t *testing.T) {
 	require.ErrorContains(t, err, "is it a results directory?")
 }
 
+// TestFiguresReadBackAreChecked: a figure out of range is refused on
+// reading, naming the file, line, column and range: a trials.csv edited
+// to 1e308 ops/s printed "-9,223,372,036,854,775,808 ops/s", and -1
+// printed "-1.0 ops/s". Both sides of each bound.
+func TestFiguresReadBackAreChecked(t *testing.T) {
+	manifest := []byte(`{"status":"completed"}`)
+	for _, tc := range []struct {
+		file, csv, err string
+	}{
+		{SysmetricsFile, "time,host,cpu_pct\n,a,1e308\n", "sysmetrics.csv:2: column cpu_pct: 1e308: want a figure from 0 to 1e+15"},
+		{SysmetricsFile, "time,host,cpu_pct\n,a,-1\n", "sysmetrics.csv:2: column cpu_pct: -1: want a figure from 0 to 1e+15"},
+		{SysmetricsFile, "time,host,cpu_pct\n,a,1e15\n,b,0\n,c,\n", ""},
+		{SysmetricsFile, "time,host,cpu_pct\n,a,Inf\n", "want a figure"},
+		{TimeseriesFile, "trial,elapsed_s,op,ops\nx,1,ALL,-3\n", "timeseries.csv:2: column ops: -3: want a count, 0 or more"},
+		{TimeseriesFile, "trial,elapsed_s,op,ops\nx,1e300,ALL,3\n", "column elapsed_s: 1e300: want seconds from 0 to 9e9"},
+		{TimeseriesFile, "trial,elapsed_s,op,ops\nx,9e9,ALL,0\n", ""},
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), manifest, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.csv), 0o644))
+		_, err := Read(dir)
+		if tc.err == "" {
+			require.NoError(t, err, tc.csv)
+			continue
+		}
+		require.ErrorContains(t, err, tc.err, tc.csv)
+	}
+}
+
 func TestManifestSizeIsCapped(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, ManifestFile)))
 	_, err := Read(dir)
 	require.ErrorContains(t, err, "manifest.json: larger than the 64 MiB limit")
+}
+
+// TestInputsAreRegularFilesWithinLimits: a FIFO in place of a results
+// file hung `dbarena report` forever; a trials.csv of 10^6 rows took 98 s
+// and 7.43 GB. Both are refused with the file named.
+func TestInputsAreRegularFilesWithinLimits(t *testing.T) {
+	for _, name := range []string{ManifestFile, TrialsFile, filepath.Join(HdrDir, "x.c.hlog")} {
+		dir := t.TempDir()
+		if name != ManifestFile {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"status":"completed"}`), 0o644))
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, syscall.Mkfifo(filepath.Join(dir, name), 0o644))
+		done := make(chan error, 1)
+		go func() {
+			d, err := Read(dir)
+			if err == nil {
+				_, _, err = d.TrialStats("x.c")
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			require.ErrorContains(t, err, "not a regular file", name)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s as a FIFO: the read hangs", name)
+		}
+	}
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"status":"completed"}`), 0o644))
+	var b strings.Builder
+	b.WriteString("id,operations\n")
+	for i := range maxTrialRows + 1 {
+		fmt.Fprintf(&b, "t%d,1\n", i)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, TrialsFile), []byte(b.String()), 0o644))
+	_, err := Read(dir)
+	require.ErrorContains(t, err, "trials.csv: more than 100000 rows")
+	lines := strings.SplitAfter(b.String(), "\n")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, TrialsFile), []byte(strings.Join(lines[:len(lines)-2], "")), 0o644))
+	d, err := Read(dir)
+	require.NoError(t, err, "100,000 rows are within the limit")
+	require.Len(t, d.Trials, maxTrialRows)
 }

@@ -67,6 +67,21 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return ReadAll(f, path, limit)
 }
 
+// OpenRegular opens path for reading only if it is a regular file (a
+// link to one is followed): a FIFO in its place blocks the open until a
+// writer comes, forever for a report, and a device never ends. A
+// missing file's error wraps os.ErrNotExist, as os.Open's does.
+func OpenRegular(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s); want the file dbarena wrote", path, fi.Mode().Type())
+	}
+	return os.Open(path)
+}
+
 // ReadAll reads r to its end, or fails with a *TooLargeError naming name
 // once more than limit bytes were read.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
