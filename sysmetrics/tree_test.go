@@ -384,11 +384,6 @@ func childTicks(t *testing.T, pid int) int64 {
 // the cores (two spinners per core here).
 func TestLeadThread(t *testing.T) {
 	cmd, spinner := startTree(t)
-	for range 2 * max(runtime.NumCPU(), 1) {
-		hog := exec.Command("sh", "-c", "while :; do :; done")
-		require.NoError(t, hog.Start())
-		t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
-	}
 	sample := func(pid int) Sample {
 		src := NewProcessTree("db", RoleDatabase, pid)
 		_, ok, err := src.Sample(time.Now())
@@ -400,9 +395,16 @@ func TestLeadThread(t *testing.T) {
 		require.True(t, ok)
 		return s
 	}
+	// Sampled before the hogs start: among them the child got 7% of a
+	// CPU once, with the other test packages running beside it.
 	waiting := sample(cmd.Process.Pid)
 	require.Less(t, waiting.LeadThreadPercent, 5.0, "the root shell waits for its child")
 	require.Greater(t, waiting.CPUPercent, 10.0, "while the tree spins")
+	for range 2 * max(runtime.NumCPU(), 1) {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		require.NoError(t, hog.Start())
+		t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
+	}
 	spinning := sample(spinner)
 	require.Greater(t, spinning.LeadThreadPercent, 90.0, "on a CPU or waiting for one: %+v", spinning)
 	require.Less(t, spinning.CPUPercent, spinning.LeadThreadPercent, "contended: it waits part of the time")
