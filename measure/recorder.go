@@ -156,18 +156,10 @@ func (h Handle) Record(series int, serviceNs, responseNs int64, f Flags) {
 	if f&Sub == 0 {
 		a.top[series]++
 	}
-	hs := a.service[series]
-	if hs == nil {
-		hs = NewHistogram()
-		a.service[series] = hs
-	}
+	hs := histAt(a.service, series)
 	_ = hs.RecordValue(clampNs(serviceNs)) // in range by clampNs
 	if h.intended {
-		hr := a.response[series]
-		if hr == nil {
-			hr = NewHistogram()
-			a.response[series] = hr
-		}
+		hr := histAt(a.response, series)
 		_ = hr.RecordValue(clampNs(responseNs))
 		if f&Late != 0 {
 			a.late[series]++
@@ -190,11 +182,7 @@ func (h Handle) RecordError(series int, class string, responseNs int64, f Flags)
 		a.errors[series] = make(map[string]int64)
 	}
 	a.errors[series][class]++
-	he := a.errLat[series]
-	if he == nil {
-		he = NewHistogram()
-		a.errLat[series] = he
-	}
+	he := histAt(a.errLat, series)
 	_ = he.RecordValue(clampNs(responseNs))
 	s.mu.Unlock()
 }
@@ -226,18 +214,10 @@ func (h Handle) RecordCutOff(series int, soFarNs, n int64) {
 	s := h.s
 	s.mu.Lock()
 	a := s.active
-	hc := a.cutLat[series]
-	if hc == nil {
-		hc = NewHistogram()
-		a.cutLat[series] = hc
-	}
+	hc := histAt(a.cutLat, series)
 	_ = hc.RecordValues(clampNs(soFarNs), n) // in range by clampNs
 	if h.intended {
-		hr := a.response[series]
-		if hr == nil {
-			hr = NewHistogram()
-			a.response[series] = hr
-		}
+		hr := histAt(a.response, series)
 		_ = hr.RecordValues(clampNs(soFarNs), n)
 	}
 	s.mu.Unlock()
@@ -256,11 +236,7 @@ func (h Handle) Pace(series int, latenessNs int64) {
 	}
 	s := h.s
 	s.mu.Lock()
-	hp := s.active.pacing[series]
-	if hp == nil {
-		hp = NewHistogram()
-		s.active.pacing[series] = hp
-	}
+	hp := histAt(s.active.pacing, series)
 	_ = hp.RecordValue(clampNs(latenessNs)) // in range by clampNs
 	s.mu.Unlock()
 }
@@ -411,12 +387,7 @@ func (r Results) Merge(o Results) {
 	for i := range r {
 		mergeInto(r[i].Service, o[i].Service)
 		mergeInto(r[i].ErrorLatency, o[i].ErrorLatency)
-		if o[i].CutOff != nil && o[i].CutOff.TotalCount() > 0 {
-			if r[i].CutOff == nil {
-				r[i].CutOff = NewHistogram()
-			}
-			mergeInto(r[i].CutOff, o[i].CutOff)
-		}
+		mergeAlloc(&r[i].CutOff, o[i].CutOff)
 		if r[i].Response != nil {
 			mergeInto(r[i].Response, o[i].Response)
 		}
@@ -453,6 +424,27 @@ func (r Results) Reset() {
 		r[i].CountedErrors = 0
 		clear(r[i].Errors)
 	}
+}
+
+// histAt returns hs[i], made on first use: a stripe's histograms exist
+// only for the series it recorded.
+func histAt(hs []*hdrhistogram.Histogram, i int) *hdrhistogram.Histogram {
+	if hs[i] == nil {
+		hs[i] = NewHistogram()
+	}
+	return hs[i]
+}
+
+// mergeAlloc merges src into *dst, making *dst on src's first counts: for
+// a histogram kept nil until something is recorded in it.
+func mergeAlloc(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
+	if src == nil || src.TotalCount() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(src)
 }
 
 func mergeInto(dst, src *hdrhistogram.Histogram) {
@@ -497,12 +489,7 @@ func (r *Recorder) Collect(dst Results) {
 		for j := range dst {
 			mergeInto(dst[j].Service, sp.service[j])
 			mergeInto(dst[j].ErrorLatency, sp.errLat[j])
-			if sp.cutLat[j] != nil && sp.cutLat[j].TotalCount() > 0 {
-				if dst[j].CutOff == nil {
-					dst[j].CutOff = NewHistogram()
-				}
-				mergeInto(dst[j].CutOff, sp.cutLat[j])
-			}
+			mergeAlloc(&dst[j].CutOff, sp.cutLat[j])
 			if dst[j].Response != nil {
 				mergeInto(dst[j].Response, sp.response[j])
 			}

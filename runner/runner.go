@@ -290,7 +290,7 @@ func (s *run) halt(reason string, by int) {
 		s.errorStopped.Store(by == byErrorRate)
 		s.stopReason.Store(reason)
 		at := s.cfg.Clock.Now()
-		if d := s.deadline.Load(); by == byLimit && d > 0 && reason == reasonTimeLimit {
+		if d := s.deadline.Load(); reason == reasonTimeLimit && d > 0 {
 			at = min(at, d)
 		}
 		s.stopMono.Store(at)
@@ -435,7 +435,7 @@ func (s *run) cutOff(end int64) {
 		if !s.exited[i].Load() {
 			if series := s.inFlight[i].v.Load() - 1; series >= 0 {
 				h.RecordAborted(int(series))
-				h.RecordCutOff(int(series), end-s.inFlight[i].since.Load(), 1)
+				s.cutOffAt(h, int(series), s.inFlight[i].since.Load())
 			}
 		}
 		due, every := s.inFlight[i].due.Load(), s.inFlight[i].every.Load()
