@@ -90,24 +90,19 @@ const maxFigure = 1e15
 // floatCol is a column of a figure from 0 to maxFigure, or empty (NaN);
 // anything else is refused on reading, naming the value and the range.
 func floatCol[T any](name string, f func(*T) *float64) column[T] {
-	return column[T]{name,
-		func(v *T) string { return fmtFloat(*f(v)) },
-		func(v *T, s string) error {
-			x, err := parseFloat(s)
-			if err != nil {
-				return err
-			}
-			if !math.IsNaN(x) && !(x >= 0 && x <= maxFigure) {
-				return fmt.Errorf("%s: want a figure from 0 to %g, or empty", s, maxFigure)
-			}
-			*f(v) = x
-			return nil
-		}}
+	return checkedFloatCol(name, f, func(x float64) bool { return x >= 0 && x <= maxFigure },
+		fmt.Sprintf("a figure from 0 to %g", maxFigure))
 }
 
 // signedFloatCol is a column of any finite value, or empty (NaN): a
 // database's own metric may be negative.
 func signedFloatCol[T any](name string, f func(*T) *float64) column[T] {
+	return checkedFloatCol(name, f, func(x float64) bool { return !math.IsInf(x, 0) }, "a finite value")
+}
+
+// checkedFloatCol is a column of values ok accepts, or empty (NaN); a
+// value it refuses is an error that says want.
+func checkedFloatCol[T any](name string, f func(*T) *float64, ok func(float64) bool, want string) column[T] {
 	return column[T]{name,
 		func(v *T) string { return fmtFloat(*f(v)) },
 		func(v *T, s string) error {
@@ -115,8 +110,8 @@ func signedFloatCol[T any](name string, f func(*T) *float64) column[T] {
 			if err != nil {
 				return err
 			}
-			if math.IsInf(x, 0) {
-				return fmt.Errorf("%s: want a finite value, or empty", s)
+			if !math.IsNaN(x) && !ok(x) {
+				return fmt.Errorf("%s: want %s, or empty", s, want)
 			}
 			*f(v) = x
 			return nil
