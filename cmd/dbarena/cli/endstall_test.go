@@ -25,9 +25,7 @@ import (
 func TestStallAtTheEndOfAPacedRun(t *testing.T) {
 	bin := buildDbarena(t)
 	srv := startOwnRedis(t)
-	common := []string{"-P", workloadC, "-p", "redis.addr=" + srv.addr, "-p", "recordcount=500"}
-	code, _, errs := run(t, t.Context(), append([]string{"ycsb", "load", "redis", "-q"}, common...)...)
-	require.Equal(t, ExitOK, code, errs)
+	common := loadRedis(t, srv, 500)
 	jsonPath := filepath.Join(t.TempDir(), "s.json")
 	const rate, window = 1000.0, 5 * time.Second
 	cmd := startYCSB(t, bin, append([]string{"redis", "-p", "operationcount=0", "-p", "maxexecutiontime=5",

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,9 +21,7 @@ import (
 func TestHangupStopsLikeTerm(t *testing.T) {
 	bin := buildDbarena(t)
 	srv := startOwnRedis(t)
-	common := []string{"-P", workloadC, "-p", "redis.addr=" + srv.addr, "-p", "recordcount=200"}
-	code, _, errs := run(t, context.Background(), append([]string{"ycsb", "load", "redis", "-q"}, common...)...)
-	require.Equal(t, ExitOK, code, errs)
+	common := loadRedis(t, srv, 200)
 	jsonPath := filepath.Join(t.TempDir(), "s.json")
 	cmd := startYCSB(t, bin, append([]string{"redis", "-p", "operationcount=0", "-p", "maxexecutiontime=60",
 		"-threads", "2", "-q", "--json", jsonPath}, common...)...)
@@ -56,12 +53,10 @@ func TestClosedStdoutLosesNothing(t *testing.T) {
 		code, _ := waitExit(t, cmd)
 		return code
 	}
-	common := []string{"-P", workloadC, "-p", "redis.addr=" + srv.addr, "-p", "recordcount=200"}
-	code, _, errs := run(t, context.Background(), append([]string{"ycsb", "load", "redis", "-q"}, common...)...)
-	require.Equal(t, ExitOK, code, errs)
+	common := loadRedis(t, srv, 200)
 
 	jsonPath := filepath.Join(t.TempDir(), "s.json")
-	code = headOne(t, append([]string{"ycsb", "run", "redis", "-p", "operationcount=0", "-p", "maxexecutiontime=2",
+	code := headOne(t, append([]string{"ycsb", "run", "redis", "-p", "operationcount=0", "-p", "maxexecutiontime=2",
 		"-threads", "2", "--json", jsonPath}, common...)...)
 	require.Equal(t, ExitOK, code)
 	s := readSummary(t, jsonPath)

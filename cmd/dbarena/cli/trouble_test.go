@@ -46,6 +46,16 @@ func startOwnRedis(t *testing.T) *redisServer {
 	return r
 }
 
+// loadRedis loads records of workload C into srv with `ycsb load` and
+// returns the arguments that point a `ycsb` command at them.
+func loadRedis(t *testing.T, srv *redisServer, records int) []string {
+	t.Helper()
+	common := []string{"-P", workloadC, "-p", "redis.addr=" + srv.addr, "-p", fmt.Sprintf("recordcount=%d", records)}
+	code, _, errs := run(t, context.Background(), append([]string{"ycsb", "load", "redis", "-q"}, common...)...)
+	require.Equal(t, ExitOK, code, errs)
+	return common
+}
+
 func (r *redisServer) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
 	require.NoError(t, r.cmd.Process.Signal(sig))
@@ -142,9 +152,7 @@ func TestFrozenServerInterrupt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startOwnRedis(t)
-			common := []string{"-P", workloadC, "-p", "redis.addr=" + srv.addr, "-p", "recordcount=500"}
-			code, _, errs := run(t, context.Background(), append([]string{"ycsb", "load", "redis", "-q"}, common...)...)
-			require.Equal(t, ExitOK, code, errs)
+			common := loadRedis(t, srv, 500)
 			jsonPath := filepath.Join(t.TempDir(), "s.json")
 			cmd := startYCSB(t, bin, append([]string{"redis", "-p", "operationcount=0", "-p", "maxexecutiontime=60",
 				"-threads", "4", "-q", "--json", jsonPath}, common...)...)
