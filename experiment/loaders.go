@@ -194,6 +194,13 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	if err != nil {
 		return nil, nil, err
 	}
+	// The loaders' interval logs stream into the results directory, with
+	// their clocks' offsets: a run killed before it merges them leaves
+	// them for the report to merge. They go once the merge is written.
+	logDir, err := tr.loaderLogDir(st.ID, offsets)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loaders: %w", err)
+	}
 	startAt := time.Now().Add(loaderStartDelay)
 	runs := make([]results.LoaderRun, lp.n)
 	for i := range runs {
@@ -207,14 +214,14 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		runs[i] = results.LoaderRun{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Index: i, Count: lp.n, RunID: st.ID,
 			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, loaderFile(i, "json"))}
 	}
-	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, dir, startAt, prog)
+	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, logDir, startAt, prog)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The summaries come back also after an interrupt: they hold what
 	// was measured. A lost loader may have left none.
 	fetchLoaderSummaries(ctx, remotes, dir, ends)
-	inputs, sums, err := readLoaderFiles(dir, offsets, ends)
+	inputs, sums, err := readLoaderFiles(dir, logDir, offsets, ends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,6 +239,25 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		return res, out, loss
 	}
 	return res, out, nil
+}
+
+// loaderLogDir makes the directory trial id's loaders' interval logs
+// stream into, in the results directory, with their clocks' offsets
+// beside them.
+func (tr *targetRun) loaderLogDir(id string, offsets []merge.Offset) (string, error) {
+	dir := tr.s.w.LoaderLogDir(id)
+	// A repetition run again after a failure starts anew.
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	ds := make([]time.Duration, len(offsets))
+	for i, o := range offsets {
+		ds[i] = o.Offset
+	}
+	return dir, results.WriteLoaderOffsets(filepath.Join(dir, results.LoaderOffsetsFile), ds)
 }
 
 // loaderProps are the properties every loader of a step runs with, and
@@ -396,13 +422,13 @@ func (s *stream) read(r io.Reader) {
 }
 
 // runLoaderProcesses starts every loader, streams its interval log into
-// dir, and waits for all of them. A loader that sends nothing for
+// logDir, and waits for all of them. A loader that sends nothing for
 // loaderStall after the common start is declared lost and killed; its
 // process (or the ssh or kubectl in front of it) ends, and with it the
 // remote process, which stops when its standard input closes. The
 // error is one that kept a loader from starting (the others are then
 // killed).
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, dir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
+func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, logDir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
 	n := len(runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
@@ -420,7 +446,7 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		if r := remotes[i]; r != nil {
 			argv = r.command(append([]string{r.path("dbarena")}, lr.Args()...)...)
 		}
-		f, err := os.Create(filepath.Join(dir, loaderFile(i, "hlog")))
+		f, err := os.Create(filepath.Join(logDir, loaderFile(i, "hlog")))
 		if err != nil {
 			return nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
@@ -622,7 +648,7 @@ func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir stri
 // the summaries there are (nil for a lost loader that left none); a
 // loader that failed and left no summary is lost. It fails when no
 // loader measured anything.
-func readLoaderFiles(dir string, offsets []merge.Offset, ends []loaderEnd) ([]merge.Input, []*results.Summary, error) {
+func readLoaderFiles(dir, logDir string, offsets []merge.Offset, ends []loaderEnd) ([]merge.Input, []*results.Summary, error) {
 	n := len(offsets)
 	var inputs []merge.Input
 	sums := make([]*results.Summary, n)
@@ -638,7 +664,7 @@ func readLoaderFiles(dir string, offsets []merge.Offset, ends []loaderEnd) ([]me
 		default:
 			errs = append(errs, fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
 		}
-		path := filepath.Join(dir, loaderFile(i, "hlog"))
+		path := filepath.Join(logDir, loaderFile(i, "hlog"))
 		if measuredSomething(path) {
 			inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: path, Offset: offsets[i].Offset})
 		} else {

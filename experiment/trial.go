@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
@@ -287,7 +288,12 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 		// takes its place.
 		errs = append(errs, tr.writeMerged(st.ID, m.out, m.cfg, m.obs, opsScale(m.res, m.out)))
 	}
-	return m, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		// The loaders' own logs stay: the report merges them.
+		return m, err
+	}
+	// Merged into hdr/ID.hlog, or nothing to merge: each fact once.
+	return m, os.RemoveAll(s.w.LoaderLogDir(st.ID))
 }
 
 // verify reads back what a load wrote when load.verify asks for it,

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 )
@@ -45,6 +45,10 @@ type Options struct {
 	// earliest's, or its last end before the latest's, before it is
 	// flagged (default 2 windows).
 	Late time.Duration
+	// KeepCut merges the intervals a log holds before a line it cannot
+	// read, with a flag, instead of failing: the logs of a run killed
+	// mid-write end in a cut line.
+	KeepCut bool
 }
 
 // Loader describes what one input held.
@@ -101,7 +105,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		opts.Late = 2 * opts.Window
 	}
 	r := &Result{Totals: map[string]*hdrhistogram.Histogram{}, Window: opts.Window}
-	all, err := r.read(inputs)
+	all, err := r.read(inputs, opts.KeepCut)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +127,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 
 // read reads every input's intervals, moved onto the common clock by
 // its offset, and sets the loaders' spans and the merge's.
-func (r *Result) read(inputs []Input) ([]interval, error) {
+func (r *Result) read(inputs []Input, keepCut bool) ([]interval, error) {
 	var all []interval
 	runs := map[string]string{} // run or trial id -> the first input of it
 	for i, in := range inputs {
@@ -132,7 +136,10 @@ func (r *Result) read(inputs []Input) ([]interval, error) {
 			name = in.Path
 		}
 		ivs, comment, err := readLog(in.Path)
-		if err != nil {
+		switch {
+		case err != nil && keepCut && len(ivs) > 0:
+			r.Flags = append(r.Flags, fmt.Sprintf("%s: %v; its %d intervals before it are merged", name, err, len(ivs)))
+		case err != nil:
 			return nil, fmt.Errorf("merge: %s: %w", name, err)
 		}
 		if id := runOf(comment); id != "" && runs[id] == "" {
@@ -235,8 +242,10 @@ func saturatingAdd(a, b int64) int64 {
 	return a + b
 }
 
+// readLog reads a log's intervals and comment; with an error, the
+// intervals before the line it could not read.
 func readLog(path string) ([]hlog.Interval, string, error) {
-	f, err := os.Open(path)
+	f, err := bounds.OpenRegular(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -249,7 +258,7 @@ func readLog(path string) ([]hlog.Interval, string, error) {
 			return out, rd.Comment(), nil
 		}
 		if err != nil {
-			return nil, "", err
+			return out, rd.Comment(), err
 		}
 		out = append(out, iv)
 	}

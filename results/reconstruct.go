@@ -57,6 +57,13 @@ func (d *Data) reconstruct() {
 			byTrial[id] = nil
 		}
 	}
+	// Loaders' logs a kill left unmerged.
+	for _, id := range d.loaderLogDirs() {
+		if _, ok := byTrial[id]; !ok && !have[id] {
+			ids = append(ids, id)
+			byTrial[id] = nil
+		}
+	}
 	for _, id := range ids {
 		if row, ok := d.rebuild(id, byTrial[id]); ok {
 			d.Trials = append(d.Trials, row)
@@ -71,6 +78,16 @@ func (d *Data) rebuild(id string, points []Point) (Trial, bool) {
 	span, measured := measuredSpan(points)
 	logPath := filepath.Join(d.Dir, HdrDir, id+".hlog")
 	hists, n, logErr := d.readLog(logPath, span)
+	latencySource := "latency merged from " + filepath.Join(HdrDir, id+".hlog")
+	if n == 0 {
+		// A trial run by loaders: their own logs, when the run was
+		// killed before it merged them.
+		h, m, src, warnings, ok := d.fromLoaderLogs(id, span)
+		d.Warnings = append(d.Warnings, warnings...)
+		if ok {
+			hists, n, logErr, latencySource = h, m, nil, src
+		}
+	}
 	if measured == 0 && n == 0 {
 		msg := fmt.Sprintf("trial %s: the run ended before the trial measured anything (in its warm-up or first interval); no row rebuilt", id)
 		if logErr != nil {
@@ -85,7 +102,6 @@ func (d *Data) rebuild(id string, points []Point) (Trial, bool) {
 	}
 	row.Duration = row.End.Sub(row.Start)
 	counts := countOps(points)
-	latencySource := "latency merged from " + filepath.Join(HdrDir, id+".hlog")
 	if n > 0 {
 		if measured == 0 {
 			counts = hists.counts()
@@ -335,16 +351,21 @@ func (l *logHists) counts() opCounts {
 // and returns how many intervals it merged. A log a kill cut mid-line
 // yields the intervals before the cut and the error.
 func (d *Data) readLog(path string, s span) (*logHists, int, error) {
-	l := &logHists{byTag: map[string]*hdrhistogram.Histogram{}}
 	f, err := bounds.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return l, 0, nil
+		return &logHists{byTag: map[string]*hdrhistogram.Histogram{}}, 0, nil
 	}
 	if err != nil {
-		return l, 0, fmt.Errorf("read %s: %w", path, err)
+		return &logHists{byTag: map[string]*hdrhistogram.Histogram{}}, 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	r := hlog.NewReader(f)
+	return readLogFrom(f, path, s)
+}
+
+// readLogFrom is readLog of a log read from r, named path in errors.
+func readLogFrom(rd io.Reader, path string, s span) (*logHists, int, error) {
+	l := &logHists{byTag: map[string]*hdrhistogram.Histogram{}}
+	r := hlog.NewReader(rd)
 	starts := map[time.Time]bool{}
 	for {
 		iv, err := r.Next()

@@ -33,8 +33,15 @@ const (
 	SysmetricsFile = "sysmetrics.csv"
 	DBMetricsFile  = "dbmetrics.csv"
 	HdrDir         = "hdr"
-	ReportFile     = "report.html"
-	FiguresDir     = "figures"
+	// LoaderLogs ends the name of the directory beside a trial's log,
+	// hdr/ID.loaders, where the trial's loaders' own interval logs
+	// (loader-N.hlog) and clock offsets (LoaderOffsetsFile) stream while
+	// it runs. It is removed once their merge is in hdr/ID.hlog; a run
+	// killed before that leaves it for Read to merge.
+	LoaderLogs        = ".loaders"
+	LoaderOffsetsFile = "clock-offsets.csv"
+	ReportFile        = "report.html"
+	FiguresDir        = "figures"
 )
 
 // Run statuses, in the manifest and in trial rows.

@@ -105,6 +105,12 @@ func (w *Writer) HdrPath(trialID string) string {
 	return filepath.Join(w.dir, HdrDir, trialID+".hlog")
 }
 
+// LoaderLogDir is where the loaders of a trial stream their interval
+// logs while it runs (see [LoaderLogs]).
+func (w *Writer) LoaderLogDir(trialID string) string {
+	return filepath.Join(w.dir, HdrDir, trialID+LoaderLogs)
+}
+
 // Redact passes every free-text field the writer writes through f from
 // now on: the manifest's error, warnings and target properties, the
 // trials' flags, reference command and note. Those are where an error

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -154,6 +155,7 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 			}
 			require.GreaterOrEqual(t, seconds, 8, "the healthy loaders' intervals reach the time series")
 			require.Contains(t, out, "r.c: failed: loader 1 of 3 lost")
+			require.NoDirExists(t, filepath.Join(res, results.HdrDir, "r.c"+results.LoaderLogs), "merged into hdr/r.c.hlog: each fact once")
 			noLoaderLeft(t, work)
 		})
 	}
@@ -357,4 +359,72 @@ func TestLoaderInANamespaceLosesTheDatabase(t *testing.T) {
 	require.Greater(t, row.Operations, row.Errors, "the other loader's operations are kept")
 	noLoaderLeft(t, work)
 	require.Zero(t, remoteLoaderPID("0/2"), "the namespace's loader is left running")
+}
+
+// TestKilledParentKeepsItsLoadersTrial kills `dbarena run` outright
+// (kill -9) in the measured window of a trial that three loaders run:
+// the loaders stop as their standard input closes, and the logs they
+// streamed into the results directory give the trial back, rebuilt and
+// flagged, to Read and to the report, with every second the loaders
+// measured (before, hdr/ held an empty log and the report said the run
+// ended before the trial measured anything).
+func TestKilledParentKeepsItsLoadersTrial(t *testing.T) {
+	bin := buildDbarena(t)
+	srv := startOwnRedis(t)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work-killed-parent")
+	file := redisExperiment(t, dir, "killed", srv.addr, "{duration: 30s, threads: 2, loaders: 3}")
+	res := filepath.Join(dir, "r")
+	cmd := exec.Command(bin, "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	_, err := findLoader("2/3", work)
+	require.NoError(t, err)
+	// Into the measured window: the loaders start together about 3 s
+	// after they are launched, and measure from then.
+	time.Sleep(9 * time.Second)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.True(t, poll(15*time.Second, func() bool { return len(processes(runLoader("", work))) == 0 }),
+		"the loaders stop when their parent is gone")
+	noLoaderLeft(t, work)
+
+	logs, err := filepath.Glob(filepath.Join(res, results.HdrDir, "r.c"+results.LoaderLogs, "loader-*.hlog"))
+	require.NoError(t, err)
+	require.Len(t, logs, 3, "each loader's log streamed into the results directory")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Equal(t, results.StatusInterrupted, d.Manifest.Status)
+	row, ok := rowsByID(d)["r.c"]
+	require.True(t, ok, "the cut trial is rebuilt from its loaders' logs: warnings %q", d.Warnings)
+	require.True(t, row.Reconstructed)
+	require.Contains(t, row.Flags[0], "latency merged from its loaders' logs in hdr/r.c.loaders")
+	require.Positive(t, row.Latency.P99)
+	require.GreaterOrEqual(t, row.Duration.Seconds(), 4.0, "the seconds all three loaders measured: %v", row.Duration)
+	// The rebuilt count is every loader's: the sum of their own logs'.
+	var want int64
+	for _, path := range logs {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		rd := hlog.NewReader(f)
+		for {
+			iv, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if tag := hlog.ParseTag(iv.Tag); !tag.Warmup && tag.Kind == hlog.Service {
+				want += iv.Histogram.TotalCount()
+			}
+		}
+		f.Close()
+	}
+	require.Positive(t, want)
+	require.Equal(t, want, row.Operations, "every operation the three loaders logged")
+	t.Logf("rebuilt from 3 loaders' logs: %d operations over %v, p99 %.0f µs", row.Operations, row.Duration, row.Latency.P99)
+
+	code, out, errs := run(t, context.Background(), "report", res)
+	require.Equal(t, ExitOK, code, errs)
+	require.NotContains(t, out, "measured anything")
+	require.Contains(t, out, "warning: r.c: reconstructed")
+	require.Regexp(t, `c: r [\d,]+ ops/s \(p99 `, out)
 }
