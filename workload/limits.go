@@ -19,6 +19,12 @@ const (
 	// record's values: MongoDB's 16 MiB document limit, the largest of
 	// the databases dbarena drives (DynamoDB's item limit is 400 KB).
 	MaxRecordBytes = 16 << 20
+	// MaxFieldNamePrefix bounds fieldnameprefix in bytes: every record
+	// carries its field names (a store that keeps them per record, as
+	// the memory driver and document stores do, holds fieldcount copies
+	// of it), and column names are short (PostgreSQL cuts identifiers
+	// at 63 bytes, Cassandra allows 48 characters).
+	MaxFieldNamePrefix = 1_000
 	// MaxZeroPadding bounds zeropadding: a key number has at most 19
 	// digits, and 1,000 already makes keys of about 1 KB, half of
 	// DynamoDB's 2,048-byte partition key limit.
@@ -49,6 +55,8 @@ func (c Config) validateLimits() error {
 	case c.FieldLength*int64(c.FieldCount) > MaxRecordBytes:
 		return c.errorf("fieldlength", "%d x fieldcount %d = %d bytes per record: at most %d (16 MiB)",
 			c.FieldLength, c.FieldCount, c.FieldLength*int64(c.FieldCount), MaxRecordBytes)
+	case len(c.FieldNamePrefix) > MaxFieldNamePrefix:
+		return c.errorf("fieldnameprefix", "%d bytes: at most %d", len(c.FieldNamePrefix), MaxFieldNamePrefix)
 	case c.ZeroPadding > MaxZeroPadding:
 		return c.errorf("zeropadding", "%d: at most %d digits", c.ZeroPadding, MaxZeroPadding)
 	case c.MaxScanLength > MaxScanLength:

@@ -1,6 +1,7 @@
 package workload_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,6 +25,8 @@ func TestLimits(t *testing.T) {
 		"record over 16 MiB":       {props: map[string]string{"fieldlength": "100000000", "fieldcount": "1"}, want: []string{"16 MiB"}},
 		"record 100 x 1 MB":        {props: map[string]string{"fieldlength": "1000000", "fieldcount": "100"}, want: []string{"1000000 x fieldcount 100 = 100000000 bytes per record"}},
 		"record of 16 MiB":         {props: map[string]string{"fieldlength": "1048576", "fieldcount": "16"}},
+		"fieldnameprefix 9 MB":     {props: map[string]string{"fieldnameprefix": strings.Repeat("f", 9<<20)}, want: []string{`"fieldnameprefix"`, "9437184 bytes: at most 1000"}},
+		"fieldnameprefix 1000 B":   {props: map[string]string{"fieldnameprefix": strings.Repeat("f", 1000)}},
 		"zeropadding 1e9":          {props: map[string]string{"zeropadding": "1000000000"}, want: []string{`"zeropadding"`, "at most 1000 digits"}},
 		"maxscanlength 2^63":       {props: map[string]string{"maxscanlength": "9223372036854775807"}, want: []string{`"maxscanlength"`, "at most 1000000 records per scan"}},
 		"insertstart overflow":     {props: map[string]string{"recordcount": "0", "insertstart": "9223372036854775000", "insertcount": "10000"}, want: []string{`"insertcount"`, "key numbers: at most"}},

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/record"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // btreeDegree is the node fan-out; 32 is google/btree's suggested value for
@@ -68,11 +69,28 @@ func Open(_ context.Context, p driver.Params) (driver.DB, error) {
 // collector's headroom is counted.
 const defaultMaxBytes = 8 << 30
 
-// recordBytes estimates the memory a stored record takes: its values plus
-// key, tree item and field headers. Loading 1,000,000 records of 10 x
-// 100 bytes took 1.8 GB of RSS, about 1.5 KB of live data a record.
-func recordBytes(fieldCount, fieldLength int64) int64 {
-	return 128 + fieldCount*(fieldLength+40)
+// recordBytes estimates the memory a stored record takes: its values, its
+// field names (each record holds its own copies) and key, each rounded up
+// to the allocator's size class, plus the tree item and field headers.
+// Loading 1,000,000 records of 10 x 100 bytes took 1.8 GB of RSS, about
+// 1.8 KB of live data a record (estimated: 1,775 bytes).
+func recordBytes(fieldCount, fieldLength, nameBytes, keyBytes int64) int64 {
+	return 128 + allocBytes(keyBytes) + nameBytes + fieldCount*(allocBytes(fieldLength)+40)
+}
+
+// allocBytes bounds what an allocation of n bytes takes: Go's size
+// classes leave at most an eighth of a class unused (past the smallest
+// classes), so a class is at most 8/7 of what it holds.
+func allocBytes(n int64) int64 { return n + (n+6)/7 }
+
+// nameBytes is what a record's field names take: the prefix and the
+// field's number, for each field.
+func nameBytes(prefix string, fieldCount int64) int64 {
+	var n int64
+	for i := int64(0); i < fieldCount; i++ {
+		n += allocBytes(int64(len(prefix) + len(strconv.FormatInt(i, 10))))
+	}
+	return n
 }
 
 // checkCapacity compares the records a load would store with
@@ -90,7 +108,10 @@ func checkCapacity(p driver.Props) error {
 		return n
 	}
 	records := core("recordcount", 0)
-	per := recordBytes(core("fieldcount", 10), core("fieldlength", 100))
+	fields := min(core("fieldcount", 10), workload.MaxFieldCount) // the workload refuses more
+	// A key is "user" and at most 19 digits, or zeropadding's.
+	key := 4 + max(19, min(core("zeropadding", 1), workload.MaxZeroPadding))
+	per := recordBytes(fields, core("fieldlength", 100), nameBytes(p.Core("fieldnameprefix", "field"), fields), key)
 	if need := float64(records) * float64(per); need > float64(limit) {
 		return fmt.Errorf("recordcount %d at about %d bytes a record needs %.3g bytes: more than %s=%d; lower recordcount or raise %s",
 			records, per, need, p.Key("maxbytes"), limit, p.Key("maxbytes"))

@@ -3,6 +3,8 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,7 +148,13 @@ func TestOpenRefusesWhatWouldNotFit(t *testing.T) {
 		"defaults":          {props: map[string]string{}},
 		"a million records": {props: map[string]string{"recordcount": "1000000"}},
 		"2^63-1 records": {props: map[string]string{"recordcount": "9223372036854775807"},
-			want: "recordcount 9223372036854775807 at about 1528 bytes a record needs 1.41e+22 bytes: more than memory.maxbytes=8589934592; lower recordcount or raise memory.maxbytes"},
+			want: "recordcount 9223372036854775807 at about 1775 bytes a record needs 1.64e+22 bytes: more than memory.maxbytes=8589934592; lower recordcount or raise memory.maxbytes"},
+		// Each record holds its own field names: 100,000 records with a
+		// 900-byte prefix took 1.04 GB where 100 MB was allowed.
+		"long field names": {props: map[string]string{"recordcount": "100000", "fieldnameprefix": strings.Repeat("f", 900), "memory.maxbytes": "100000000"},
+			want: "recordcount 100000 at about 12005 bytes a record needs 1.2e+09 bytes: more than memory.maxbytes=100000000"},
+		"long names that fit": {props: map[string]string{"recordcount": "8000", "fieldnameprefix": strings.Repeat("f", 900), "memory.maxbytes": "100000000"}},
+		"long keys":           {props: map[string]string{"recordcount": "100000", "zeropadding": "1000", "memory.maxbytes": "100000000"}, want: "at about 2896 bytes a record"},
 		"big records":   {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576"}, want: "more than memory.maxbytes"},
 		"raised limit":  {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576", "memory.maxbytes": "20000000000"}},
 		"bad maxbytes":  {props: map[string]string{"memory.maxbytes": "lots"}, want: `memory.maxbytes="lots": want an integer >= 1`},
@@ -162,4 +170,46 @@ func TestOpenRefusesWhatWouldNotFit(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+}
+
+// TestRecordEstimateHoldsWithLongNames stores records with long field
+// names and checks that the live heap they take stays within the
+// estimate memory.maxbytes is checked against: the estimate counted only
+// values before, and a 900-byte prefix took ten times the limit.
+func TestRecordEstimateHoldsWithLongNames(t *testing.T) {
+	const records, fields, prefixLen, fieldLength = 5000, 10, 900, 100
+	prefix := strings.Repeat("f", prefixLen)
+	props := map[string]string{"recordcount": fmt.Sprint(records), "fieldcount": fmt.Sprint(fields),
+		"fieldnameprefix": prefix, "fieldlength": fmt.Sprint(fieldLength)}
+	// The driver's estimate, as its refusal states it.
+	props["memory.maxbytes"] = "1"
+	_, err := memory.Open(context.Background(), driver.Params{Props: props})
+	var per int64
+	_, scanErr := fmt.Sscanf(err.Error(), "recordcount 5000 at about %d bytes a record", &per)
+	require.NoError(t, scanErr, "error: %v", err)
+	props["memory.maxbytes"] = fmt.Sprint(records * per)
+	db, err := memory.Open(context.Background(), driver.Params{Props: props})
+	require.NoError(t, err, "the estimate is the limit")
+
+	ctx := context.Background()
+	s, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	value := make([]byte, fieldLength)
+	for i := range records {
+		var r record.Record
+		for f := range fields {
+			r = r.Append(prefix+fmt.Sprint(f), value)
+		}
+		require.NoError(t, s.Insert(ctx, "t", fmt.Sprintf("user%019d", i), r))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d records with %d-byte field names: %d bytes live, %d estimated", records, prefixLen, live, records*per)
+	require.LessOrEqual(t, live, records*per, "the estimate does not undercount")
+	require.GreaterOrEqual(t, live, records*per/2, "nor overcount by more than twice")
+	runtime.KeepAlive(db)
 }
