@@ -43,6 +43,18 @@ const maxLineBytes = 64 << 20
 // 292 years, so no conversion wraps around to a negative time.
 const maxSeconds = 9e9
 
+// maxCountPerSecond bounds an interval's count by its length, and
+// maxLogCount a log's: ten billion values a second is a thousand loaders
+// at ten million operations a second each, and a quadrillion values in
+// one log is that rate for more than a day. A count past them is a
+// corrupt or forged log, not a measurement, and adding such counts up
+// wraps around int64 into false totals (4,611,686,018,427,387,904
+// operations); a thousand logs at the limit still add up within int64.
+const (
+	maxCountPerSecond = 1e10
+	maxLogCount       = 1e15
+)
+
 // relativeCutoff is the Java reader's rule for logs without a BaseTime: a
 // first timestamp more than a year before the StartTime is taken as relative
 // to the StartTime, any other as seconds since the epoch.
@@ -59,6 +71,8 @@ type Reader struct {
 
 	start, base         float64 // seconds since the epoch
 	haveStart, haveBase bool
+	// total counts the values of the intervals read (maxLogCount).
+	total int64
 	// comment is the first "#" line before the first interval that is
 	// neither the format version nor a time: the comment NewWriter (or
 	// Java's outputComment) wrote.
@@ -184,6 +198,14 @@ func (r *Reader) parseInterval(text string) (Interval, error) {
 	if err != nil {
 		return iv, fmt.Errorf("decode histogram: %w", err)
 	}
+	n, err := countOf(h, nums[1])
+	if err != nil {
+		return iv, err
+	}
+	if float64(r.total)+float64(n) > maxLogCount {
+		return iv, fmt.Errorf("the log's histograms hold more than %.0g values in all: not a log of real operations", maxLogCount)
+	}
+	r.total += n
 
 	r.settleTimes(nums[0])
 	iv.Start = secondsToTime(r.base).Add(secondsToDuration(nums[0]))
@@ -243,4 +265,28 @@ func secondsToDuration(s float64) time.Duration {
 
 func secondsToTime(s float64) time.Time {
 	return time.Unix(0, 0).Add(secondsToDuration(s))
+}
+
+// countOf is the number of values h holds, checked against
+// maxCountPerSecond for an interval of length seconds: its buckets are
+// added without wrapping around, and none may be negative.
+func countOf(h *hdrhistogram.PackedHistogram, length float64) (int64, error) {
+	limit := maxCountPerSecond * math.Max(length, 1)
+	var n float64
+	var negative int64
+	h.ForEachBucket(func(_, c int64) bool {
+		if c < 0 {
+			negative = c
+			return false
+		}
+		n += float64(c)
+		return true
+	})
+	switch {
+	case negative < 0:
+		return 0, fmt.Errorf("histogram: a negative count (%d)", negative)
+	case n > limit:
+		return 0, fmt.Errorf("histogram: %.4g values in %g s: more than %.0g a second, not a log of real operations", n, length, maxCountPerSecond)
+	}
+	return int64(n), nil
 }

@@ -23,6 +23,12 @@ func encoded(t testing.TB, h *hdrhistogram.Histogram) string {
 
 func TestReaderErrors(t *testing.T) {
 	payload := encoded(t, latencyHistogram(t, 1000, 2000))
+	// A count past int64's half, as a forged or corrupt log holds one:
+	// added up it read as 4,611,686,018,427,387,904 operations.
+	huge := hdrhistogram.New(1, 3_600_000_000_000, 3)
+	require.NoError(t, huge.RecordValues(1000, 1<<62))
+	big := hdrhistogram.New(1, 3_600_000_000_000, 3)
+	require.NoError(t, big.RecordValues(1000, 6e14)) // 6e14 in a 1e5 s interval: 6e9 a second
 	header := "#[Histogram log format version 1.3]\n" +
 		"#[StartTime: 1709294400.250 (seconds since epoch), Fri Mar 01 12:00:00 UTC 2024]\n" +
 		Legend + "\n"
@@ -48,6 +54,9 @@ func TestReaderErrors(t *testing.T) {
 		"length of 1e300 s":       {header + "0.000,1e300,0.002," + payload + "\n", "line 4: start timestamp 0.000, length 1e300"},
 		"negative StartTime":      {"#[StartTime: -1e18 (seconds since epoch)]\n", "line 1: StartTime header: -1e18: want seconds since the epoch from 0 to 9e+09"},
 		"huge BaseTime":           {"#[BaseTime: 1e12]\n", "line 1: BaseTime header: 1e12"},
+		"count of 2^62 in 1 s":    {header + "0.000,1.000,0.002," + encoded(t, huge) + "\n", "line 4: histogram: 4.612e+18 values in 1 s: more than 1e+10 a second"},
+		"count of 2^62 in 1e9 s":  {header + "0.000,1e9,0.002," + encoded(t, huge) + "\n", "line 4: the log's histograms hold more than 1e+15 values in all"},
+		"two logs' worth":         {header + "0,1e5,0.002," + encoded(t, big) + "\n1e5,1e5,0.002," + encoded(t, big) + "\n", "line 5: the log's histograms hold more than 1e+15 values in all"},
 		"line longer than buffer": {header + strings.Repeat("1", maxLineBytes+1) + "\n", "line 4: longer than the 64 MiB limit of a line"},
 	}
 	for name, tc := range tests {
