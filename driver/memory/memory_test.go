@@ -155,10 +155,10 @@ func TestOpenRefusesWhatWouldNotFit(t *testing.T) {
 			want: "recordcount 100000 at about 12005 bytes a record needs 1.2e+09 bytes: more than memory.maxbytes=100000000"},
 		"long names that fit": {props: map[string]string{"recordcount": "8000", "fieldnameprefix": strings.Repeat("f", 900), "memory.maxbytes": "100000000"}},
 		"long keys":           {props: map[string]string{"recordcount": "100000", "zeropadding": "1000", "memory.maxbytes": "100000000"}, want: "at about 2896 bytes a record"},
-		"big records":   {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576"}, want: "more than memory.maxbytes"},
-		"raised limit":  {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576", "memory.maxbytes": "20000000000"}},
-		"bad maxbytes":  {props: map[string]string{"memory.maxbytes": "lots"}, want: `memory.maxbytes="lots": want an integer >= 1`},
-		"lowered limit": {props: map[string]string{"recordcount": "10", "memory.maxbytes": "1000"}, want: "more than memory.maxbytes=1000"},
+		"big records":         {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576"}, want: "more than memory.maxbytes"},
+		"raised limit":        {props: map[string]string{"recordcount": "1000", "fieldcount": "16", "fieldlength": "1048576", "memory.maxbytes": "20000000000"}},
+		"bad maxbytes":        {props: map[string]string{"memory.maxbytes": "lots"}, want: `memory.maxbytes="lots": want an integer >= 1`},
+		"lowered limit":       {props: map[string]string{"recordcount": "10", "memory.maxbytes": "1000"}, want: "more than memory.maxbytes=1000"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			db, err := memory.Open(context.Background(), driver.Params{Props: c.props})
