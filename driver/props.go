@@ -107,3 +107,20 @@ func (p Props) Enum(key, def string, choices ...string) (string, error) {
 	}
 	return "", fmt.Errorf("%s=%q: want one of %s", p.Key(key), v, strings.Join(choices, ", "))
 }
+
+// ConfigError is a driver's properties that are wrong in themselves (a
+// value of the wrong kind, a missing setting, two that conflict), found
+// before any connection: bad input, not a failure of the database.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// BadConfig marks err, from parsing a driver's properties, as a
+// [ConfigError]; nil stays nil.
+func BadConfig(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ConfigError{Err: err}
+}

@@ -45,7 +45,7 @@ func Open(_ context.Context, p driver.Params) (driver.DB, error) {
 	if v, ok := p.Props["basic.delay"]; ok {
 		delay, err := time.ParseDuration(v)
 		if err != nil || delay < 0 {
-			return nil, fmt.Errorf("basic: property basic.delay=%q: want a non-negative duration such as 500us or 2ms", v)
+			return nil, driver.BadConfig(fmt.Errorf("basic: property basic.delay=%q: want a non-negative duration such as 500us or 2ms", v))
 		}
 		d.delay = delay
 	}

@@ -47,7 +47,7 @@ var (
 func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	cfg, err := ParseConfig(p.Props)
 	if err != nil {
-		return nil, err
+		return nil, driver.BadConfig(err)
 	}
 	log := p.Log()
 	db := &DB{cfg: cfg, log: log}

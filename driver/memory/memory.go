@@ -98,7 +98,7 @@ func nameBytes(prefix string, fieldCount int64) int64 {
 func checkCapacity(p driver.Props) error {
 	limit, err := p.Int("maxbytes", defaultMaxBytes, 1)
 	if err != nil {
-		return err
+		return driver.BadConfig(err)
 	}
 	core := func(key string, def int64) int64 {
 		n, err := strconv.ParseInt(strings.TrimSpace(p.Core(key, "")), 10, 64)
@@ -113,8 +113,8 @@ func checkCapacity(p driver.Props) error {
 	key := 4 + max(19, min(core("zeropadding", 1), workload.MaxZeroPadding))
 	per := recordBytes(fields, core("fieldlength", 100), nameBytes(p.Core("fieldnameprefix", "field"), fields), key)
 	if need := float64(records) * float64(per); need > float64(limit) {
-		return fmt.Errorf("recordcount %d at about %d bytes a record needs %.3g bytes: more than %s=%d; lower recordcount or raise %s",
-			records, per, need, p.Key("maxbytes"), limit, p.Key("maxbytes"))
+		return driver.BadConfig(fmt.Errorf("recordcount %d at about %d bytes a record needs %.3g bytes: more than %s=%d; lower recordcount or raise %s",
+			records, per, need, p.Key("maxbytes"), limit, p.Key("maxbytes")))
 	}
 	return nil
 }

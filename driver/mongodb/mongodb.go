@@ -53,7 +53,7 @@ var (
 func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	cfg, err := ParseConfig(p.Props, p.Workers)
 	if err != nil {
-		return nil, err
+		return nil, driver.BadConfig(err)
 	}
 	log := p.Log()
 	for _, k := range cfg.Ignored {

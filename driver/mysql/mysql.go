@@ -54,7 +54,7 @@ var (
 func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	cfg, err := ParseConfig(p.Props, p.Workers)
 	if err != nil {
-		return nil, err
+		return nil, driver.BadConfig(err)
 	}
 	log := p.Log()
 	// The client library prints its critical errors to stderr in a

@@ -60,7 +60,7 @@ return 1`
 func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	cfg, err := ParseConfig(p.Props, p.Workers)
 	if err != nil {
-		return nil, err
+		return nil, driver.BadConfig(err)
 	}
 	db := &DB{cfg: cfg, log: p.Log(), addr: strings.Join(cfg.Addrs, ","), update: rueidis.NewLuaScript(updateScript)}
 	// rueidis connects before it returns, and bounds the dial and the

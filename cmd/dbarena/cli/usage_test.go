@@ -61,6 +61,16 @@ func TestUsageErrorsFromBinary(t *testing.T) {
 			[]string{`unknown flag -statuss for "dbarena ycsb load"; did you mean --status?`}},
 		"driver": {[]string{"ycsb", "run", "postgress"},
 			[]string{`unknown driver "postgress"`, `did you mean "postgres"?`}},
+		// A driver's own properties with bad values are bad input too,
+		// found before any connection (they exited 1, as a failure).
+		"driver property value": {[]string{"ycsb", "run", "memory", "--preload", "-p", "operationcount=10", "-p", "recordcount=10", "-p", "memory.maxbytes=lots"},
+			[]string{`open driver memory: memory.maxbytes="lots": want an integer >= 1`}},
+		"driver address": {[]string{"ycsb", "run", "redis", "-p", "operationcount=10", "-p", "recordcount=10", "-p", "redis.addr=nohost:xx:1"},
+			[]string{`redis.addr="nohost:xx:1": "nohost:xx:1" is not host:port`}},
+		"driver URL": {[]string{"ycsb", "load", "postgres", "-p", "recordcount=10", "-p", "postgres.url=:::"},
+			[]string{`postgres.url=":::": cannot parse`}},
+		"records past memory.maxbytes": {[]string{"ycsb", "run", "memory", "--preload", "-p", "operationcount=10", "-p", "recordcount=10", "-p", "recordcount=100000000000"},
+			[]string{"more than memory.maxbytes=8589934592; lower recordcount or raise memory.maxbytes"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, out, errs := runBinary(t, bin, "", "", c.args...)
@@ -73,6 +83,11 @@ func TestUsageErrorsFromBinary(t *testing.T) {
 		})
 	}
 
+	t.Run("unreachable database is a failure, not bad input", func(t *testing.T) {
+		code, _, errs := runBinary(t, bin, "", "", "ycsb", "run", "redis", "-p", "operationcount=10", "-p", "recordcount=10", "-p", "redis.addr=127.0.0.1:1")
+		require.Equal(t, ExitFailure, code, errs)
+		require.Contains(t, errs, "cannot connect to redis at 127.0.0.1:1")
+	})
 	t.Run("--version", func(t *testing.T) {
 		code, out, errs := runBinary(t, bin, "", "", "--version")
 		require.Equal(t, ExitOK, code, errs)

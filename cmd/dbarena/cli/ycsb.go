@@ -199,6 +199,10 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	}
 	plan.Settings.Run.Abort = st.Abort
 	t, err := plan.Open(ctx, st.Logger)
+	var bad *driver.ConfigError
+	if errors.As(err, &bad) {
+		return usageError(err)
+	}
 	if err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
