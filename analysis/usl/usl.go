@@ -86,6 +86,47 @@ func FitPoints(pts []Point) (*Fit, error) {
 	if err := check(pts, 3); err != nil {
 		return nil, err
 	}
+	scaled, c := rescale(pts)
+	f, err := fitPoints(scaled)
+	if err != nil {
+		return nil, err
+	}
+	f.scale(c)
+	if f.Model == ModelAmdahl {
+		f.Notes = append([]string{"κ's best value (with κ ≥ 0) is 0: no coherency cost shows in these points, so this is Amdahl's law" + limitPhrase(f)}, f.Notes...)
+	}
+	return f, nil
+}
+
+// rescale divides every throughput by the largest, so that the fit's
+// squares neither underflow (throughputs near 1e-300 gave a NaN R²) nor
+// overflow, and returns that factor. The law is linear in λ: scaling X
+// scales λ, its error, the residuals and the peak's X by the same factor
+// and leaves σ, κ and R² as they are.
+func rescale(pts []Point) ([]Point, float64) {
+	c := 0.0
+	for _, q := range pts {
+		c = math.Max(c, q.X)
+	}
+	out := make([]Point, len(pts))
+	for i, q := range pts {
+		out[i] = Point{N: q.N, X: q.X / c}
+	}
+	return out, c
+}
+
+// scale puts a fit of points rescaled by c back in their units.
+func (f *Fit) scale(c float64) {
+	f.Lambda *= c
+	f.LambdaErr *= c
+	f.RSE *= c
+	f.PeakX *= c
+	f.Unconstrained.Lambda *= c
+}
+
+// fitPoints is FitPoints of checked, rescaled points, without the note
+// that quotes λ.
+func fitPoints(pts []Point) (*Fit, error) {
 	all := [3]bool{true, true, true}
 	p, ok := problem{pts: pts, free: all, bounded: true}.best(starts(pts, true))
 	if !ok {
@@ -104,7 +145,6 @@ func FitPoints(pts []Point) (*Fit, error) {
 		p = q
 	}
 	f := finish(pts, p, free, ModelAmdahl)
-	f.Notes = append([]string{"κ's best value (with κ ≥ 0) is 0: no coherency cost shows in these points, so this is Amdahl's law" + limitPhrase(f)}, f.Notes...)
 	f.unconstrained(pts, all, p)
 	return f, nil
 }
@@ -116,6 +156,7 @@ func FitAmdahl(pts []Point) (*Fit, error) {
 	if err := check(pts, 2); err != nil {
 		return nil, err
 	}
+	pts, c := rescale(pts)
 	free := [3]bool{true, true, false}
 	var st []params
 	for _, s := range starts(pts, true) {
@@ -126,8 +167,9 @@ func FitAmdahl(pts []Point) (*Fit, error) {
 		return nil, fmt.Errorf("usl: %d points: the Amdahl fit did not converge", len(pts))
 	}
 	f := finish(pts, p, free, ModelAmdahl)
-	f.Notes = append([]string{"Amdahl's law, as asked: κ is fixed at 0" + limitPhrase(f)}, f.Notes...)
 	f.unconstrained(pts, free, p)
+	f.scale(c)
+	f.Notes = append([]string{"Amdahl's law, as asked: κ is fixed at 0" + limitPhrase(f)}, f.Notes...)
 	return f, nil
 }
 

@@ -258,3 +258,40 @@ func TestNoBetterPointThanTheFit(t *testing.T) {
 		}
 	}
 }
+
+// TestFitIsScaleFree fits noisy points in their units, and the same
+// points times 1e-300 and 1e300: σ, κ, R² and the peak's N are the same,
+// and λ, its error, the residual error and the peak's X scale with the
+// points (near 1e-300 the squares underflowed and R² came out NaN).
+func TestFitIsScaleFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	base := sweep(params{1200, 0.08, 0.0015}, 2, 1, 2, 4, 8, 16, 32, 48, 64)
+	for i := range base {
+		base[i].X *= 1 + 0.03*rng.NormFloat64()
+	}
+	ref, err := FitPoints(base)
+	require.NoError(t, err)
+	refA, err := FitAmdahl(base[:8])
+	require.NoError(t, err)
+	for _, c := range []float64{1e-300, 1e300} {
+		pts := make([]Point, len(base))
+		for i, q := range base {
+			pts[i] = Point{q.N, q.X * c}
+		}
+		f, err := FitPoints(pts)
+		require.NoError(t, err)
+		require.False(t, math.IsNaN(f.R2), "R² at scale %g", c)
+		require.InDelta(t, ref.R2, f.R2, 1e-6)
+		require.InEpsilon(t, ref.Sigma, f.Sigma, 1e-6)
+		require.InEpsilon(t, ref.Kappa, f.Kappa, 1e-6)
+		require.InEpsilon(t, ref.Peak, f.Peak, 1e-6)
+		for _, v := range [][2]float64{{ref.Lambda, f.Lambda}, {ref.LambdaErr, f.LambdaErr}, {ref.RSE, f.RSE}, {ref.PeakX, f.PeakX}} {
+			require.InEpsilon(t, v[0]*c, v[1], 1e-6)
+		}
+		a, err := FitAmdahl(pts[:8])
+		require.NoError(t, err)
+		require.InEpsilon(t, refA.Lambda*c, a.Lambda, 1e-6)
+		require.InDelta(t, refA.R2, a.R2, 1e-6)
+		require.Contains(t, a.Notes[0], "throughput approaches λ/σ = ")
+	}
+}
