@@ -3,6 +3,7 @@ package mongodb_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -196,4 +197,46 @@ func TestBadProperties(t *testing.T) {
 	}
 	_, err := mongodb.ParseConfig(map[string]string{"mongodb.url": "mongodb://h:notaport/db"}, 4)
 	require.ErrorContains(t, err, "mongodb.url")
+}
+
+// TestConnectKeepsItsPromise opens against a refused port, an address
+// nothing answers, and a listener that accepts and then says nothing
+// (a frozen server): each fails as unreachable "within" the connect
+// timeout, and within it (plus a margin for the process), not twice it.
+func TestConnectKeepsItsPromise(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer silent.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				_ = c.Close()
+			}
+		}()
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	refused, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	refusedAddr := refused.Addr().String()
+	require.NoError(t, refused.Close())
+	for name, addr := range map[string]string{"refused": refusedAddr, "silent": silent.Addr().String(), "unroutable": "10.255.255.1:27017"} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, err := mongodb.Open(context.Background(), driver.Params{Workers: 1,
+				Props: map[string]string{"mongodb.url": "mongodb://" + addr + "/ycsb", "mongodb.connect.timeout": "2s"}})
+			took := time.Since(start)
+			require.Error(t, err)
+			require.Equal(t, driver.ClassUnavailable, driver.Classify(err), "%v", err)
+			require.Contains(t, err.Error(), "within 2s")
+			require.Less(t, took, 3*time.Second, "the promise is the connect timeout: %v", err)
+			t.Logf("%s: failed after %v", name, took.Round(time.Millisecond))
+		})
+	}
 }
