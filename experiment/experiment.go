@@ -76,6 +76,10 @@ type Outcome struct {
 	Report  string
 	Verdict string
 	Status  string
+	// ReportErr is why the report could not be written (nil when it
+	// was, or when nothing was measured): the status is the
+	// measurements', which are complete without it.
+	ReportErr error
 }
 
 // runState is the shared state of one experiment run.
@@ -569,11 +573,19 @@ func (s *runState) finish(ctx context.Context, runErr error) (*Outcome, error) {
 		s.manifest.Error = runErr.Error()
 	}
 	status := s.manifest.Status
+	final := s.manifest
 	s.mu.Unlock()
-	errs := []error{runErr, s.writeManifest(), s.w.Close()}
+	merr := s.writeManifest()
+	errs := []error{runErr, merr}
 	out := &Outcome{Dir: s.w.Dir(), Status: status}
 	d, err := results.Read(s.w.Dir())
 	if err == nil {
+		if merr != nil {
+			// The disk still says "running": the verdict tells how
+			// the run ended, and that the manifest does not.
+			d.Manifest.Status, d.Manifest.Error, d.Manifest.End = final.Status, final.Error, final.End
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s could not be updated (%v): on disk it still says %q", results.ManifestFile, merr, results.StatusRunning))
+		}
 		out.Verdict = report.Verdict(d)
 		// A run that measured nothing (every target failed to deploy or
 		// to load) has no report to speak of: the verdict says why.
@@ -582,8 +594,18 @@ func (s *runState) finish(ctx context.Context, runErr error) (*Outcome, error) {
 		}
 	}
 	if err != nil {
-		errs = append(errs, fmt.Errorf("report: %w", err))
+		out.ReportErr = err
+		errs = append(errs, err)
+		if merr == nil {
+			// The manifest says what the exit status does: the
+			// measurements are complete, their report is not.
+			s.mu.Lock()
+			s.manifest.Warnings = append(s.manifest.Warnings, fmt.Sprintf("%v; the measurements are complete: `dbarena report %s` writes it again", err, s.w.Dir()))
+			s.mu.Unlock()
+			errs = append(errs, s.writeManifest())
+		}
 	}
+	errs = append(errs, s.w.Close())
 	return out, errors.Join(errs...)
 }
 

@@ -8,6 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+)
+
+// reserveFile holds room for the manifests a full disk would refuse: a
+// run whose disk fills must still record that it failed and why, and the
+// manifest is replaced by writing a new file. It is given up at the
+// first manifest that finds no room, and removed at Close.
+const (
+	reserveFile  = ".dbarena-reserve"
+	reserveBytes = 256 << 10
 )
 
 // Writer appends to a results directory as a run goes. Its methods are
@@ -94,7 +104,18 @@ func Create(dir string) (*Writer, error) {
 		w.Close()
 		return nil, err
 	}
+	w.reserve()
 	return w, nil
+}
+
+// reserve writes the reserve file. It is best effort: on a disk without
+// 256 KiB to spare, the run goes on without one.
+func (w *Writer) reserve() {
+	path := filepath.Join(w.dir, reserveFile)
+	// Written, not truncated to size: a sparse file holds no blocks.
+	if err := os.WriteFile(path, make([]byte, reserveBytes), 0o600); err != nil {
+		_ = os.Remove(path)
+	}
 }
 
 // Dir returns the directory written.
@@ -196,14 +217,25 @@ func (w *Writer) WriteManifest(m *Manifest) error {
 	if err != nil {
 		return fmt.Errorf("results: encode manifest: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(w.dir, ManifestFile), append(b, '\n'), 0o644)
+	path := filepath.Join(w.dir, ManifestFile)
+	err = WriteFileAtomic(path, append(b, '\n'), 0o644)
+	if errors.Is(err, syscall.ENOSPC) && os.Remove(filepath.Join(w.dir, reserveFile)) == nil {
+		// The disk is full: the reserve makes room for this manifest
+		// and the last.
+		err = WriteFileAtomic(path, append(b, '\n'), 0o644)
+	}
+	return err
 }
 
-// Close flushes and closes the CSV files.
+// Close flushes and closes the CSV files, and removes the reserve.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return errors.Join(w.trials.close(), w.points.close(), w.sys.close(), w.db.close())
+	rerr := os.Remove(filepath.Join(w.dir, reserveFile))
+	if errors.Is(rerr, os.ErrNotExist) {
+		rerr = nil
+	}
+	return errors.Join(w.trials.close(), w.points.close(), w.sys.close(), w.db.close(), rerr)
 }
 
 // WriteFileAtomic writes data to a temporary file next to path, syncs it

@@ -127,7 +127,11 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		if out.Report != "" {
 			fmt.Fprintf(st.Stdout, "report: %s\n", out.Report)
 		}
-		fmt.Fprintf(st.Stdout, "results: %s (%s)\n", out.Dir, out.Status)
+		if out.ReportErr != nil {
+			fmt.Fprintf(st.Stdout, "results: %s (%s; the report was not written: %v)\n", out.Dir, out.Status, out.ReportErr)
+		} else {
+			fmt.Fprintf(st.Stdout, "results: %s (%s)\n", out.Dir, out.Status)
+		}
 	}
 	switch {
 	case err == nil:
