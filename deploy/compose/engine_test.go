@@ -18,6 +18,8 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/compose"
 	"github.com/dbarena/dbarena/deploy/deploytest"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/testenv"
 )
 
@@ -108,6 +110,36 @@ func TestDockerEngineMariaDB(t *testing.T) {
 			require.NoError(t, err)
 			defer bad.Close()
 			require.ErrorContains(t, bad.PingContext(ctx), "Access denied")
+			require.NoError(t, d.Down(ctx))
+			deploytest.RequireProjectGone(t, "dbarena-"+name)
+		})
+	}
+}
+
+// TestDockerEngineNoPassword starts every database the local images
+// serve without a password, as a user who sets none does, and opens
+// dbarena's own driver on the properties the deployment gives: a
+// deployment that says ready must be reachable by the driver within its
+// connect timeout. MariaDB, healthy, was not: its server looked up the
+// name of every client, which behind Docker's port mapping took 10 s.
+func TestDockerEngineNoPassword(t *testing.T) {
+	testenv.Docker(t)
+	for _, c := range []struct{ database, driver string }{
+		{"postgres", "postgres"}, {"redis", "redis"}, {"mariadb", "mysql"}, {"mysql", "mysql"},
+	} {
+		t.Run(c.database, func(t *testing.T) {
+			ctx := context.Background()
+			name := "ce-open-" + c.database
+			d, err := compose.Provider{}.Up(ctx, deploy.Request{Name: name, Database: c.database, CPUs: 1, WorkDir: t.TempDir(), Options: localImage(nil)})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = d.Down(context.Background()) })
+			info, err := drivers.Lookup(c.driver)
+			require.NoError(t, err)
+			start := time.Now()
+			db, err := info.Open(ctx, driver.Params{Props: d.Properties(), Workers: 1})
+			require.NoError(t, err, "the driver reaches a deployment that says it is ready")
+			t.Logf("%s: the driver connected in %v", c.database, time.Since(start).Round(time.Millisecond))
+			require.NoError(t, db.Close())
 			require.NoError(t, d.Down(ctx))
 			deploytest.RequireProjectGone(t, "dbarena-"+name)
 		})
