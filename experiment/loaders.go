@@ -867,6 +867,12 @@ func mergedResult(m *merge.Result, sums []results.Summary, cfg runner.Config) *r
 		if h := merged(hlog.Failed); h != nil {
 			r.ErrorLatency.Merge(h)
 		}
+		if h := merged(hlog.CutOff); h != nil && h.TotalCount() > 0 {
+			// The loaders' windows closed on these: the stall flag
+			// and a closed loop's latency count them.
+			r.CutOff = measure.NewHistogram()
+			r.CutOff.Merge(h)
+		}
 		for _, sum := range sums {
 			for _, op := range sum.Measured.Ops {
 				if op.Name == r.Name {
@@ -973,7 +979,11 @@ type windowPart struct {
 // its successes, the latency a user saw, and its failures.
 type windowOp struct {
 	ok, latency *hdrhistogram.Histogram
-	errs        int64
+	// cut holds the operations the window's end cut off, which a
+	// closed loop's latency counts besides ok (a paced one's latency,
+	// response time, holds them already).
+	cut  *hdrhistogram.Histogram
+	errs int64
 }
 
 // windowAcc is a part (warm-up or measured) of a merged window by
@@ -1020,6 +1030,8 @@ func splitWindow(ws []merge.Window, errScale float64) [2]*windowAcc {
 			}
 		case hlog.Intended:
 			a.latency = h
+		case hlog.CutOff:
+			a.cut = h
 		case hlog.Failed:
 			if tag.Op != runner.VerifySeries {
 				a.errs = int64(math.Round(float64(h.TotalCount()) * errScale))
@@ -1059,6 +1071,14 @@ func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, er
 			lat := a.latency
 			if lat == nil {
 				lat = measure.NewHistogram()
+			}
+			if a.cut != nil && lat == a.ok {
+				// Service times: the cut-off operations join them
+				// at their latency so far, as in a single process.
+				withCut := measure.NewHistogram()
+				withCut.Merge(lat)
+				withCut.Merge(a.cut)
+				lat = withCut
 			}
 			part.points = append(part.points, mk(name, ok, a.errs, lat))
 			part.all.Merge(lat)

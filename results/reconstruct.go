@@ -312,7 +312,18 @@ func (l *logHists) of(op string) *hdrhistogram.Histogram {
 	if h := l.byTag[hlog.Tag{Kind: hlog.Intended, Op: op}.String()]; h != nil {
 		return h
 	}
-	return l.byTag[op]
+	cut := l.byTag[hlog.Tag{Kind: hlog.CutOff, Op: op}.String()]
+	if cut == nil {
+		return l.byTag[op]
+	}
+	// A closed loop's latency: the completed operations and those the
+	// window's end cut off, at their latency so far.
+	h := measure.NewHistogram()
+	if s := l.byTag[op]; s != nil {
+		h.Merge(s)
+	}
+	h.Merge(cut)
+	return h
 }
 
 // all merges every operation type's latency histogram.

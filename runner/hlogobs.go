@@ -16,9 +16,10 @@ import (
 // HlogObserver writes every interval of a run to an HdrHistogram
 // interval log, tagged as [hlog.Tag] describes: each operation type's
 // service times, its response times under a target rate
-// ([hlog.Intended]), its failures' latencies ([hlog.Failed]) and the
-// harness's own pacing lateness ([hlog.Pacing]), each marked as warm-up
-// in the warm-up's intervals.
+// ([hlog.Intended]), its failures' latencies ([hlog.Failed]), the
+// operations the window's end cut off ([hlog.CutOff]) and the harness's
+// own pacing lateness ([hlog.Pacing]), each marked as warm-up in the
+// warm-up's intervals.
 // Every interval of the measured run has a line for each operation type
 // the run issues, empty when none completed, so that a stalled or dead
 // database's seconds stay in the log where they happened. Each interval
@@ -77,6 +78,9 @@ func (o *HlogObserver) Interval(iv *Interval) {
 		}
 		if r.ErrorLatency.TotalCount() > 0 {
 			o.write(hlog.Tag{Warmup: iv.Warmup, Kind: hlog.Failed, Op: r.Name}, iv, r.ErrorLatency)
+		}
+		if r.CutOffCount() > 0 {
+			o.write(hlog.Tag{Warmup: iv.Warmup, Kind: hlog.CutOff, Op: r.Name}, iv, r.CutOff)
 		}
 	}
 	if p := iv.Results.PacingHistogram(); p != nil && p.TotalCount() > 0 {

@@ -4,13 +4,15 @@ import "strings"
 
 // The tags of dbarena's interval logs. A tag is an operation type's name
 // with at most two prefixes: WarmupPrefix first for an interval of the
-// warm-up, then one of IntendedPrefix or FailedPrefix. PacingTag, also
-// after WarmupPrefix, holds the harness's own lateness. Examples: "READ",
-// "Intended-READ", "FAILED-UPDATE", "WARMUP-Intended-SCAN", "PACING".
+// warm-up, then one of IntendedPrefix, FailedPrefix or CutOffPrefix.
+// PacingTag, also after WarmupPrefix, holds the harness's own lateness.
+// Examples: "READ", "Intended-READ", "FAILED-UPDATE",
+// "WARMUP-Intended-SCAN", "CUTOFF-READ", "PACING".
 const (
 	WarmupPrefix   = "WARMUP-"
 	IntendedPrefix = "Intended-"
 	FailedPrefix   = "FAILED-"
+	CutOffPrefix   = "CUTOFF-"
 	PacingTag      = "PACING"
 )
 
@@ -29,6 +31,11 @@ const (
 	Failed
 	// Pacing: how late the harness started paced operations.
 	Pacing
+	// CutOff: operations due in the measured window that had not
+	// completed when it closed, at their latency so far (in the last
+	// interval). Under a target rate the Intended tag holds them too;
+	// without one, a user's latency is Service and CutOff together.
+	CutOff
 )
 
 // Tag is a parsed tag of a dbarena interval log.
@@ -50,6 +57,8 @@ func (t Tag) String() string {
 		b.WriteString(IntendedPrefix)
 	case Failed:
 		b.WriteString(FailedPrefix)
+	case CutOff:
+		b.WriteString(CutOffPrefix)
 	case Pacing:
 		b.WriteString(PacingTag)
 		return b.String()
@@ -71,6 +80,8 @@ func ParseTag(s string) Tag {
 		t.Kind, s = Intended, s[len(IntendedPrefix):]
 	case strings.HasPrefix(s, FailedPrefix):
 		t.Kind, s = Failed, s[len(FailedPrefix):]
+	case strings.HasPrefix(s, CutOffPrefix):
+		t.Kind, s = CutOff, s[len(CutOffPrefix):]
 	}
 	t.Op = s
 	return t

@@ -123,4 +123,54 @@ run: {duration: 5s, threads: 2}
 			require.LessOrEqual(t, p.Length, 1100*time.Millisecond, "at %s: every second its own interval", p.Elapsed)
 		}
 	}
+	log, err := os.ReadFile(filepath.Join(res, results.HdrDir, "frozen.c.hlog"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), "Tag=CUTOFF-READ,", "the interval log keeps the cut-off operations")
+	s, ok, err := d.TrialStats("frozen.c")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.InDelta(t, row.Latency.Max, s.Max, row.Latency.Max*0.01, "the log's latency is the row's, cut-offs included")
+}
+
+// TestStallAtTheEndOfALoadersTrial freezes a real Redis 2.5 s before the
+// end of a closed-loop trial that two loader processes run: each
+// loader's window closes on the operations the frozen server holds, its
+// interval log carries them (CUTOFF- tags), and the merged trial counts
+// them as one process does: flagged stalled, its maximum the latency so
+// far of the oldest. Before, the loaders' cut-offs stayed in their own
+// summaries and the merged trial read as a healthy one.
+func TestStallAtTheEndOfALoadersTrial(t *testing.T) {
+	bin := buildDbarena(t)
+	srv := startOwnRedis(t)
+	dir := t.TempDir()
+	file := redisExperiment(t, dir, "stall", srv.addr, "{duration: 5s, threads: 2, loaders: 2}")
+	res := filepath.Join(dir, "r")
+	froze := make(chan time.Time, 1)
+	go func() {
+		// The loaders' logs stream here from their launch; they start
+		// together 3 s later: freeze 2.5 s into their 5 s window.
+		if poll(time.Minute, func() bool {
+			_, err := os.Stat(filepath.Join(res, results.HdrDir, "r.c"+results.LoaderLogs, "loader-1.hlog"))
+			return err == nil
+		}) {
+			time.Sleep(5500 * time.Millisecond)
+			_ = srv.cmd.Process.Signal(syscall.SIGSTOP)
+			froze <- time.Now()
+		}
+		close(froze)
+	}()
+	code, out, errs := run(t, t.Context(), "run", file, "--results", res, "--loader-binary", bin)
+	t.Log(out, errs)
+	frozen, ok := <-froze
+	require.True(t, ok, "the freeze never came")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row := rowsByID(d)["r.c"]
+	t.Logf("exit %d, flags %q, p99 %.0f µs, max %.0f µs", code, row.Flags, row.Latency.P99, row.Latency.Max)
+	require.True(t, results.HasFlag(row.Flags, results.FlagStalled), "flags: %q", row.Flags)
+	end := row.Start.Add(row.Duration)
+	require.InDelta(t, end.Sub(frozen).Seconds(), row.Latency.Max/1e6, 0.5, "the oldest counts its latency so far")
+	log, err := os.ReadFile(filepath.Join(res, results.HdrDir, "r.c.hlog"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), "Tag=CUTOFF-READ,", "the merged log keeps the cut-off operations")
 }
