@@ -181,7 +181,16 @@ func readCSV[T any](d *Data, path string, cols []column[T], maxRows int) ([]T, e
 		if len(out) == maxRows {
 			return nil, fmt.Errorf("read %s: more than %d rows, the limit for this file; is it the right results directory?", path, maxRows)
 		}
-		line, _ := r.FieldPos(0)
+		// FieldPos panics without a record: a parse error has none,
+		// and says where the bad record started.
+		var line int
+		var pe *csv.ParseError
+		switch {
+		case err == nil:
+			line, _ = r.FieldPos(0)
+		case errors.As(err, &pe):
+			line = pe.StartLine
+		}
 		if err == nil && len(rec) != len(head) {
 			err = fmt.Errorf("%d fields, want %d", len(rec), len(head))
 		}

@@ -13,8 +13,9 @@ import (
 
 // FuzzReader checks the interval log reader on any input: it never
 // panics, errors name the line and stay, and every interval read has a
-// histogram, a length >= 0 and times within the range that converts
-// without wrapping.
+// histogram, a length >= 0, times within the range that converts
+// without wrapping, and counts that add up within maxLogCount. The
+// corpus in testdata/fuzz/FuzzReader keeps the inputs that broke it.
 func FuzzReader(f *testing.F) {
 	var log bytes.Buffer
 	w, err := NewWriter(&log, testStart, "fuzz seed")
@@ -26,6 +27,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("Tag=READ,0.000,1.000,0.000," + widePayload + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(bytes.NewReader(data))
+		var total int64
 		for range 10_000 {
 			iv, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -40,6 +42,9 @@ func FuzzReader(f *testing.F) {
 			require.NotNil(t, iv.Histogram)
 			require.GreaterOrEqual(t, iv.Length, time.Duration(0))
 			require.GreaterOrEqual(t, iv.Histogram.TotalCount(), int64(0))
+			// No count a run cannot make, and no total that wraps.
+			total += iv.Histogram.TotalCount()
+			require.LessOrEqual(t, total, int64(maxLogCount), "the log's total")
 			require.False(t, strings.ContainsAny(iv.Tag, ",\n"), "tag %q", iv.Tag)
 			require.True(t, iv.Start.After(time.Unix(-maxSeconds-1, 0)) && iv.Start.Before(time.Unix(3*maxSeconds, 0)), "start %s", iv.Start)
 		}
