@@ -55,6 +55,13 @@ const (
 	maxLogCount       = 1e15
 )
 
+// maxTags bounds the distinct tags of a log. A reader keeps a histogram
+// per tag (a dense one is about 260 kB), and a run writes at most a few
+// per operation type (service, response, failures, cut-offs, each also
+// in the warm-up) and YCSB has six types: a log of a million distinct
+// tags would fill the memory of whatever merges it.
+const maxTags = 1000
+
 // relativeCutoff is the Java reader's rule for logs without a BaseTime: a
 // first timestamp more than a year before the StartTime is taken as relative
 // to the StartTime, any other as seconds since the epoch.
@@ -73,6 +80,8 @@ type Reader struct {
 	haveStart, haveBase bool
 	// total counts the values of the intervals read (maxLogCount).
 	total int64
+	// tags are the distinct tags read (maxTags).
+	tags map[string]struct{}
 	// comment is the first "#" line before the first interval that is
 	// neither the format version nor a time: the comment NewWriter (or
 	// Java's outputComment) wrote.
@@ -171,6 +180,15 @@ func (r *Reader) parseInterval(text string) (Interval, error) {
 			return iv, errors.New("tag without interval fields")
 		case tag == "":
 			return iv, errors.New(`empty tag after "Tag="`)
+		}
+		if _, ok := r.tags[tag]; !ok {
+			if len(r.tags) == maxTags {
+				return iv, fmt.Errorf("tag %q: more than %d distinct tags in one log; not a log dbarena or HdrHistogram wrote", tag, maxTags)
+			}
+			if r.tags == nil {
+				r.tags = map[string]struct{}{}
+			}
+			r.tags[tag] = struct{}{}
 		}
 		iv.Tag, text = tag, fields
 	}

@@ -29,6 +29,10 @@ func TestReaderErrors(t *testing.T) {
 	require.NoError(t, huge.RecordValues(1000, 1<<62))
 	big := hdrhistogram.New(1, 3_600_000_000_000, 3)
 	require.NoError(t, big.RecordValues(1000, 6e14)) // 6e14 in a 1e5 s interval: 6e9 a second
+	var manyTags strings.Builder
+	for i := range 1001 {
+		fmt.Fprintf(&manyTags, "Tag=OP%d,%d.000,1.000,0.002,%s\n", i, i, payload)
+	}
 	header := "#[Histogram log format version 1.3]\n" +
 		"#[StartTime: 1709294400.250 (seconds since epoch), Fri Mar 01 12:00:00 UTC 2024]\n" +
 		Legend + "\n"
@@ -57,6 +61,7 @@ func TestReaderErrors(t *testing.T) {
 		"count of 2^62 in 1 s":    {header + "0.000,1.000,0.002," + encoded(t, huge) + "\n", "line 4: histogram: 4.612e+18 values in 1 s: more than 1e+10 a second"},
 		"count of 2^62 in 1e9 s":  {header + "0.000,1e9,0.002," + encoded(t, huge) + "\n", "line 4: the log's histograms hold more than 1e+15 values in all"},
 		"two logs' worth":         {header + "0,1e5,0.002," + encoded(t, big) + "\n1e5,1e5,0.002," + encoded(t, big) + "\n", "line 5: the log's histograms hold more than 1e+15 values in all"},
+		"1001 distinct tags":      {header + manyTags.String(), `line 1004: tag "OP1000": more than 1000 distinct tags in one log`},
 		"line longer than buffer": {header + strings.Repeat("1", maxLineBytes+1) + "\n", "line 4: longer than the 64 MiB limit of a line"},
 	}
 	for name, tc := range tests {
