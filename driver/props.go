@@ -124,3 +124,16 @@ func BadConfig(err error) error {
 	}
 	return &ConfigError{Err: err}
 }
+
+// Checker parses a driver's properties as its Opener would, for the
+// given number of workers, and connects to nothing: nil when they are
+// right, a [ConfigError] saying what is wrong otherwise.
+type Checker func(props map[string]string, workers int) error
+
+// CheckWith makes a [Checker] of a driver's configuration parser.
+func CheckWith[C any](parse func(props map[string]string, workers int) (C, error)) Checker {
+	return func(props map[string]string, workers int) error {
+		_, err := parse(props, workers)
+		return BadConfig(err)
+	}
+}

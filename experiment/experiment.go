@@ -114,6 +114,9 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	if opts.Secrets == nil {
 		opts.Secrets = redact.New()
 	}
+	if err := CheckDrivers(plan); err != nil {
+		return nil, err
+	}
 	if err := Preflight(plan); err != nil {
 		return nil, err
 	}

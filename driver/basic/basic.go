@@ -41,15 +41,30 @@ var (
 // Open reads basic.delay (a Go duration such as "1ms"; default 0): the time
 // every operation sleeps, to stand in for a database in harness tests.
 func Open(_ context.Context, p driver.Params) (driver.DB, error) {
-	d := &DB{clk: clock.NewRealUndispatched()}
-	if v, ok := p.Props["basic.delay"]; ok {
-		delay, err := time.ParseDuration(v)
-		if err != nil || delay < 0 {
-			return nil, driver.BadConfig(fmt.Errorf("basic: property basic.delay=%q: want a non-negative duration such as 500us or 2ms", v))
-		}
-		d.delay = delay
+	delay, err := parseDelay(p.Props)
+	if err != nil {
+		return nil, err
 	}
-	return d, nil
+	return &DB{clk: clock.NewRealUndispatched(), delay: delay}, nil
+}
+
+// Check is the driver's [driver.Checker]: basic.delay's value.
+func Check(props map[string]string, _ int) error {
+	_, err := parseDelay(props)
+	return err
+}
+
+// parseDelay reads basic.delay (0 when unset).
+func parseDelay(props map[string]string) (time.Duration, error) {
+	v, ok := props["basic.delay"]
+	if !ok {
+		return 0, nil
+	}
+	delay, err := time.ParseDuration(v)
+	if err != nil || delay < 0 {
+		return 0, driver.BadConfig(fmt.Errorf("basic: property basic.delay=%q: want a non-negative duration such as 500us or 2ms", v))
+	}
+	return delay, nil
 }
 
 // Session implements driver.DB.

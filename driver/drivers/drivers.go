@@ -31,6 +31,9 @@ type Info struct {
 	// Summary is one line for --help and errors.
 	Summary string
 	Open    driver.Opener
+	// Check parses the driver's properties without connecting, to
+	// refuse bad values before anything is deployed.
+	Check driver.Checker
 	// Reference names the database's own load tool that package
 	// reference runs beside a trial ("pgbench"; "" none), and Endpoint
 	// reads the properties for it.
@@ -72,16 +75,16 @@ func Describe() Catalogue {
 // table lists every built-in driver, each opened through redacted.
 func table() []Info {
 	t := []Info{
-		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open},
-		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open},
-		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open},
-		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open},
-		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open},
-		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open},
-		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open},
-		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open,
+		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open, Check: driver.CheckWith(aerospike.ParseConfig)},
+		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open, Check: basic.Check},
+		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open, Check: driver.CheckWith(func(p map[string]string, _ int) (cql.Config, error) { return cql.ParseConfig(p) })},
+		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Check: driver.CheckWith(dynamodb.ParseConfig)},
+		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open, Check: memory.Check},
+		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open, Check: driver.CheckWith(mongodb.ParseConfig)},
+		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Check: driver.CheckWith(mysql.ParseConfig)},
+		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open, Check: driver.CheckWith(postgres.ParseConfig),
 			Reference: "pgbench", Endpoint: postgres.Endpoint},
-		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open,
+		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open, Check: driver.CheckWith(redis.ParseConfig),
 			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
 	}
 	for i := range t {

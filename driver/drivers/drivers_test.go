@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,4 +45,44 @@ func TestLookupSuggests(t *testing.T) {
 	require.ErrorContains(t, err, `; did you mean "postgres"?`)
 	_, err = Lookup("oracle")
 	require.NotContains(t, err.Error(), "did you mean")
+}
+
+// TestCheckAgreesWithOpen gives every driver one property of the wrong
+// kind: Check refuses it without connecting, as a driver.ConfigError
+// naming the property, and Open refuses it the same way (the experiment
+// checks before deploying what the trial would find after); the
+// defaults pass Check.
+func TestCheckAgreesWithOpen(t *testing.T) {
+	bad := map[string]map[string]string{
+		"aerospike": {"aerospike.port": "99999"},
+		"basic":     {"basic.delay": "-1s"},
+		"cql":       {"cql.keyspace": "1bad"},
+		"dynamodb":  {"dynamodb.connect.timeout": "0"},
+		"memory":    {"memory.maxbytes": "lots"},
+		"mongodb":   {"mongodb.pool": "0"},
+		"mysql":     {"mysql.pool": "0"},
+		"postgres":  {"postgres.pool.max": "0"},
+		"redis":     {"redis.pool": "lots"},
+	}
+	for _, d := range All() {
+		t.Run(d.Name, func(t *testing.T) {
+			require.NotNil(t, d.Check, "every driver checks its properties")
+			require.NoError(t, d.Check(map[string]string{}, 4), "the defaults")
+			props, ok := bad[d.Name]
+			require.True(t, ok, "a bad property for %s in this test", d.Name)
+			var key string
+			for k := range props {
+				key = k
+			}
+			var ce *driver.ConfigError
+			err := d.Check(props, 4)
+			require.ErrorAs(t, err, &ce)
+			require.Contains(t, err.Error(), key)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, err = d.Open(ctx, driver.Params{Props: props, Workers: 4})
+			require.ErrorAs(t, err, &ce, "Open refuses it as bad input too")
+			require.Contains(t, err.Error(), key)
+		})
+	}
 }

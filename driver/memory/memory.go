@@ -63,6 +63,12 @@ func Open(_ context.Context, p driver.Params) (driver.DB, error) {
 	return New(), nil
 }
 
+// Check is the driver's [driver.Checker]: memory.maxbytes and whether
+// recordcount's records fit in it.
+func Check(props map[string]string, _ int) error {
+	return checkCapacity(driver.NewProps("memory", props))
+}
+
 // defaultMaxBytes is memory.maxbytes' default. The memory driver serves
 // tests and first runs; 8 GiB of records (about 5 million of YCSB's
 // default 1 KB) keeps a loader within a 16 GiB machine once the garbage

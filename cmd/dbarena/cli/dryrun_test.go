@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -64,4 +65,35 @@ run: {duration: 1s}
 	require.True(t, os.IsNotExist(err))
 	require.Contains(t, errs, "1 trial failed: r.load.1")
 	require.Contains(t, errs, "left running (existing)")
+}
+
+// TestBadDriverPropertyStopsBeforeDeploy gives a target driver
+// properties of the wrong kind: the run exits 2 (bad input) at once,
+// naming the file, target, step and every bad property, with nothing
+// deployed and no results directory, as --dry-run does. It deployed the
+// target and failed each trial, exit 1, before.
+func TestBadDriverPropertyStopsBeforeDeploy(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: bad
+properties: {recordcount: 10}
+targets:
+  - name: r
+    database: redis
+    properties: {redis.addr: "nohost:xx:1", redis.pool: "lots"}
+workloads: [c]
+run: {duration: 2s, threads: 1}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	for _, args := range [][]string{{"run", file, "--results", res}, {"run", file, "--dry-run"}} {
+		start := time.Now()
+		code, _, errs := run(t, context.Background(), args...)
+		require.Equal(t, ExitUsage, code, errs)
+		require.Less(t, time.Since(start), 5*time.Second, "refused before anything starts")
+		require.Contains(t, errs, file+": target r (driver redis), step r.load.1:\n")
+		require.Contains(t, errs, `redis.addr="nohost:xx:1": "nohost:xx:1" is not host:port`)
+		require.Contains(t, errs, `redis.pool="lots": want an integer >= 1`)
+		require.NotContains(t, errs, "deploying")
+		require.NoDirExists(t, res)
+	}
 }

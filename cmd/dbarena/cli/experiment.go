@@ -109,6 +109,11 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	if f.dryRun {
 		return dryRun(st, f, plan)
 	}
+	// A driver property of the wrong kind is bad input: refused before
+	// anything is deployed.
+	if err := experiment.CheckDrivers(plan); err != nil {
+		return usageError(err)
+	}
 	bi := ReadBuildInfo()
 	exp, stop, err := serveLive(st, f.metricsAddr)
 	if err != nil {
@@ -161,6 +166,9 @@ func dryRun(st *State, f *experimentFlags, plan *spec.Plan) error {
 		if plan.Spec.Run.Reference {
 			fmt.Fprintln(st.Stdout, "after each read-only run: the database's own load tool on the same reads (pgbench, redis-benchmark), where its driver has one")
 		}
+	}
+	if err := experiment.CheckDrivers(plan); err != nil {
+		return usageError(err)
 	}
 	if err := experiment.Preflight(plan); err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("preflight (the run would stop here): %w", err)}

@@ -1,0 +1,74 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dbarena/dbarena/driver/drivers"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/trial"
+)
+
+// CheckDrivers parses every step's driver properties as its trial will
+// open them, connecting to nothing: a value of the wrong kind fails the
+// experiment before anything is deployed, where it failed each trial
+// after the deployment (minutes, on a cloud). The properties a
+// deployment adds (addresses, URLs) are not known yet; the drivers'
+// defaults stand in for them. The errors wrap a driver.ConfigError: bad
+// input. A property whose secret cannot be resolved is left to
+// Preflight.
+func CheckDrivers(plan *spec.Plan) error {
+	var errs []error
+	seen := map[string]bool{}
+	for i := range plan.Steps {
+		st := &plan.Steps[i]
+		info, err := drivers.Lookup(st.Target.Driver)
+		if err != nil || info.Check == nil {
+			continue
+		}
+		p := properties.New()
+		p.Merge(st.Properties)
+		if _, err := trial.ResolveSecrets(p, redact.New()); err != nil {
+			continue
+		}
+		err = info.Check(p.Map(), max(st.Threads, 1))
+		if err == nil {
+			continue
+		}
+		// Steps share their target's properties: say each fault once.
+		key := st.Target.Name + "\x00" + err.Error()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		sep := " "
+		if strings.Contains(err.Error(), "\n") {
+			sep = ""
+		}
+		errs = append(errs, fmt.Errorf("%s: target %s (driver %s), step %s:%s%w", plan.Spec.File, st.Target.Name, info.Name, st.ID, sep,
+			indent(err)))
+	}
+	return errors.Join(errs...)
+}
+
+// indent keeps an error of several lines (a driver lists every bad
+// property) under the line that names its target.
+func indent(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return err
+	}
+	return &indented{err: err, msg: "\n  " + strings.ReplaceAll(msg, "\n", "\n  ")}
+}
+
+// indented is an error printed indented, unwrapping to the original.
+type indented struct {
+	err error
+	msg string
+}
+
+func (e *indented) Error() string { return e.msg }
+func (e *indented) Unwrap() error { return e.err }
