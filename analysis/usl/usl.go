@@ -91,7 +91,9 @@ func FitPoints(pts []Point) (*Fit, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.scale(c)
+	if err := f.scale(c); err != nil {
+		return nil, err
+	}
 	if f.Model == ModelAmdahl {
 		f.Notes = append([]string{"κ's best value (with κ ≥ 0) is 0: no coherency cost shows in these points, so this is Amdahl's law" + limitPhrase(f)}, f.Notes...)
 	}
@@ -115,13 +117,19 @@ func rescale(pts []Point) ([]Point, float64) {
 	return out, c
 }
 
-// scale puts a fit of points rescaled by c back in their units.
-func (f *Fit) scale(c float64) {
+// scale puts a fit of points rescaled by c back in their units. It
+// fails when λ does not fit in a float64 there: points spanning hundreds
+// of orders of magnitude make a curve no measurement describes.
+func (f *Fit) scale(c float64) error {
 	f.Lambda *= c
 	f.LambdaErr *= c
 	f.RSE *= c
 	f.PeakX *= c
 	f.Unconstrained.Lambda *= c
+	if math.IsInf(f.Lambda, 0) || math.IsNaN(f.Lambda) {
+		return fmt.Errorf("usl: %d points: the fitted λ is beyond a float64 in the points' units (their throughputs span too many orders of magnitude to be one system's)", f.N)
+	}
+	return nil
 }
 
 // fitPoints is FitPoints of checked, rescaled points, without the note
@@ -168,7 +176,9 @@ func FitAmdahl(pts []Point) (*Fit, error) {
 	}
 	f := finish(pts, p, free, ModelAmdahl)
 	f.unconstrained(pts, free, p)
-	f.scale(c)
+	if err := f.scale(c); err != nil {
+		return nil, err
+	}
 	f.Notes = append([]string{"Amdahl's law, as asked: κ is fixed at 0" + limitPhrase(f)}, f.Notes...)
 	return f, nil
 }
