@@ -1,0 +1,277 @@
+// Package capacity answers how much a deployment can serve: the highest
+// rate it sustains at a latency objective, searched for probe by probe
+// (open loop, so the latency of every probe is free of coordinated
+// omission). The search only decides which rate to offer next and what
+// the probes so far prove; running a probe is the caller's.
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Outcome is what a probe says of its rate.
+type Outcome int
+
+// Outcomes of a probe.
+const (
+	// Met: every latency bound held, the achieved rate kept up with
+	// the offered one, and errors stayed within the policy.
+	Met Outcome = iota
+	// Missed: the database missed a bound or could not keep up.
+	Missed
+	// Unfair: the probe proves nothing of the database: the client or
+	// its machine made the result (operations started late, workers
+	// busy outside the database, the machine saturated), or the
+	// throughput was not steady. It is probed again, with more
+	// workers where the client ran short.
+	Unfair
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Met:
+		return "met"
+	case Missed:
+		return "missed"
+	}
+	return "unfair"
+}
+
+// Probe is one rate tried and what it showed.
+type Probe struct {
+	// Rate is the offered rate (operations per second), Achieved the
+	// rate the database served.
+	Rate, Achieved float64
+	Threads        int
+	Outcome        Outcome
+	// Why says what missed, or what made the probe unfair ("" when met).
+	Why string
+	// Borderline marks a probe whose latency lay within the noise of a
+	// bound (Options.Margin): it is repeated once, and met only if both
+	// met.
+	Borderline bool
+}
+
+// Options tune a search.
+type Options struct {
+	// Hint is an estimate of the most the deployment serves at all
+	// (the throughput of a closed loop at saturation): the first probe
+	// offers StartShare of it, the second, when the first met, all of
+	// it. Zero: Start is the first rate.
+	Hint float64
+	// Start is the first rate when there is no Hint.
+	Start float64
+	// Resolution is how close the highest met rate and the lowest missed
+	// one must come, relative to the met one (default 0.05).
+	Resolution float64
+	// MaxProbes bounds the probes, repetitions included (default 12).
+	MaxProbes int
+	// MinRate ends a search whose rates fall below it with nothing met
+	// (default 1 op/s).
+	MinRate float64
+	// Retries bounds the unfair probes of one rate before the search
+	// gives up (default 2).
+	Retries int
+}
+
+// StartShare is the share of Options.Hint the first probe offers: a
+// closed loop's saturation throughput is the most the database serves
+// at all, and the objective is met below it.
+const StartShare = 0.5
+
+// defaults fills the zero options.
+func (o *Options) defaults() {
+	if o.Resolution == 0 {
+		o.Resolution = 0.05
+	}
+	if o.MaxProbes == 0 {
+		o.MaxProbes = 12
+	}
+	if o.MinRate == 0 {
+		o.MinRate = 1
+	}
+	if o.Retries == 0 {
+		o.Retries = 2
+	}
+}
+
+// Search is the state of one search. It is not safe for concurrent use.
+type Search struct {
+	o      Options
+	probes []Probe
+	// lo is the highest rate met (0: none), hi the lowest missed
+	// (+Inf: none).
+	lo, hi float64
+	// repeat is the rate to probe again ("0": none), and unfair the
+	// unfair probes at it so far.
+	repeat float64
+	unfair int
+	// first is the borderline probe waiting for its repetition.
+	first *Probe
+	// stop says why the search ended ("" while it goes on).
+	stop string
+	// notes are what a reader should know (a met rate above a miss).
+	notes []string
+}
+
+// New starts a search.
+func New(o Options) (*Search, error) {
+	o.defaults()
+	switch {
+	case !(o.Resolution > 0 && o.Resolution <= 1):
+		return nil, fmt.Errorf("capacity: resolution %g: want a share above 0 and at most 1 (0.05 is 5%%)", o.Resolution)
+	case o.MaxProbes < 2:
+		return nil, fmt.Errorf("capacity: max probes %d: want at least 2", o.MaxProbes)
+	case !(o.Hint >= 0) || math.IsInf(o.Hint, 0):
+		return nil, fmt.Errorf("capacity: hint %g: want a finite rate of 0 or more", o.Hint)
+	case o.Hint == 0 && !(o.Start > 0 && !math.IsInf(o.Start, 0)):
+		return nil, errors.New("capacity: no hint and no start: want a first rate above 0")
+	}
+	return &Search{o: o, hi: math.Inf(1)}, nil
+}
+
+// Next returns the rate the next probe offers; ok is false once the
+// search has ended (Result says why).
+func (s *Search) Next() (rate float64, ok bool) {
+	if s.stop != "" {
+		return 0, false
+	}
+	if len(s.probes) >= s.o.MaxProbes {
+		s.stop = fmt.Sprintf("the probes ran out (%d)", s.o.MaxProbes)
+		return 0, false
+	}
+	if s.repeat > 0 {
+		return s.repeat, true
+	}
+	switch {
+	case s.lo == 0 && math.IsInf(s.hi, 1):
+		if s.o.Hint > 0 {
+			return StartShare * s.o.Hint, true
+		}
+		return s.o.Start, true
+	case s.lo == 0:
+		rate = s.hi / 2
+		if rate < s.o.MinRate {
+			s.stop = fmt.Sprintf("no rate met the objective down to %s ops/s", fmtRate(s.hi))
+			return 0, false
+		}
+		return rate, true
+	case math.IsInf(s.hi, 1):
+		if s.o.Hint > s.lo*(1+s.o.Resolution) {
+			return s.o.Hint, true
+		}
+		return 2 * s.lo, true
+	case s.hi <= s.lo*(1+s.o.Resolution):
+		s.stop = fmt.Sprintf("resolved: the lowest rate missed is %.1f%% above the highest met", 100*(s.hi/s.lo-1))
+		return 0, false
+	}
+	return math.Sqrt(s.lo * s.hi), true
+}
+
+// Record adds the probe of the rate Next returned.
+func (s *Search) Record(p Probe) {
+	s.probes = append(s.probes, p)
+	if p.Outcome == Unfair {
+		if p.Rate != s.repeat {
+			s.unfair = 0
+		}
+		s.unfair++
+		s.repeat = p.Rate
+		if s.unfair > s.o.Retries {
+			s.stop = fmt.Sprintf("%d probes at %s ops/s in a row proved nothing of the database (%s)", s.unfair, fmtRate(p.Rate), p.Why)
+		}
+		return
+	}
+	s.unfair = 0
+	if p.Borderline && s.first == nil {
+		// Within the noise of a bound: once more before it counts.
+		c := p
+		s.first, s.repeat = &c, p.Rate
+		return
+	}
+	out := p.Outcome
+	if s.first != nil {
+		if s.first.Outcome != Met {
+			out = Missed
+		}
+		s.first = nil
+	}
+	s.repeat = 0
+	switch out {
+	case Met:
+		if p.Rate >= s.hi {
+			// Noise, or a miss that was not the database's: the
+			// miss below stands, and the reader hears of both.
+			s.notes = append(s.notes, fmt.Sprintf("%s ops/s met the objective above %s ops/s, which missed it: the bracket keeps the miss", fmtRate(p.Rate), fmtRate(s.hi)))
+			return
+		}
+		s.lo = max(s.lo, p.Rate)
+	case Missed:
+		if p.Rate <= s.lo {
+			s.notes = append(s.notes, fmt.Sprintf("%s ops/s missed the objective below %s ops/s, which met it: the bracket keeps the met rate", fmtRate(p.Rate), fmtRate(s.lo)))
+			return
+		}
+		s.hi = min(s.hi, p.Rate)
+	}
+}
+
+// Result is what a search found.
+type Result struct {
+	// Found says a rate met the objective; Rate is the highest that
+	// did, Ceiling the lowest above it that missed (0: none probed).
+	Found         bool
+	Rate, Ceiling float64
+	// Resolved says the two came within the resolution.
+	Resolved bool
+	// Stop says why the search ended; Notes what a reader should know.
+	Stop  string
+	Notes []string
+	// Probes are in the order run.
+	Probes []Probe
+}
+
+// Result returns what the probes so far prove.
+func (s *Search) Result() Result {
+	r := Result{Found: s.lo > 0, Rate: s.lo, Stop: s.stop, Notes: s.notes, Probes: s.probes}
+	if !math.IsInf(s.hi, 1) {
+		r.Ceiling = s.hi
+	}
+	r.Resolved = r.Found && r.Ceiling > 0 && r.Ceiling <= r.Rate*(1+s.o.Resolution)
+	return r
+}
+
+// fmtRate writes a rate with thousands separators and no decimals.
+func fmtRate(v float64) string {
+	n := int64(math.Round(v))
+	s := fmt.Sprint(n)
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i, c := range []byte(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// Headroom is the factor Threads gives Little's law: a worker of an open
+// loop must be free when its next operation is due, and latency varies
+// around its mean (its p99 is commonly several times the mean).
+const Headroom = 4
+
+// Threads is the workers a probe at rate needs by Little's law, L = λW:
+// rate times the seconds each operation holds a worker (its mean latency
+// at rates that met the objective), times Headroom, rounded up; at least
+// least, at most most.
+func Threads(rate, latencySeconds float64, least, most int) int {
+	n := math.Ceil(rate * latencySeconds * Headroom)
+	if !(n >= float64(least)) { // NaN too
+		return least
+	}
+	if n > float64(most) {
+		return most
+	}
+	return int(n)
+}
