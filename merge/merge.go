@@ -45,10 +45,6 @@ type Options struct {
 	// earliest's, or its last end before the latest's, before it is
 	// flagged (default 2 windows).
 	Late time.Duration
-	// KeepCut merges the intervals a log holds before a line it cannot
-	// read, with a flag, instead of failing: the logs of a run killed
-	// mid-write end in a cut line.
-	KeepCut bool
 }
 
 // Loader describes what one input held.
@@ -105,7 +101,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 		opts.Late = 2 * opts.Window
 	}
 	r := &Result{Totals: map[string]*hdrhistogram.Histogram{}, Window: opts.Window}
-	all, err := r.read(inputs, opts.KeepCut)
+	all, err := r.read(inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +123,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 
 // read reads every input's intervals, moved onto the common clock by
 // its offset, and sets the loaders' spans and the merge's.
-func (r *Result) read(inputs []Input, keepCut bool) ([]interval, error) {
+func (r *Result) read(inputs []Input) ([]interval, error) {
 	var all []interval
 	runs := map[string]string{} // run or trial id -> the first input of it
 	for i, in := range inputs {
@@ -136,10 +132,7 @@ func (r *Result) read(inputs []Input, keepCut bool) ([]interval, error) {
 			name = in.Path
 		}
 		ivs, comment, err := readLog(in.Path)
-		switch {
-		case err != nil && keepCut && len(ivs) > 0:
-			r.Flags = append(r.Flags, fmt.Sprintf("%s: %v; its %d intervals before it are merged", name, err, len(ivs)))
-		case err != nil:
+		if err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", name, err)
 		}
 		if id := runOf(comment); id != "" && runs[id] == "" {
@@ -242,8 +235,7 @@ func saturatingAdd(a, b int64) int64 {
 	return a + b
 }
 
-// readLog reads a log's intervals and comment; with an error, the
-// intervals before the line it could not read.
+// readLog reads a log's intervals and comment.
 func readLog(path string) ([]hlog.Interval, string, error) {
 	f, err := bounds.OpenRegular(path)
 	if err != nil {
@@ -258,7 +250,7 @@ func readLog(path string) ([]hlog.Interval, string, error) {
 			return out, rd.Comment(), nil
 		}
 		if err != nil {
-			return out, rd.Comment(), err
+			return nil, "", err
 		}
 		out = append(out, iv)
 	}

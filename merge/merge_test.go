@@ -164,34 +164,11 @@ func TestMergeFlagsLateLoaders(t *testing.T) {
 	require.ErrorContains(t, err, "no intervals")
 }
 
-// TestMergeKeepCut merges a log a kill cut mid-line: only with KeepCut,
-// its intervals before the cut count, and a flag says so.
-func TestMergeKeepCut(t *testing.T) {
-	dir := t.TempDir()
-	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	a, b := filepath.Join(dir, "a.hlog"), filepath.Join(dir, "b.hlog")
-	writeLog(t, a, t0, 5, 10, 1, nil)
-	writeLog(t, b, t0, 5, 10, 2, nil)
-	data, err := os.ReadFile(b)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(b, data[:len(data)-20], 0o644)) // the last line cut
-	in := []merge.Input{{Name: "a", Path: a}, {Name: "b", Path: b}}
-	_, err = merge.Merge(in, merge.Options{})
-	require.ErrorContains(t, err, "merge: b: ")
-	r, err := merge.Merge(in, merge.Options{KeepCut: true})
-	require.NoError(t, err)
-	var n int64
-	for _, h := range r.Totals {
-		n += h.TotalCount()
-	}
-	require.Equal(t, int64(10*5+10*4), n, "a's five intervals and b's four before the cut")
-	require.Len(t, r.Flags, 1)
-	require.Contains(t, r.Flags[0], "b: hlog: line ")
-	require.Contains(t, r.Flags[0], "its 4 intervals before it are merged")
-
-	// A FIFO in a log's place fails at once rather than blocking.
-	fifo := filepath.Join(dir, "fifo.hlog")
+// TestMergeRefusesAFIFO: a FIFO in a log's place fails at once rather
+// than blocking the merge until a writer comes.
+func TestMergeRefusesAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.hlog")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	_, err = merge.Merge([]merge.Input{{Path: fifo}}, merge.Options{KeepCut: true})
+	_, err := merge.Merge([]merge.Input{{Path: fifo}}, merge.Options{})
 	require.ErrorContains(t, err, "not a regular file")
 }

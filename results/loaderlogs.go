@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbarena/dbarena/internal/bounds"
-	"github.com/dbarena/dbarena/measure/hlog"
-	"github.com/dbarena/dbarena/merge"
 )
 
 // maxOffsetsBytes bounds a loader log directory's clock-offset file: a
@@ -33,48 +33,6 @@ func (d *Data) loaderLogDirs() []string {
 		}
 	}
 	return ids
-}
-
-// mergeLoaderLogs merges the interval logs trial id's loaders left in
-// hdr/ID.loaders, each moved onto this machine's clock by the offset
-// recorded beside it, into one log in memory, as the run would have
-// written it to hdr/ID.hlog. ok is false when there is no such
-// directory or none of its logs holds an interval; flags name a loader
-// log cut mid-line.
-func (d *Data) mergeLoaderLogs(id string) (log *bytes.Buffer, flags []string, ok bool, err error) {
-	dir := filepath.Join(d.Dir, HdrDir, id+LoaderLogs)
-	logs, _ := filepath.Glob(filepath.Join(dir, "loader-*.hlog"))
-	if len(logs) == 0 {
-		return nil, nil, false, nil
-	}
-	offsets, err := readLoaderOffsets(filepath.Join(dir, LoaderOffsetsFile))
-	if err != nil {
-		return nil, nil, false, err
-	}
-	sort.Strings(logs)
-	var inputs []merge.Input
-	for _, path := range logs {
-		var i int
-		if _, err := fmt.Sscanf(filepath.Base(path), "loader-%d.hlog", &i); err != nil {
-			continue
-		}
-		if !holdsInterval(path) {
-			continue
-		}
-		inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: path, Offset: offsets[i]})
-	}
-	if len(inputs) == 0 {
-		return nil, nil, false, nil
-	}
-	m, err := merge.Merge(inputs, merge.Options{KeepCut: true})
-	if err != nil {
-		return nil, nil, false, err
-	}
-	var buf bytes.Buffer
-	if err := m.WriteLog(&buf, "dbarena trial "+id+" merged from loaders by report; values in nanoseconds"); err != nil {
-		return nil, nil, false, err
-	}
-	return &buf, m.Flags, true, nil
 }
 
 // readLoaderOffsets reads the clock offsets of a trial's loaders
@@ -118,36 +76,45 @@ func WriteLoaderOffsets(path string, offsets []time.Duration) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// holdsInterval says whether the interval log at path holds an interval.
-func holdsInterval(path string) bool {
-	f, err := bounds.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	_, err = hlog.NewReader(f).Next()
-	return err == nil
-}
-
-// fromLoaderLogs reads the merge of trial id's loaders' logs as
-// readLog reads a trial's log, and says where its latency came from;
-// ok is false when there are none to merge. warnings name a log cut
-// mid-line or a merge that failed.
+// fromLoaderLogs reads the logs trial id's loaders left in
+// hdr/ID.loaders as readLog reads a trial's log: their measured
+// intervals added up, each loader's moved onto this machine's clock by
+// the offset recorded beside it, a second of the trial counted once
+// whichever loaders wrote it. It says where its latency came from; ok
+// is false when there are no such logs or none holds a measured
+// interval. warnings name a log cut mid-line or offsets that cannot be
+// read.
 func (d *Data) fromLoaderLogs(id string, s span) (hists *logHists, n int, source string, warnings []string, ok bool) {
-	log, flags, ok, err := d.mergeLoaderLogs(id)
-	dir := filepath.Join(HdrDir, id+LoaderLogs)
-	if err != nil {
-		return nil, 0, "", []string{fmt.Sprintf("trial %s: its loaders' logs in %s could not be merged: %v", id, dir, err)}, false
-	}
-	if !ok {
+	rel := filepath.Join(HdrDir, id+LoaderLogs)
+	dir := filepath.Join(d.Dir, rel)
+	logs, _ := filepath.Glob(filepath.Join(dir, "loader-*.hlog"))
+	if len(logs) == 0 {
 		return nil, 0, "", nil, false
 	}
-	for _, f := range flags {
-		warnings = append(warnings, fmt.Sprintf("trial %s: %s", id, f))
+	offsets, err := readLoaderOffsets(filepath.Join(dir, LoaderOffsetsFile))
+	if err != nil {
+		return nil, 0, "", []string{fmt.Sprintf("trial %s: its loaders' logs in %s could not be put on one clock: %v", id, rel, err)}, false
 	}
-	hists, n, err = readLogFrom(log, dir, s)
-	if err != nil || n == 0 {
+	sort.Strings(logs)
+	hists = &logHists{byTag: map[string]*hdrhistogram.Histogram{}}
+	starts := map[time.Time]bool{}
+	for _, path := range logs {
+		var i int
+		if _, err := fmt.Sscanf(filepath.Base(path), "loader-%d.hlog", &i); err != nil {
+			continue
+		}
+		f, err := bounds.OpenRegular(path)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("trial %s: %v", id, err))
+			continue
+		}
+		if err := hists.add(f, path, s, offsets[i], time.Second, starts); err != nil {
+			warnings = append(warnings, fmt.Sprintf("trial %s: loader %d: %v; its intervals before it are used", id, i, err))
+		}
+		f.Close()
+	}
+	if len(starts) == 0 {
 		return nil, 0, "", warnings, false
 	}
-	return hists, n, "latency merged from its loaders' logs in " + dir, warnings, true
+	return hists, len(starts), "latency merged from its loaders' logs in " + rel, warnings, true
 }

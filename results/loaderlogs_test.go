@@ -78,6 +78,6 @@ func TestReconstructFromLoaderLogs(t *testing.T) {
 	d, err = Read(k.dir)
 	require.NoError(t, err)
 	require.Len(t, d.Trials, 2, "no row from logs that cannot be put on one clock")
-	require.Contains(t, d.Warnings, "trial "+id+": its loaders' logs in hdr/"+id+LoaderLogs+" could not be merged: "+
+	require.Contains(t, d.Warnings, "trial "+id+": its loaders' logs in hdr/"+id+LoaderLogs+" could not be put on one clock: "+
 		filepath.Join(dir, LoaderOffsetsFile)+`: line 2: want loader,offset_ns (a loader index and nanoseconds), got "1,soon"`)
 }

@@ -376,20 +376,31 @@ func (d *Data) readLog(path string, s span) (*logHists, int, error) {
 // readLogFrom is readLog of a log read from r, named path in errors.
 func readLogFrom(rd io.Reader, path string, s span) (*logHists, int, error) {
 	l := &logHists{byTag: map[string]*hdrhistogram.Histogram{}}
-	r := hlog.NewReader(rd)
 	starts := map[time.Time]bool{}
+	err := l.add(rd, path, s, 0, 0, starts)
+	return l, len(starts), err
+}
+
+// add merges into l the measured intervals of the log read from rd that
+// end within s, each moved offset earlier (a loader's clock ahead of
+// this one), and marks their starts in starts, rounded to round when
+// it is not 0. A log a kill cut mid-line gives the intervals before
+// the cut and the error.
+func (l *logHists) add(rd io.Reader, path string, s span, offset, round time.Duration, starts map[time.Time]bool) error {
+	r := hlog.NewReader(rd)
 	for {
 		iv, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return l, len(starts), nil
+			return nil
 		}
 		if err != nil {
-			return l, len(starts), fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		if hlog.ParseTag(iv.Tag).Warmup || iv.Histogram == nil {
 			continue
 		}
-		end := iv.Start.Add(iv.Length)
+		start := iv.Start.Add(-offset)
+		end := start.Add(iv.Length)
 		if !s.end.IsZero() && end.After(s.end.Add(intervalSlack)) {
 			continue // its timeseries rows did not reach disk: keep the two in step
 		}
@@ -400,13 +411,16 @@ func readLogFrom(rd io.Reader, path string, s span) (*logHists, int, error) {
 			iv.Histogram.MergeInto(h)
 			l.byTag[iv.Tag] = h
 		}
-		if l.start.IsZero() || iv.Start.Before(l.start) {
-			l.start = iv.Start
+		if l.start.IsZero() || start.Before(l.start) {
+			l.start = start
 		}
 		if end.After(l.end) {
 			l.end = end
 		}
-		starts[iv.Start] = true
+		if round > 0 {
+			start = start.Round(round)
+		}
+		starts[start] = true
 	}
 }
 
