@@ -68,6 +68,9 @@ func (tr *targetRun) stepPropsOn(st *spec.Step, base map[string]string) (*proper
 // step runs one load or measured trial, appends its row and returns the
 // throughput measured (0 when the trial did not run).
 func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
+	if st.Search {
+		return tr.search(ctx, st)
+	}
 	row, err := tr.trial(ctx, st)
 	return row.Throughput, err
 }
@@ -442,14 +445,9 @@ func describeStep(st *spec.Step, cfg runner.Config) string {
 func (s *runState) eta(cur *spec.Step, elapsed time.Duration) time.Duration {
 	var left time.Duration
 	for i := cur.Index; i < len(s.plan.Steps); i++ {
-		st := &s.plan.Steps[i]
-		if st.Kind == spec.Run && st.Operations == 0 {
-			left += st.Duration + st.Warmup
-		}
+		left += s.plan.Steps[i].Expected()
 	}
-	if cur.Kind == spec.Run && cur.Operations == 0 {
-		left -= min(elapsed, cur.Duration+cur.Warmup)
-	}
+	left -= min(elapsed, cur.Expected())
 	return max(left, 0)
 }
 

@@ -66,6 +66,12 @@ func Verdict(d *results.Data) string {
 	if line := ceilingSentence(d); line != "" {
 		b.WriteString("  client ceiling: " + line + "\n")
 	}
+	// A search's answer is the question the run asked: it comes first
+	// among the findings after the rows.
+	for i := range d.Manifest.Searches {
+		sr := &d.Manifest.Searches[i]
+		b.WriteString("  search " + sr.Target + " " + sr.Workload + ": " + sr.Describe() + "\n")
+	}
 	if len(marked) > 0 {
 		var parts []string
 		for _, k := range unfairKinds() {

@@ -114,6 +114,9 @@ type Manifest struct {
 	// Run is how the trials were run, for the report's account of the
 	// design; nil in directories written before it was recorded.
 	Run *RunDesign `json:"run,omitempty"`
+	// Searches are the rate searches (run.until: slo), in the order
+	// run; their probes are trials of their own.
+	Searches []Search `json:"searches,omitempty"`
 }
 
 // RunDesign is what the run section of the experiment asked of every

@@ -49,10 +49,20 @@ type Probe struct {
 	// Why says what missed, or what made the probe unfair ("" when met).
 	Why string
 	// Borderline marks a probe whose latency lay within the noise of a
-	// bound (Options.Margin): it is repeated once, and met only if both
-	// met.
+	// bound: it is repeated once, and met only if both met.
 	Borderline bool
+	// Score is how the probe's worst figure stood against the
+	// objective: 1 at it, below 1 met (0.5: half the bound), above 1
+	// missed; 0 when not known. The search interpolates the rate where
+	// the score crosses 1 between the closest met and missed probes.
+	Score float64
 }
+
+// maxScore is the highest score the interpolation trusts: a probe far
+// past the objective (past saturation, its latency grows without bound)
+// says nothing of where the curve crosses it, and the bracket's middle
+// is the better next rate.
+const maxScore = 4
 
 // Options tune a search.
 type Options struct {
@@ -102,8 +112,14 @@ type Search struct {
 	o      Options
 	probes []Probe
 	// lo is the highest rate met (0: none), hi the lowest missed
-	// (+Inf: none).
-	lo, hi float64
+	// (+Inf: none), with their probes' scores (0: unknown).
+	lo, hi           float64
+	loScore, hiScore float64
+	// kept counts the probes in a row that moved the other end of the
+	// bracket while this one stayed (lo, hi): the interpolation's
+	// Illinois rule halves a stale end's weight so that it cannot hold
+	// every step near the end that moves.
+	keptLo, keptHi int
 	// repeat is the rate to probe again ("0": none), and unfair the
 	// unfair probes at it so far.
 	repeat float64
@@ -167,7 +183,38 @@ func (s *Search) Next() (rate float64, ok bool) {
 		s.stop = fmt.Sprintf("resolved: the lowest rate missed is %.1f%% above the highest met", 100*(s.hi/s.lo-1))
 		return 0, false
 	}
-	return math.Sqrt(s.lo * s.hi), true
+	return s.between(), true
+}
+
+// between is the next rate inside the bracket: where the scores of its
+// ends, interpolated on log scales, cross 1 (a probe's latency grows
+// smoothly with its rate below saturation), kept at least half the
+// resolution inside either end so that the bracket always narrows; the
+// geometric middle when a score is unknown or the ends are too close.
+func (s *Search) between() float64 {
+	mid := math.Sqrt(s.lo * s.hi)
+	step := 1 + s.o.Resolution/2
+	low, high := s.lo*step, s.hi/step
+	if low >= high {
+		return mid
+	}
+	if !(s.loScore > 0 && s.loScore <= 1 && s.hiScore > 1 && s.hiScore <= maxScore) {
+		return mid
+	}
+	a := math.Log(s.loScore) / illinois(s.keptLo)
+	b := math.Log(s.hiScore) / illinois(s.keptHi)
+	t := -a / (b - a)
+	next := math.Exp(math.Log(s.lo) + t*(math.Log(s.hi)-math.Log(s.lo)))
+	return math.Min(math.Max(next, low), high)
+}
+
+// illinois is the divisor of a bracket end's log-score after it stayed
+// kept times in a row: halved each time from the second on.
+func illinois(kept int) float64 {
+	if kept < 2 {
+		return 1
+	}
+	return math.Pow(2, float64(kept-1))
 }
 
 // Record adds the probe of the rate Next returned.
@@ -207,13 +254,19 @@ func (s *Search) Record(p Probe) {
 			s.notes = append(s.notes, fmt.Sprintf("%s ops/s met the objective above %s ops/s, which missed it: the bracket keeps the miss", fmtRate(p.Rate), fmtRate(s.hi)))
 			return
 		}
-		s.lo = max(s.lo, p.Rate)
+		if p.Rate > s.lo {
+			s.lo, s.loScore = p.Rate, p.Score
+			s.keptLo, s.keptHi = 0, s.keptHi+1
+		}
 	case Missed:
 		if p.Rate <= s.lo {
 			s.notes = append(s.notes, fmt.Sprintf("%s ops/s missed the objective below %s ops/s, which met it: the bracket keeps the met rate", fmtRate(p.Rate), fmtRate(s.lo)))
 			return
 		}
-		s.hi = min(s.hi, p.Rate)
+		if p.Rate < s.hi {
+			s.hi, s.hiScore = p.Rate, p.Score
+			s.keptHi, s.keptLo = 0, s.keptLo+1
+		}
 	}
 }
 

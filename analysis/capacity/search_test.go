@@ -19,6 +19,10 @@ func (q queue) probe(r, bound float64) Probe {
 	if r < q.c {
 		p99 = q.base / (1 - r/q.c)
 	}
+	p.Score = p99 / bound
+	if short := 0.95 * r / p.Achieved; short > 1 {
+		p.Score = math.Max(p.Score, short)
+	}
 	if p99 <= bound && p.Achieved >= 0.95*r {
 		p.Outcome = Met
 	} else {
@@ -48,7 +52,9 @@ func run(t *testing.T, o Options, probe func(float64) Probe) Result {
 // TestSearchBracketsTheKnownThreshold searches queues whose threshold is
 // known, from a closed loop's hint and from a bare start above and far
 // below it: the highest met rate lies at or below the threshold, the
-// lowest missed above it, within the resolution, in a handful of probes.
+// lowest missed above it, within the resolution, in a handful of probes
+// (the interpolation between the bracket's scores saves up to 2 of the
+// bisection's 6 to 9).
 func TestSearchBracketsTheKnownThreshold(t *testing.T) {
 	for name, c := range map[string]struct {
 		q     queue
@@ -56,13 +62,13 @@ func TestSearchBracketsTheKnownThreshold(t *testing.T) {
 		o     Options
 		most  int
 	}{
-		"hint, threshold at 80%":      {queue{10000, 1}, 5, Options{Hint: 10000}, 7},
-		"hint, threshold at 98%":      {queue{10000, 0.1}, 5, Options{Hint: 10000}, 7},
-		"hint, threshold at 30%":      {queue{10000, 3.5}, 5, Options{Hint: 10000}, 8},
-		"start above the threshold":   {queue{5000, 1}, 2, Options{Start: 20000}, 8},
+		"hint, threshold at 80%":      {queue{10000, 1}, 5, Options{Hint: 10000}, 6},
+		"hint, threshold at 98%":      {queue{10000, 0.1}, 5, Options{Hint: 10000}, 6},
+		"hint, threshold at 30%":      {queue{10000, 3.5}, 5, Options{Hint: 10000}, 6},
+		"start above the threshold":   {queue{5000, 1}, 2, Options{Start: 20000}, 6},
 		"start far below":             {queue{50000, 1}, 4, Options{Start: 100}, 14},
-		"resolution 1%":               {queue{10000, 1}, 5, Options{Hint: 10000, Resolution: 0.01}, 10},
-		"hint below the true ceiling": {queue{10000, 0.5}, 5, Options{Hint: 4000}, 8},
+		"resolution 1%":               {queue{10000, 1}, 5, Options{Hint: 10000, Resolution: 0.01}, 8},
+		"hint below the true ceiling": {queue{10000, 0.5}, 5, Options{Hint: 4000}, 9},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if c.o.MaxProbes == 0 {
@@ -197,4 +203,26 @@ func TestThreads(t *testing.T) {
 	require.Equal(t, 2, Threads(10, 0.001, 2, 1000), "at least the least")
 	require.Equal(t, 1000, Threads(1e6, 1, 2, 1000), "at most the most")
 	require.Equal(t, 2, Threads(1000, math.NaN(), 2, 1000), "no latency yet")
+}
+
+// TestSearchInterpolates: between a met probe at half the bound and a
+// missed one at twice it, the next rate is where the scores' log-log
+// line crosses 1, not the bracket's middle; with a score unknown or far
+// past the objective, the middle; always at least half the resolution
+// inside the bracket.
+func TestSearchInterpolates(t *testing.T) {
+	next := func(loScore, hiScore float64) float64 {
+		s, err := New(Options{Start: 1000})
+		require.NoError(t, err)
+		s.Record(Probe{Rate: 1000, Outcome: Met, Score: loScore})
+		s.Record(Probe{Rate: 4000, Outcome: Missed, Score: hiScore})
+		r, ok := s.Next()
+		require.True(t, ok)
+		return r
+	}
+	require.InDelta(t, 2000, next(0.5, 2), 1e-6, "the crossing, halfway on log scales")
+	require.InDelta(t, 2923, next(0.25, 1.5), 1, "nearer the missed end")
+	require.InDelta(t, 2000, next(0, 2), 1e-6, "no score: the middle")
+	require.InDelta(t, 2000, next(0.5, 50), 1e-6, "far past the objective: the middle")
+	require.InDelta(t, 1025, next(0.99999, 3), 1e-6, "kept half the resolution inside")
 }

@@ -180,7 +180,8 @@ func (d *decoder) load(n *yaml.Node, lines map[string]int) LoadSettings {
 // zero would run nothing, and reading it as "not given" would run
 // something else than written.
 func (d *decoder) run(n *yaml.Node, lines map[string]int) RunSettings {
-	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1, SaturationGain: defaultSaturationGain, SaturationSteps: defaultSaturationSteps}
+	r := RunSettings{Threads: defaultRunThreads, Repetitions: 1, SaturationGain: defaultSaturationGain, SaturationSteps: defaultSaturationSteps,
+		Resolution: defaultResolution, MaxProbes: defaultMaxProbes}
 	if n != nil {
 		d.runFields(n, lines, &r)
 	}
@@ -227,10 +228,28 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	}
 	if v := f.get("until"); v != nil {
 		if u, ok := d.str(v, "run.until"); ok {
-			if u != UntilSaturated {
-				d.errorf(v, "run.until", "want %q (stop a threads sweep once throughput stops growing), got %q", UntilSaturated, u)
+			if u != UntilSaturated && u != UntilSLO {
+				d.errorf(v, "run.until", "want %q (stop a threads sweep once throughput stops growing) or %q (search the highest rate that meets slo), got %q", UntilSaturated, UntilSLO, u)
 			}
 			r.Until = u
+		}
+	}
+	if v := f.get("resolution"); v != nil {
+		if g, ok := d.scalar(v, "run.resolution", "a fraction"); ok {
+			x, err := strconv.ParseFloat(g, 64)
+			if err != nil || !(x >= 0.005 && x <= 0.5) {
+				d.errorf(v, "run.resolution", "want a fraction from 0.005 to 0.5 (0.05: the search stops once the lowest rate missed is within 5%% of the highest met), got %q", g)
+			} else {
+				r.Resolution = x
+			}
+		}
+	}
+	if v := f.get("max_probes"); v != nil {
+		if n, ok := d.boundedInt(v, "run.max_probes", maxProbes, "probes"); ok {
+			if n < 2 {
+				d.errorf(v, "run.max_probes", "want at least 2 probes (one met, one missed), got %d", n)
+			}
+			r.MaxProbes = n
 		}
 	}
 	if v := f.get("saturation_gain"); v != nil {

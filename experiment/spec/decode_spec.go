@@ -25,8 +25,15 @@ const (
 	// each added under 5% throughput: one flat step can be noise.
 	defaultSaturationGain  = 0.05
 	defaultSaturationSteps = 2
-	defaultDuration        = 60 * time.Second
-	defaultProvider        = "local"
+	// A rate search stops once the lowest rate missed is within 5% of
+	// the highest met, after 12 probes at most (about 7 from a closed
+	// loop's saturation throughput).
+	defaultResolution = 0.05
+	defaultMaxProbes  = 12
+	// maxProbes bounds run.max_probes: each probe is a trial.
+	maxProbes       = 100
+	defaultDuration = 60 * time.Second
+	defaultProvider = "local"
 )
 
 // spec decodes the whole document. Problems are collected in d.errs.
@@ -66,8 +73,33 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	if s.Run.Until == UntilSaturated && !hasAxis(s.Matrix, axisThreads) {
 		d.errorf(f.get("run"), "run.until", "until: saturated stops a client sweep: it needs a matrix axis %q with the thread counts to try, e.g. threads: [1, 2, 4, 8, 16, 32]", axisThreads)
 	}
+	if s.Run.Until == UntilSLO {
+		d.checkSearch(s, f)
+	}
 	d.checkSize(s, f.key("matrix"))
 	return s
+}
+
+// checkSearch refuses what run.until: slo cannot serve: the search sets
+// each probe's rate, so nothing else may, and it judges probes by the
+// objective and over a time each.
+func (d *decoder) checkSearch(s *Spec, f fields) {
+	r := s.Run
+	where := f.get("run")
+	switch {
+	case s.SLO == nil || len(s.SLO.Bounds) == 0:
+		d.errorf(where, "run.until", "until: slo searches the highest rate that meets the objective: give one, e.g. slo: {p99: 5ms}")
+	case hasAxis(s.Matrix, axisTarget):
+		d.errorf(f.get("matrix"), "matrix."+axisTarget, "until: slo searches the rate: drop the matrix axis %q (the search chooses the rates)", axisTarget)
+	case r.Target > 0:
+		d.errorf(where, "run.target", "until: slo searches the rate: drop run.target (the search chooses the rates)")
+	case len(r.Stages) > 0:
+		d.errorf(where, "run.until", "until: slo runs each probe at one rate: drop run.stages (or ramp)")
+	case r.Operations > 0:
+		d.errorf(where, "run.operations", "until: slo judges each probe over a time: give run.duration, not run.operations")
+	case hasAxis(s.Matrix, axisThreads):
+		d.errorf(f.get("matrix"), "matrix."+axisThreads, "until: slo sizes each probe's threads from Little's law: drop the matrix axis %q (run.threads is the fewest it uses)", axisThreads)
+	}
 }
 
 // header decodes name, description, seed and results.

@@ -72,6 +72,30 @@ type Step struct {
 	// ChangesKeys says the run inserts or deletes records: the next run
 	// needs a fresh load, and a calibration must not run on it.
 	ChangesKeys bool
+	// Search says the run is a search for its highest rate at the
+	// objective (run.until: slo): a closed-loop probe, then probes at
+	// the rates the search chooses, each a trial of Duration.
+	Search bool
+}
+
+// SearchProbes is how many probes a rate search usually takes, besides
+// its closed-loop probe: from a closed loop's saturation throughput it
+// resolves to 5% in 6 to 9 (analysis/capacity's tests). Estimates use
+// it; a search may take up to run.max_probes.
+const SearchProbes = 8
+
+// Expected is the time a timed run is expected to take, its warm-up
+// included (a search's probes each); 0 for loads and operation-count
+// runs, whose length is not known in advance.
+func (st *Step) Expected() time.Duration {
+	if st.Kind != Run || st.Operations > 0 {
+		return 0
+	}
+	one := st.Duration + st.Warmup
+	if st.Search {
+		return one * (1 + SearchProbes)
+	}
+	return one
 }
 
 // Plan is the ordered list of steps an experiment runs.

@@ -54,6 +54,10 @@ type StepJSON struct {
 	DurationSeconds float64 `json:"duration_seconds,omitempty"`
 	Operations      int64   `json:"operations,omitempty"`
 	WarmupSeconds   float64 `json:"warmup_seconds"`
+	// Search says the step searches its highest rate at the objective
+	// (run.until: slo): Rate is then 0 and each probe lasts
+	// DurationSeconds.
+	Search bool `json:"search,omitempty"`
 }
 
 // ParamJSON is one matrix value of a step.
@@ -78,7 +82,7 @@ func (p *Plan) JSON() PlanJSON {
 		j.Steps = append(j.Steps, StepJSON{Index: st.Index, ID: st.ID, Kind: st.Kind.String(),
 			Target: st.Target.Name, Database: st.Target.Database, Driver: st.Target.Driver, Workload: st.Workload.Name,
 			Params: params, Repetition: st.Repetition, Threads: st.Threads, ThreadsAuto: st.ThreadsAuto, Rate: st.Rate,
-			DurationSeconds: st.Duration.Seconds(), Operations: st.Operations, WarmupSeconds: st.Warmup.Seconds()})
+			DurationSeconds: st.Duration.Seconds(), Operations: st.Operations, WarmupSeconds: st.Warmup.Seconds(), Search: st.Search})
 	}
 	for _, w := range p.Warnings {
 		j.Warnings = append(j.Warnings, w.String())
@@ -97,7 +101,7 @@ func (p *Plan) estimate() (timed time.Duration, opRuns int) {
 		case st.Operations > 0:
 			opRuns++
 		default:
-			timed += st.Duration + st.Warmup
+			timed += st.Expected()
 		}
 	}
 	return timed, opRuns

@@ -191,11 +191,15 @@ type RunSettings struct {
 	// Until is "saturated" to end a client sweep early: once the matrix
 	// axis threads has added under SaturationGain (a fraction) of
 	// throughput for SaturationSteps steps in a row, the remaining thread
-	// counts of that workload and matrix point are skipped. "" runs every
-	// point.
+	// counts of that workload and matrix point are skipped. "slo"
+	// searches each run's rate instead: the highest the target sustains
+	// at the objective (slo), to within Resolution (a fraction), in at
+	// most MaxProbes probes of Duration each. "" runs every point.
 	Until           string
 	SaturationGain  float64
 	SaturationSteps int
+	Resolution      float64
+	MaxProbes       int
 	// Stages, when set, make each run a schedule (run.stages or
 	// run.ramp); Duration is then their sum and Threads the largest
 	// stage's.
@@ -219,8 +223,13 @@ type RunSettings struct {
 	Reference bool
 }
 
-// UntilSaturated is RunSettings.Until's one value.
-const UntilSaturated = "saturated"
+// RunSettings.Until's values.
+const (
+	// UntilSaturated ends a client sweep once throughput stops growing.
+	UntilSaturated = "saturated"
+	// UntilSLO searches the highest rate that meets the objective.
+	UntilSLO = "slo"
+)
 
 // Axis is one dimension of the matrix.
 type Axis struct {

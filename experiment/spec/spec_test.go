@@ -62,6 +62,14 @@ func badFixtures() map[string][]string {
 			`until.bad.yaml:8: run.saturation_gain: want a fraction between 0 and 1 (0.05: a step that adds under 5% is flat), got "5"`,
 			`until.bad.yaml:9: run.saturation_steps: want a positive integer, got "0"`,
 		},
+		"search.bad.yaml": {
+			`search.bad.yaml:7: run.until: until: slo searches the highest rate that meets the objective: give one, e.g. slo: {p99: 5ms}`,
+			`search.bad.yaml:8: run.resolution: want a fraction from 0.005 to 0.5 (0.05: the search stops once the lowest rate missed is within 5% of the highest met), got "0.9"`,
+			`search.bad.yaml:9: run.max_probes: want at least 2 probes (one met, one missed), got 1`,
+		},
+		"search-target.bad.yaml": {
+			`search-target.bad.yaml:8: matrix.target: until: slo searches the rate: drop the matrix axis "target" (the search chooses the rates)`,
+		},
 		"secret.bad.yaml": {
 			`secret.bad.yaml:3: properties.redis.password: a credential written in clear in the experiment file: write ${env:NAME} (or ${file:PATH}) and set the value outside the file`,
 			`secret.bad.yaml:7: targets[0].properties.postgres.url: a credential written in clear`,

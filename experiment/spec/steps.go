@@ -45,7 +45,7 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 	r := b.s.Run
 	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
 		Repetition: rep, Threads: r.Threads, ThreadsAuto: r.ThreadsAuto, Rate: r.Target, Duration: r.Duration,
-		Operations: r.Operations, Warmup: r.Warmup, WarmupSteady: r.WarmupSteady, Stages: r.Stages}
+		Operations: r.Operations, Warmup: r.Warmup, WarmupSteady: r.WarmupSteady, Stages: r.Stages, Search: r.Until == UntilSLO}
 	if st.ThreadsAuto {
 		st.Threads = 0
 	}

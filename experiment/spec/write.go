@@ -27,7 +27,7 @@ func (p *Plan) Write(w io.Writer) error {
 		st := &p.Steps[i]
 		ew.printf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Index, st.ID, st.Kind,
 			st.Target.Name, st.Target.Database, st.Target.Driver, st.Workload.Name, params(st.Params),
-			threadsText(st), rateText(st.Rate), lengthText(st), dashIfZero(st.Warmup))
+			threadsText(st), stepRateText(st), lengthText(st), dashIfZero(st.Warmup))
 	}
 	if ew.err != nil {
 		return ew.err
@@ -86,6 +86,14 @@ func params(kvs []KV) string {
 	return strings.Join(parts, " ")
 }
 
+// stepRateText is a step's rate: "searched" for a rate search.
+func stepRateText(st *Step) string {
+	if st.Search {
+		return "searched"
+	}
+	return rateText(st.Rate)
+}
+
 func rateText(r float64) string {
 	if r == 0 {
 		return "-"
@@ -99,6 +107,8 @@ func lengthText(st *Step) string {
 		return plural(int(st.Operations), "record")
 	case st.Operations > 0:
 		return fmt.Sprintf("%d ops", st.Operations)
+	case st.Search:
+		return fmt.Sprintf("~%d x %s", 1+SearchProbes, durationText(st.Duration))
 	}
 	return durationText(st.Duration)
 }

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// TestSearchFindsTheRateAtTheObjective searches the highest rate a real
+// Redis held to a quarter of a core sustains at p99 <= 1 ms: the answer
+// is a probe that met the objective, the lowest rate missed lies within
+// the resolution above it (or the probes say why not), no rate above
+// the closed loop's throughput is called sustainable, every probe is a
+// trial row of its own with its rate as a matrix value, and the report
+// reads the probes as a rate sweep.
+func TestSearchFindsTheRateAtTheObjective(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "search.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: search
+properties: {recordcount: 1000}
+targets:
+  - name: capped
+    database: redis
+    deploy: {provider: local, cpus: 0.25}
+workloads: [c]
+slo: {p99: 1ms}
+run: {until: slo, duration: 3s, threads: 4, max_probes: 10}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+	t.Log(out, errs)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "capped.c: searching the highest rate at p99 <= 1 ms")
+	require.Contains(t, out, "search capped c: highest rate at p99 <= 1 ms: ")
+	require.Regexp(t, `capped\.c: probe 1: [\d,]+ ops/s offered, [\d,]+ served, \d+ threads: (met|missed)`, errs)
+
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Len(t, d.Manifest.Searches, 1)
+	s := d.Manifest.Searches[0]
+	t.Logf("closed loop %.0f ops/s; met %.0f, missed %.0f, resolved %v in %d probes: %s", s.Closed, s.Rate, s.Ceiling, s.Resolved, len(s.Probes), s.Stop)
+	require.Positive(t, s.Closed)
+	require.Positive(t, s.Rate, "a rate met p99 <= 1 ms: %+v", s)
+	require.LessOrEqual(t, s.Rate, s.Closed*1.05, "no rate above what the closed loop served is sustainable")
+	rows := rowsByID(d)
+	require.Contains(t, rows, "capped.c.closed")
+	var met, missed *results.Trial
+	for _, p := range s.Probes {
+		row, ok := rows[p.Trial]
+		require.True(t, ok, "probe %s has its row", p.Trial)
+		require.Equal(t, p.Rate, row.TargetRate)
+		require.Contains(t, row.Params, results.Param{Key: "target", Value: fmt.Sprint(p.Rate)})
+		switch {
+		case p.Outcome == "met" && p.Rate == s.Rate:
+			met = &row
+		case p.Outcome == "missed" && p.Rate == s.Ceiling:
+			missed = &row
+		}
+	}
+	require.NotNil(t, met, "the answer is a probe that met")
+	require.LessOrEqual(t, met.Latency.P99, 1000.0)
+	require.GreaterOrEqual(t, met.Throughput, 0.95*s.Rate)
+	if s.Resolved {
+		require.NotNil(t, missed)
+		require.True(t, missed.Latency.P99 > 1000 || missed.Throughput < 0.95*s.Ceiling || missed.Status == results.StatusFailed,
+			"the ceiling missed: %+v", missed)
+		require.LessOrEqual(t, s.Ceiling, s.Rate*1.05)
+	} else {
+		require.NotEmpty(t, s.Stop)
+	}
+
+	code, out, errs = run(t, context.Background(), "report", res)
+	require.Equal(t, ExitOK, code, errs)
+	html, err := os.ReadFile(filepath.Join(res, results.ReportFile))
+	require.NoError(t, err)
+	require.Contains(t, string(html), "Max sustainable throughput at")
+}

@@ -1,0 +1,234 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/analysis/capacity"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/results"
+)
+
+// maxProbeThreads bounds a probe's workers (per load generator
+// process): each holds a connection, and a database's own limit on them
+// (PostgreSQL's max_connections is 100 by default) comes long before
+// the harness's.
+const maxProbeThreads = 1024
+
+// borderline is how near a bound a probe's latency must come for the
+// probe to be repeated: within 10% either side, run-to-run noise decides.
+const borderline = 0.10
+
+// busyShare is the share of its workers a paced probe may keep busy
+// (Little's law, L = XW) before it counts as short of workers: past it,
+// operations wait for a free worker, a queue in the client that the
+// response time counts as the database's.
+const busyShare = 0.9
+
+// unfairKinds are the flags that say a probe's result is not the
+// database's: the harness started operations late, the load machine was
+// saturated, a loader was lost, or the throughput moved.
+var unfairKinds = []results.FlagKind{results.FlagPacing, results.FlagHostSaturated, results.FlagLoaderLost, results.FlagNotSteady}
+
+// search runs a rate search step (run.until: slo): a closed-loop probe
+// at the step's threads gives the most the target serves at all, then
+// probes at the rates analysis/capacity chooses, each a trial of its own
+// (ID.target=RATE) with workers sized by Little's law, until the lowest
+// rate missed is within the resolution of the highest met. It returns
+// the highest rate met (0: none). The search is recorded in the
+// manifest; a probe that fails its error policy is a miss, not a failed
+// experiment.
+func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error) {
+	s := tr.s
+	slo := sloOf(s.plan.Spec.SLO)
+	closed := *st
+	closed.Search, closed.ID = false, st.ID+".closed"
+	closed.Params = append(append([]spec.KV(nil), st.Params...), spec.KV{Key: "probe", Value: "closed"})
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: searching the highest rate at %s: a closed loop first, then rates to within %.0f%%\n",
+		st.ID, slo, 100*s.plan.Spec.Run.Resolution)
+	row, err := tr.trial(ctx, &closed)
+	var tf *trialFailure
+	if err != nil && !errors.As(err, &tf) {
+		return 0, err
+	}
+	rec := results.Search{ID: st.ID, Target: tr.t.Name, Workload: st.Workload.Name, Params: stepOf(st).Params,
+		Objective: slo.String(), Resolution: s.plan.Spec.Run.Resolution}
+	if tf != nil || row.Throughput <= 0 {
+		rec.Stop = "the closed-loop probe measured nothing: " + row.StatusReason
+		tr.addSearch(rec)
+		return 0, &trialFailure{id: st.ID, reason: rec.Stop}
+	}
+	rec.Closed = row.Throughput
+	srch, err := capacity.New(capacity.Options{Hint: row.Throughput, Resolution: s.plan.Spec.Run.Resolution, MaxProbes: s.plan.Spec.Run.MaxProbes})
+	if err != nil {
+		return 0, err
+	}
+	procs := 1
+	if lp := tr.loaders(); lp.runs(spec.Run) {
+		procs = lp.n
+	}
+	least := max(tr.stepThreads(st), 2)
+	// The time an operation holds a worker, from Little's law on the
+	// closed loop (its workers were always busy): an overestimate at
+	// lower rates, which only adds workers.
+	hold := float64(max(row.Threads, 1)) / row.Throughput
+	boost := map[float64]int{} // a rate's probes short of workers
+	tries := map[float64]int{}
+	for {
+		rate, ok := srch.Next()
+		if !ok {
+			break
+		}
+		threads := capacity.Threads(rate/float64(procs), hold, least, maxProbeThreads)
+		threads = min(threads<<boost[rate], maxProbeThreads)
+		tries[rate]++
+		probe := tr.probeStep(st, rate, threads, tries[rate])
+		row, err := tr.trial(ctx, probe)
+		if err != nil && !errors.As(err, &tf) {
+			return 0, err
+		}
+		if row.Status == results.StatusFailed && row.Operations == 0 {
+			// Not a miss: the probe could not run at all.
+			rec.Stop = fmt.Sprintf("probe %s could not run: %s", probe.ID, row.StatusReason)
+			tr.addSearch(rec)
+			return 0, &trialFailure{id: st.ID, reason: rec.Stop}
+		}
+		p := judgeProbe(row, rate, threads, slo, boost[rate] > 0)
+		if p.Outcome == capacity.Unfair && strings.HasPrefix(p.Why, "workers") {
+			boost[rate]++
+		}
+		if p.Outcome == capacity.Met && row.Latency.Mean > 0 {
+			hold = row.Latency.Mean / 1e6
+		}
+		srch.Record(p)
+		rec.Probes = append(rec.Probes, results.SearchProbe{Trial: probe.ID, Rate: rate, Achieved: p.Achieved, Threads: threads,
+			Outcome: p.Outcome.String(), Why: p.Why})
+		res := srch.Result()
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: probe %d: %s ops/s offered, %s served, %d threads: %s%s; %s\n", st.ID, len(res.Probes),
+			fmtOps(rate), fmtOps(p.Achieved), threads, p.Outcome, whyText(p.Why), bracketText(res))
+	}
+	res := srch.Result()
+	rec.Rate, rec.Ceiling, rec.Resolved, rec.Stop, rec.Notes = res.Rate, res.Ceiling, res.Resolved, res.Stop, res.Notes
+	tr.addSearch(rec)
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", st.ID, rec.Describe())
+	if !res.Found && res.Probes != nil && res.Probes[len(res.Probes)-1].Outcome == capacity.Unfair {
+		return 0, &trialFailure{id: st.ID, reason: "the search could not judge the database: " + res.Stop}
+	}
+	return res.Rate, nil
+}
+
+// probeStep is the trial of a search step at rate with threads workers:
+// its ID and matrix point name the rate (a repetition of the rate, the
+// try), so that the probes read as the rate sweep they are.
+func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *spec.Step {
+	p := *st
+	r := strconv.FormatFloat(math.Round(rate), 'f', -1, 64)
+	p.Search, p.ThreadsAuto, p.Threads, p.Rate = false, false, threads, math.Round(rate)
+	p.ID = st.ID + ".target=" + r
+	if try > 1 {
+		p.ID += ".try" + strconv.Itoa(try)
+	}
+	p.Params = append(append([]spec.KV(nil), st.Params...), spec.KV{Key: "target", Value: r})
+	return &p
+}
+
+// judgeProbe says what a probe's row shows of its rate: met when every
+// bound held, it served at least the objective's share of the rate and
+// its errors stayed within the policy; unfair when a flag says the
+// client, its machine or the throughput's drift made the result, or
+// when its workers were nearly all busy and the rate has not yet been
+// tried with twice as many (after that the database, not the workers,
+// held them: a saturated database keeps any number busy); borderline
+// when a latency lay within 10% of its bound.
+func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, boosted bool) capacity.Probe {
+	p := capacity.Probe{Rate: rate, Achieved: row.Throughput, Threads: threads}
+	if row.Status == results.StatusFailed {
+		p.Outcome, p.Why = capacity.Missed, row.StatusReason
+		return p
+	}
+	for _, k := range unfairKinds {
+		for _, f := range row.Flags {
+			if f.Kind() == k {
+				p.Outcome, p.Why = capacity.Unfair, string(f)
+				return p
+			}
+		}
+	}
+	if !boosted && threads < maxProbeThreads && row.Concurrency >= busyShare*float64(threads) {
+		p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("workers nearly all busy (Little's law: %.1f of %d in use): operations waited for a free one", row.Concurrency, threads)
+		return p
+	}
+	var missed []string
+	if row.Throughput < slo.Achieved*rate {
+		missed = append(missed, fmt.Sprintf("served %.0f%% of the rate", 100*row.Throughput/rate))
+		p.Score = slo.Achieved * rate / max(row.Throughput, 1e-9)
+	}
+	for _, b := range slo.Bounds {
+		v := b.Of(row.Latency)
+		if !(v <= b.MaxMs) {
+			missed = append(missed, fmt.Sprintf("%s %.2f ms > %g ms", b.Percentile, v, b.MaxMs))
+		}
+		if math.Abs(v-b.MaxMs) <= borderline*b.MaxMs {
+			p.Borderline = true
+		}
+		// The worst figure against its bound, for the search's
+		// interpolation.
+		if v >= 0 {
+			p.Score = max(p.Score, v/b.MaxMs)
+		}
+	}
+	if len(missed) > 0 {
+		p.Outcome, p.Why = capacity.Missed, strings.Join(missed, ", ")
+	}
+	return p
+}
+
+// addSearch records a search in the manifest.
+func (tr *targetRun) addSearch(rec results.Search) {
+	s := tr.s
+	s.mu.Lock()
+	s.manifest.Searches = append(s.manifest.Searches, rec)
+	s.mu.Unlock()
+	if err := s.writeManifest(); err != nil {
+		s.log.Warn("manifest not written", "err", err)
+	}
+}
+
+// bracketText is the search's bracket so far: "met up to 4,212, missed
+// from 4,400".
+func bracketText(r capacity.Result) string {
+	switch {
+	case r.Found && r.Ceiling > 0:
+		return fmt.Sprintf("met up to %s, missed from %s ops/s", fmtOps(r.Rate), fmtOps(r.Ceiling))
+	case r.Found:
+		return fmt.Sprintf("met up to %s ops/s", fmtOps(r.Rate))
+	case r.Ceiling > 0:
+		return fmt.Sprintf("missed from %s ops/s", fmtOps(r.Ceiling))
+	}
+	return "nothing judged yet"
+}
+
+// whyText is " (why)", or "" when there is nothing to say.
+func whyText(why string) string {
+	if why == "" {
+		return ""
+	}
+	return " (" + why + ")"
+}
+
+// fmtOps writes a rate with thousands separators, no decimals.
+func fmtOps(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
