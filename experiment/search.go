@@ -83,6 +83,9 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 		if !ok {
 			break
 		}
+		// Whole operations per second: the rate the trial runs, its
+		// matrix value and the search's record agree.
+		rate = max(math.Round(rate), 1)
 		threads := capacity.Threads(rate/float64(procs), hold, least, maxProbeThreads)
 		threads = min(threads<<boost[rate], maxProbeThreads)
 		tries[rate]++
@@ -127,7 +130,7 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *spec.Step {
 	p := *st
 	r := strconv.FormatFloat(math.Round(rate), 'f', -1, 64)
-	p.Search, p.ThreadsAuto, p.Threads, p.Rate = false, false, threads, math.Round(rate)
+	p.Search, p.ThreadsAuto, p.Threads, p.Rate = false, false, threads, rate
 	p.ID = st.ID + ".target=" + r
 	if try > 1 {
 		p.ID += ".try" + strconv.Itoa(try)
