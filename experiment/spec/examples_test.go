@@ -33,6 +33,7 @@ func TestExamples(t *testing.T) {
 		"compose-pg-vs-redis.yaml":            {targets: []string{"postgres", "redis"}, loads: 2, runs: 4},
 		"gcp-postgres-vs-scylladb.yaml":       {targets: []string{"postgres", "scylladb"}, loads: 2, runs: 2 * 2 * 3},
 		"kubernetes-cockroach-vs-scylla.yaml": {targets: []string{"cockroachdb", "scylladb"}, loads: 2, runs: 2 * 3 * 3},
+		"highest-rate-at-slo.yaml":            {targets: []string{"postgres", "redis"}, loads: 2, runs: 2},
 	}
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	require.NoError(t, err)
