@@ -112,7 +112,7 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 			Outcome: p.Outcome.String(), Why: p.Why})
 		res := srch.Result()
 		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: probe %d: %s ops/s offered, %s served, %d threads: %s%s; %s\n", st.ID, len(res.Probes),
-			fmtOps(rate), fmtOps(p.Achieved), threads, p.Outcome, whyText(p.Why), bracketText(res))
+			results.FormatOps(rate), results.FormatOps(p.Achieved), threads, p.Outcome, whyText(p.Why), bracketText(res))
 	}
 	res := srch.Result()
 	rec.Rate, rec.Ceiling, rec.Resolved, rec.Stop, rec.Notes = res.Rate, res.Ceiling, res.Resolved, res.Stop, res.Notes
@@ -206,11 +206,11 @@ func (tr *targetRun) addSearch(rec results.Search) {
 func bracketText(r capacity.Result) string {
 	switch {
 	case r.Found && r.Ceiling > 0:
-		return fmt.Sprintf("met up to %s, missed from %s ops/s", fmtOps(r.Rate), fmtOps(r.Ceiling))
+		return fmt.Sprintf("met up to %s, missed from %s ops/s", results.FormatOps(r.Rate), results.FormatOps(r.Ceiling))
 	case r.Found:
-		return fmt.Sprintf("met up to %s ops/s", fmtOps(r.Rate))
+		return fmt.Sprintf("met up to %s ops/s", results.FormatOps(r.Rate))
 	case r.Ceiling > 0:
-		return fmt.Sprintf("missed from %s ops/s", fmtOps(r.Ceiling))
+		return fmt.Sprintf("missed from %s ops/s", results.FormatOps(r.Ceiling))
 	}
 	return "nothing judged yet"
 }
@@ -221,17 +221,4 @@ func whyText(why string) string {
 		return ""
 	}
 	return " (" + why + ")"
-}
-
-// fmtOps writes a rate with thousands separators, no decimals.
-func fmtOps(v float64) string {
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

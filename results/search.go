@@ -54,9 +54,9 @@ type SearchProbe struct {
 func (s *Search) Describe() string {
 	n := len(s.Probes)
 	if s.Rate == 0 {
-		return fmt.Sprintf("no rate met %s (%s; %d probes, closed loop %s ops/s)", s.Objective, s.Stop, n, opsText(s.Closed))
+		return fmt.Sprintf("no rate met %s (%s; %d probes, closed loop %s ops/s)", s.Objective, s.Stop, n, FormatOps(s.Closed))
 	}
-	out := fmt.Sprintf("highest rate at %s: %s ops/s", s.Objective, opsText(s.Rate))
+	out := fmt.Sprintf("highest rate at %s: %s ops/s", s.Objective, FormatOps(s.Rate))
 	if s.Ceiling > 0 {
 		why := ""
 		for _, p := range s.Probes {
@@ -64,7 +64,7 @@ func (s *Search) Describe() string {
 				why = " (" + p.Why + ")"
 			}
 		}
-		out += fmt.Sprintf("; %s ops/s missed%s", opsText(s.Ceiling), why)
+		out += fmt.Sprintf("; %s ops/s missed%s", FormatOps(s.Ceiling), why)
 	}
 	if s.Resolved {
 		return out + fmt.Sprintf(": resolved to %.1f%% in %d probes", 100*(s.Ceiling/s.Rate-1), n)
@@ -73,7 +73,7 @@ func (s *Search) Describe() string {
 }
 
 // opsText writes a rate with thousands separators and no decimals.
-func opsText(v float64) string {
+func FormatOps(v float64) string {
 	s := strconv.FormatInt(int64(math.Round(v)), 10)
 	var b strings.Builder
 	for i, c := range s {
