@@ -399,7 +399,7 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 		s.skipAll(steps, fmt.Sprintf("target %s did not deploy", t.Name))
 		return nil, 0, &deployFailure{err: fmt.Errorf("deploy %s: %w", t.Name, err)}
 	}
-	info := results.TargetInfo{Name: t.Name, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
+	info := results.TargetInfo{Name: t.Name, Base: t.Base, Size: t.Size, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
 		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
 	if tc, cerr := costOf(t, s.plan.Spec.Catalogue, steps); cerr != nil {

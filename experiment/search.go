@@ -29,11 +29,6 @@ const borderline = 0.10
 // response time counts as the database's.
 const busyShare = 0.9
 
-// unfairKinds are the flags that say a probe's result is not the
-// database's: the harness started operations late, the load machine was
-// saturated, a loader was lost, or the throughput moved.
-var unfairKinds = []results.FlagKind{results.FlagPacing, results.FlagHostSaturated, results.FlagLoaderLost, results.FlagNotSteady}
-
 // search runs a rate search step (run.until: slo): a closed-loop probe
 // at the step's threads gives the most the target serves at all, then
 // probes at the rates analysis/capacity chooses, each a trial of its own
@@ -141,31 +136,33 @@ func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *s
 
 // judgeProbe says what a probe's row shows of its rate: met when every
 // bound held, it served at least the objective's share of the rate and
-// its errors stayed within the policy; unfair when a flag says the
-// client, its machine or the throughput's drift made the result, or
-// when its workers were nearly all busy and the rate has not yet been
-// tried with twice as many (after that the database, not the workers,
-// held them: a saturated database keeps any number busy); borderline
-// when a latency lay within 10% of its bound.
+// its errors stayed within the policy; missed otherwise; borderline when
+// a latency lay within 10% of its bound. A probe is unfair, proving
+// nothing, when a loader was lost or the throughput was not steady; and
+// a miss is unfair when the client may have made it: its machine was
+// saturated, the harness's own lateness (pacing p99) would close the
+// gap to a bound, or its workers were nearly all busy and the rate has
+// not yet been tried with twice as many (after that the database, not
+// the workers, held them: a saturated database keeps any number busy).
+// A met probe stays met under the client's flags: what the client added
+// only made its latency worse.
 func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, boosted bool) capacity.Probe {
 	p := capacity.Probe{Rate: rate, Achieved: row.Throughput, Threads: threads}
 	if row.Status == results.StatusFailed {
 		p.Outcome, p.Why = capacity.Missed, row.StatusReason
 		return p
 	}
-	for _, k := range unfairKinds {
-		for _, f := range row.Flags {
-			if f.Kind() == k {
-				p.Outcome, p.Why = capacity.Unfair, string(f)
-				return p
-			}
+	for _, f := range row.Flags {
+		if k := f.Kind(); k == results.FlagLoaderLost || k == results.FlagNotSteady {
+			p.Outcome, p.Why = capacity.Unfair, string(f)
+			return p
 		}
 	}
-	if !boosted && threads < maxProbeThreads && row.Concurrency >= busyShare*float64(threads) {
-		p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("workers nearly all busy (Little's law: %.1f of %d in use): operations waited for a free one", row.Concurrency, threads)
-		return p
-	}
 	var missed []string
+	latencyMissed := false
+	// slack is how far under its bound the worst latency would come
+	// without the harness's lateness (ms; negative: over it even then).
+	slack := math.Inf(1)
 	if row.Throughput < slo.Achieved*rate {
 		missed = append(missed, fmt.Sprintf("served %.0f%% of the rate", 100*row.Throughput/rate))
 		p.Score = slo.Achieved * rate / max(row.Throughput, 1e-9)
@@ -174,6 +171,8 @@ func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, 
 		v := b.Of(row.Latency)
 		if !(v <= b.MaxMs) {
 			missed = append(missed, fmt.Sprintf("%s %.2f ms > %g ms", b.Percentile, v, b.MaxMs))
+			latencyMissed = true
+			slack = min(slack, b.MaxMs-(v-row.Pacing.P99/1e3))
 		}
 		if math.Abs(v-b.MaxMs) <= borderline*b.MaxMs {
 			p.Borderline = true
@@ -184,8 +183,24 @@ func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, 
 			p.Score = max(p.Score, v/b.MaxMs)
 		}
 	}
-	if len(missed) > 0 {
-		p.Outcome, p.Why = capacity.Missed, strings.Join(missed, ", ")
+	if len(missed) == 0 {
+		return p
+	}
+	p.Outcome, p.Why = capacity.Missed, strings.Join(missed, ", ")
+	for _, f := range row.Flags {
+		switch f.Kind() {
+		case results.FlagHostSaturated:
+			p.Outcome, p.Why = capacity.Unfair, string(f)
+			return p
+		case results.FlagPacing:
+			if latencyMissed && slack >= 0 {
+				p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("%s, and without the harness's lateness (p99 %.2f ms) the latency would have met the bound", p.Why, row.Pacing.P99/1e3)
+				return p
+			}
+		}
+	}
+	if !boosted && threads < maxProbeThreads && row.Concurrency >= busyShare*float64(threads) {
+		p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("workers nearly all busy (Little's law: %.1f of %d in use): operations waited for a free one", row.Concurrency, threads)
 	}
 	return p
 }

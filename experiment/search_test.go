@@ -11,13 +11,18 @@ import (
 
 // TestJudgeProbe holds each rule of a probe's judgement on both sides of
 // its threshold: the bound, the share of the rate served, the 10%
-// borderline, the busy workers (90%, once per rate) and the flags that
-// make a probe the client's.
+// borderline, the busy workers (90%, once per rate, on a miss), the
+// harness's lateness that would close a miss, and the flags that make a
+// probe the client's (a met probe stays met: the client only added).
 func TestJudgeProbe(t *testing.T) {
 	slo := &results.SLO{Bounds: []results.SLOBound{{Percentile: "p99", MaxMs: 5}}, Achieved: 0.95}
 	row := func(served, p99ms, concurrency float64, flags ...results.Flag) results.Trial {
 		return results.Trial{Status: results.StatusCompleted, Throughput: served, Concurrency: concurrency,
 			Latency: results.Latency{P99: p99ms * 1e3, Mean: 1e3}, Flags: flags}
+	}
+	paced := func(r results.Trial, p99us float64) results.Trial {
+		r.Pacing.P99 = p99us
+		return r
 	}
 	for name, c := range map[string]struct {
 		row        results.Trial
@@ -36,12 +41,18 @@ func TestJudgeProbe(t *testing.T) {
 		"served 94%":                   {row: row(940, 3, 1), outcome: capacity.Missed, why: "served 94% of the rate"},
 		"failed by the error policy": {row: results.Trial{Status: results.StatusFailed, StatusReason: "2% of operations failed", Throughput: 900},
 			outcome: capacity.Missed, why: "2% of operations failed"},
-		"pacing flag":     {row: row(1000, 3, 1, results.Flagf(results.FlagPacing, "late")), outcome: capacity.Unfair, why: "pacing: late"},
-		"not steady":      {row: row(1000, 3, 1, results.Flagf(results.FlagNotSteady, "moved")), outcome: capacity.Unfair, why: "not-steady: moved"},
-		"target missed":   {row: row(900, 3, 1, results.Flagf(results.FlagTargetMissed, "below")), outcome: capacity.Missed, why: "served 90% of the rate"},
-		"workers 9 of 10": {row: row(1000, 3, 9), outcome: capacity.Unfair, why: "workers nearly all busy (Little's law: 9.0 of 10 in use): operations waited for a free one"},
-		"workers 8.9/10":  {row: row(1000, 3, 8.9), outcome: capacity.Met},
-		"busy, boosted":   {row: row(1000, 6, 10), boosted: true, outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
+		"pacing flag, met: conservative": {row: row(1000, 3, 1, results.Flagf(results.FlagPacing, "late")), outcome: capacity.Met},
+		"pacing explains the miss": {row: paced(row(1000, 5.2, 1, results.Flagf(results.FlagPacing, "late")), 300), outcome: capacity.Unfair,
+			why: "p99 5.20 ms > 5 ms, and without the harness's lateness (p99 0.30 ms) the latency would have met the bound"},
+		"a miss beyond the pacing": {row: paced(row(1000, 5.4, 1, results.Flagf(results.FlagPacing, "late")), 300), outcome: capacity.Missed, borderline: true, why: "p99 5.40 ms > 5 ms"},
+		"not steady":               {row: row(1000, 3, 1, results.Flagf(results.FlagNotSteady, "moved")), outcome: capacity.Unfair, why: "not-steady: moved"},
+		"host saturated, met":      {row: row(1000, 3, 1, results.Flagf(results.FlagHostSaturated, "busy")), outcome: capacity.Met},
+		"host saturated, missed":   {row: row(1000, 6, 1, results.Flagf(results.FlagHostSaturated, "busy")), outcome: capacity.Unfair, why: "host-saturated: busy"},
+		"target missed":            {row: row(900, 3, 1, results.Flagf(results.FlagTargetMissed, "below")), outcome: capacity.Missed, why: "served 90% of the rate"},
+		"workers 9 of 10, missed":  {row: row(1000, 6, 9), outcome: capacity.Unfair, why: "workers nearly all busy (Little's law: 9.0 of 10 in use): operations waited for a free one"},
+		"workers 8.9/10, missed":   {row: row(1000, 6, 8.9), outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
+		"workers 9 of 10, met":     {row: row(1000, 3, 9), outcome: capacity.Met},
+		"busy, boosted":            {row: row(1000, 6, 10), boosted: true, outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := judgeProbe(c.row, 1000, 10, slo, c.boosted)

@@ -210,6 +210,11 @@ type TargetInfo struct {
 	Database string `json:"database"`
 	Driver   string `json:"driver"`
 	Provider string `json:"provider"`
+	// Base and Size say which size of which target of the experiment
+	// file this is, when the matrix axis size made it one of several
+	// (Name is then BASE-SIZE); empty otherwise.
+	Base string `json:"base,omitempty"`
+	Size string `json:"size,omitempty"`
 	// Version is the server's own version string.
 	Version string `json:"version,omitempty"`
 	Nodes   int    `json:"nodes"`

@@ -370,11 +370,16 @@ func (d *decoder) duration(n *yaml.Node, path string) (v time.Duration) {
 }
 
 // matrix decodes the axes in file order.
-func (d *decoder) matrix(n *yaml.Node) []Axis {
+func (d *decoder) matrix(n *yaml.Node) ([]Axis, []Size) {
 	ps, _ := d.pairs(n, "matrix")
 	var out []Axis
+	var sizes []Size
 	for _, p := range ps {
 		key, path := p.key.Value, join("matrix", p.key.Value)
+		if key == axisSize {
+			sizes = d.sizes(p.val, path)
+			continue
+		}
 		if instead, owned := ownedProperties()[key]; owned && key != axisTarget {
 			d.errorf(p.key, path, "set by the experiment: use %s instead", instead)
 			continue
@@ -396,7 +401,7 @@ func (d *decoder) matrix(n *yaml.Node) []Axis {
 			out = append(out, a)
 		}
 	}
-	return out
+	return out, sizes
 }
 
 // axis decodes one axis's values: scalars, distinct, and for threads and

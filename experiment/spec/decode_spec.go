@@ -56,7 +56,8 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	s.Load = d.load(f.get("load"), s.lines)
 	s.Run = d.run(f.get("run"), s.lines)
 	if n := f.get("matrix"); n != nil {
-		s.Matrix = d.matrix(n)
+		s.Matrix, s.Sizes = d.matrix(n)
+		s.Targets = d.sizedTargets(s.Targets, s.Sizes, n)
 	}
 	s.SLO = d.slo(f.get("slo"))
 	d.catalogue(s, f.get("prices"))

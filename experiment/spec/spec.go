@@ -56,6 +56,9 @@ type Spec struct {
 	// once per value when it comes first, once per point when it follows
 	// another axis.
 	Matrix []Axis
+	// Sizes are the values of the matrix axis size, in file order: the
+	// targets are expanded over them (Targets holds the sized ones).
+	Sizes []Size
 	// SLO is the latency objective sweeps are judged by; nil: none.
 	SLO *SLO
 	// Catalogue is the price catalogue targets' costs come from: the
@@ -112,6 +115,10 @@ type Target struct {
 	Cost *Cost
 	// Line is where the target's entry starts.
 	Line int
+	// Base is the target's name in the file and Size the label of its
+	// size, when the matrix axis size made it one of several sizes of
+	// that target (Name is then BASE-SIZE); both empty otherwise.
+	Base, Size string
 }
 
 // Deploy says where and how a target runs.

@@ -70,6 +70,14 @@ func badFixtures() map[string][]string {
 		"search-target.bad.yaml": {
 			`search-target.bad.yaml:8: matrix.target: until: slo searches the rate: drop the matrix axis "target" (the search chooses the rates)`,
 		},
+		"sizes.bad.yaml": {
+			`sizes.bad.yaml:8: matrix.size[0]: a size changes the deployment: give at least one of cpus, memory, nodes, machine_type`,
+			`sizes.bad.yaml:9:14: matrix.size[1].cpus: want a number of cores > 0 such as 0.5, got "0"`,
+			`sizes.bad.yaml:10:23: matrix.size[2].name: want lower-case letters, digits, '-' and '_', starting with a letter or digit, got "One"`,
+			`sizes.bad.yaml:12: matrix.size[4]: duplicate size "500m" (first at line 11)`,
+			`sizes.bad.yaml:13: matrix.size[5]: want a size: a mapping of cpus, memory, nodes, machine_type, such as {cpus: 0.5, memory: 1GiB}`,
+			`sizes.bad.yaml:14:8: matrix.size[6]: unknown key "cores"; valid: cpus, machine_type, memory, name, nodes`,
+		},
 		"secret.bad.yaml": {
 			`secret.bad.yaml:3: properties.redis.password: a credential written in clear in the experiment file: write ${env:NAME} (or ${file:PATH}) and set the value outside the file`,
 			`secret.bad.yaml:7: targets[0].properties.postgres.url: a credential written in clear`,
@@ -212,6 +220,7 @@ func TestGoodFixtures(t *testing.T) {
 		"minimal.good.yaml":    checkMinimal,
 		"full.good.yaml":       checkFull,
 		"operations.good.yaml": checkOperations,
+		"sizes.good.yaml":      checkSizes,
 	}
 	files, err := filepath.Glob("testdata/*.good.yaml")
 	require.NoError(t, err)
@@ -242,7 +251,7 @@ func checkMinimal(t *testing.T, s *spec.Spec) {
 	require.Equal(t, "a", s.Workloads[0].Name)
 	require.Equal(t, "a", s.Workloads[0].Builtin)
 	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 4, BatchSize: 1, Drop: true}, s.Load)
-	require.Equal(t, spec.RunSettings{Duration: 60 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}, s.Run)
+	require.Equal(t, spec.RunSettings{Duration: 60 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}, s.Run)
 	require.Empty(t, s.Matrix)
 }
 
@@ -282,7 +291,7 @@ func checkFull(t *testing.T, s *spec.Spec) {
 
 	require.Equal(t, spec.LoadSettings{Enabled: true, Threads: 2, BatchSize: 100, Drop: true}, s.Load)
 	require.Equal(t, spec.RunSettings{Duration: 90 * time.Second, Warmup: 10 * time.Second, Threads: 4, Target: 1000.5,
-		Repetitions: 2, SaturationGain: 0.05, SaturationSteps: 2}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
+		Repetitions: 2, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}, s.Run, "operations: 0 next to a duration is no count; warmup: 10 is seconds")
 	require.Equal(t, []spec.Axis{
 		{Property: "threads", Values: []string{"1", "2"}, Line: 56, ValueLines: []int{56, 56}},
 		{Property: "requestdistribution", Values: []string{"uniform", "zipfian"}, Line: 57, ValueLines: []int{58, 59}},
@@ -290,7 +299,7 @@ func checkFull(t *testing.T, s *spec.Spec) {
 }
 
 func checkOperations(t *testing.T, s *spec.Spec) {
-	require.Equal(t, spec.RunSettings{Operations: 100000, Threads: 16, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}, s.Run)
+	require.Equal(t, spec.RunSettings{Operations: 100000, Threads: 16, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}, s.Run)
 	require.Equal(t, "redis", s.Targets[0].Driver)
 }
 
@@ -312,14 +321,14 @@ func TestValues(t *testing.T) {
 		run  string
 		want spec.RunSettings
 	}{
-		"go duration":      {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"seconds":          {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"fractional":       {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"quoted number":    {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"operations only":  {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
-		"neither: default": {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+		"go duration":      {run: "{duration: 1m30s}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
+		"seconds":          {run: "{duration: 90}", want: spec.RunSettings{Duration: 90 * time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
+		"fractional":       {run: "{duration: 0.5}", want: spec.RunSettings{Duration: 500 * time.Millisecond, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
+		"quoted number":    {run: `{threads: "3"}`, want: spec.RunSettings{Duration: time.Minute, Threads: 3, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
+		"operations only":  {run: "{operations: 5}", want: spec.RunSettings{Operations: 5, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
+		"neither: default": {run: "{warmup: 1s}", want: spec.RunSettings{Duration: time.Minute, Warmup: time.Second, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
 		"warm-up until steady": {run: "{warmup: {until: steady, max: 45s}}", want: spec.RunSettings{Duration: time.Minute, Warmup: 45 * time.Second,
-			WarmupSteady: true, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2}},
+			WarmupSteady: true, Threads: 8, Repetitions: 1, SaturationGain: 0.05, SaturationSteps: 2, Resolution: 0.05, MaxProbes: 12}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -570,4 +579,30 @@ func TestThreadsAutoNeedsAReadOnlyRun(t *testing.T) {
 	require.Equal(t, "postgres.b", spec.KeepsData(p.Steps, &p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
 	_, err = parse("[d, e]")
 	require.ErrorContains(t, err, "x.yaml: run.threads: auto: target postgres has no workload that neither inserts nor deletes to run on first")
+}
+
+// checkSizes: the matrix axis size runs each target once at each size,
+// as a target of its own named after both, its deployment changed only
+// where the size says.
+func checkSizes(t *testing.T, s *spec.Spec) {
+	var names []string
+	for _, tg := range s.Targets {
+		names = append(names, tg.Name)
+	}
+	require.Equal(t, []string{"postgres-250m", "postgres-500m-512mib", "postgres-one-core", "redis-250m", "redis-500m-512mib", "redis-one-core"}, names)
+	pg := s.Targets[1]
+	require.Equal(t, "postgres", pg.Base)
+	require.Equal(t, "500m-512mib", pg.Size)
+	require.Equal(t, 0.5, pg.Deploy.CPUs)
+	require.Equal(t, int64(512<<20), pg.Deploy.MemoryBytes)
+	require.Equal(t, int64(1<<30), s.Targets[0].Deploy.MemoryBytes, "memory the size leaves alone is the target's")
+	require.Equal(t, 1.0, s.Targets[2].Deploy.CPUs)
+	require.Zero(t, s.Targets[3].Deploy.MemoryBytes)
+	require.Empty(t, s.Matrix, "size is no property axis")
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	require.Equal(t, 6, p.LoadCount())
+	require.Equal(t, 6, p.RunCount())
+	require.Equal(t, "postgres-250m.c", p.Steps[1].ID)
+	require.True(t, p.Steps[1].Search)
 }

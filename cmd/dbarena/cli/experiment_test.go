@@ -945,3 +945,51 @@ func TestDeployDown(t *testing.T) {
 	require.Equal(t, ExitFailure, code)
 	require.Contains(t, errs, "is not a dbarena terraform state directory")
 }
+
+// TestDeployRenderSizes renders one experiment whose matrix axis size
+// varies the deployment, for Compose, Kubernetes and Terraform: each
+// size is a target of its own, its limits in the provider's terms (a
+// Compose cpus limit, a Kubernetes CPU and memory limit, a Terraform
+// machine type and node count).
+func TestDeployRenderSizes(t *testing.T) {
+	t.Setenv("DBARENA_TEST_SSH_KEY", "ssh-ed25519 AAAAC3sized me@laptop")
+	for _, c := range []struct {
+		provider, deploy, size, file string
+		want                         map[string][]string
+	}{
+		{"compose", "{provider: compose, options: {image: local}}", "[{cpus: 0.5}, {cpus: 2, memory: 2GiB}]", "compose.yml",
+			map[string][]string{"postgres-500m": {`cpus: "0.5"`}, "postgres-2cpu-2gib": {`cpus: "2"`, "memory: 2147483648b"}}},
+		{"kubernetes", "{provider: kubernetes}", "[{cpus: 0.5, memory: 512MiB}, {cpus: 2, memory: 2GiB}]", "manifests.yaml",
+			map[string][]string{"postgres-500m-512mib": {`cpu: "0.5"`, `memory: "536870912"`}, "postgres-2cpu-2gib": {`cpu: "2"`, `memory: "2147483648"`}}},
+		{"terraform", `{provider: terraform, options: {cloud: aws, ami: ami-0abc, operator_cidr: 203.0.113.7/32, ssh_public_key: "${env:DBARENA_TEST_SSH_KEY}"}}`,
+			"[{machine_type: m6id.large}, {machine_type: m6id.2xlarge, nodes: 3}]", "terraform.tfvars.json",
+			map[string][]string{"scylladb-m6id-large": {`"db_machine_type": "m6id.large"`, `"db_count": 1`}, "scylladb-3n-m6id-2xlarge": {`"db_machine_type": "m6id.2xlarge"`, `"db_count": 3`}}},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "sizes.yaml")
+			database := "postgres"
+			if c.provider == "terraform" {
+				database = "scylladb" // a cluster: nodes is a size
+			}
+			require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: sizes
+targets:
+  - database: %s
+    deploy: %s
+workloads: [c]
+matrix:
+  size: %s
+`, database, c.deploy, c.size)), 0o644))
+			out := t.TempDir()
+			code, stdout, errs := run(t, context.Background(), "deploy", "render", file, "--out", out)
+			require.Equal(t, ExitOK, code, errs)
+			for name, wants := range c.want {
+				require.Contains(t, stdout, name+": ")
+				b, err := os.ReadFile(filepath.Join(out, name, c.file))
+				require.NoError(t, err, "stdout: %s", stdout)
+				for _, w := range wants {
+					require.Contains(t, string(b), w, "%s/%s", name, c.file)
+				}
+			}
+		})
+	}
+}
