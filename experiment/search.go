@@ -87,6 +87,12 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 		probe := tr.probeStep(st, rate, threads, tries[rate])
 		row, err := tr.trial(ctx, probe)
 		if err != nil && !errors.As(err, &tf) {
+			// Interrupted, or a results file not written: what the
+			// probes so far proved is kept.
+			res := srch.Result()
+			rec.Rate, rec.Ceiling, rec.Resolved, rec.Notes = res.Rate, res.Ceiling, res.Resolved, res.Notes
+			rec.Stop = fmt.Sprintf("stopped at probe %s: %v", probe.ID, err)
+			tr.addSearch(rec)
 			return 0, err
 		}
 		if row.Status == results.StatusFailed && row.Operations == 0 {
