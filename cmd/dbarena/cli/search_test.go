@@ -81,6 +81,7 @@ run: {until: slo, duration: 3s, threads: 4, max_probes: 10}
 	html, err := os.ReadFile(filepath.Join(res, results.ReportFile))
 	require.NoError(t, err)
 	require.Contains(t, string(html), "Max sustainable throughput at")
+	require.Contains(t, string(html), "search capped c: highest rate at p99 &lt;= 1 ms: ", "the answer in the report's verdict")
 }
 
 // TestSizesAreDeployedAndSearched runs one Redis at two CPU caps, the
