@@ -101,7 +101,14 @@ func (db *DB) connect(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, db.cfg.ConnectTimeout)
 	defer cancel()
 	if err := client.Ping(pctx, nil); err != nil {
-		_ = client.Disconnect(context.Background())
+		// Disconnect waits for a handshake still in flight, up to the
+		// connect timeout again: a silent server took twice the time
+		// promised. The client is dropped in the background instead.
+		go func() {
+			dctx, cancel := context.WithTimeout(context.Background(), db.cfg.ConnectTimeout)
+			defer cancel()
+			_ = client.Disconnect(dctx)
+		}()
 		return db.connectError(err)
 	}
 	db.client = client
