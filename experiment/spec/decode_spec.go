@@ -278,24 +278,8 @@ func (d *decoder) deploy(n *yaml.Node, path string) Deploy {
 	if v := f.get("nodes"); v != nil {
 		dep.Nodes, _ = d.boundedInt(v, join(path, "nodes"), maxNodes, "nodes")
 	}
-	if v := f.get("cpus"); v != nil {
-		if s, ok := d.scalar(v, join(path, "cpus"), "a number of cores > 0"); ok {
-			c, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(c > 0) || c > 1e6 {
-				d.errorf(v, join(path, "cpus"), "want a number of cores > 0 such as 1.5, got %q", s)
-			}
-			dep.CPUs = c
-		}
-	}
-	if v := f.get("memory"); v != nil {
-		if s, ok := d.scalar(v, join(path, "memory"), "a size such as 2GiB"); ok {
-			b, err := parseMemory(s)
-			if err != nil {
-				d.errorf(v, join(path, "memory"), "%v, got %q", err, s)
-			}
-			dep.MemoryBytes = b
-		}
-	}
+	dep.CPUs = d.cores(f.get("cpus"), join(path, "cpus"))
+	dep.MemoryBytes = d.memory(f.get("memory"), join(path, "memory"))
 	if v := f.get("pin"); v != nil {
 		dep.Pin, _ = d.boolean(v, join(path, "pin"))
 		if dep.Pin && dep.CPUs == 0 {
@@ -432,4 +416,38 @@ func (d *decoder) checkThreadsAuto(s *Spec, f fields) {
 	case r.Target > 0:
 		d.errorf(where, "run.threads", "run.threads: auto finds where the database saturates; a run.target paces it below that: give the threads the rate needs (dbarena analyze littles-law)")
 	}
+}
+
+// cores decodes an optional number of cores (deploy.cpus, a size's
+// cpus); absent is 0.
+func (d *decoder) cores(n *yaml.Node, path string) float64 {
+	if n == nil {
+		return 0
+	}
+	s, ok := d.scalar(n, path, "a number of cores > 0")
+	if !ok {
+		return 0
+	}
+	c, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(c > 0) || c > 1e6 {
+		d.errorf(n, path, "want a number of cores > 0 such as 1.5, got %q", s)
+	}
+	return c
+}
+
+// memory decodes an optional memory size (deploy.memory, a size's
+// memory); absent is 0.
+func (d *decoder) memory(n *yaml.Node, path string) int64 {
+	if n == nil {
+		return 0
+	}
+	s, ok := d.scalar(n, path, "a size such as 2GiB")
+	if !ok {
+		return 0
+	}
+	b, err := parseMemory(s)
+	if err != nil {
+		d.errorf(n, path, "%v, got %q", err, s)
+	}
+	return b
 }

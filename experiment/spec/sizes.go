@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -73,24 +72,8 @@ func (d *decoder) size(n *yaml.Node, path string) (Size, bool) {
 	if !ok {
 		return z, false
 	}
-	if v := f.get("cpus"); v != nil {
-		if s, ok := d.scalar(v, join(path, "cpus"), "a number of cores > 0"); ok {
-			c, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(c > 0) || c > 1e6 {
-				d.errorf(v, join(path, "cpus"), "want a number of cores > 0 such as 0.5, got %q", s)
-			}
-			z.CPUs = c
-		}
-	}
-	if v := f.get("memory"); v != nil {
-		if s, ok := d.scalar(v, join(path, "memory"), "a size such as 2GiB"); ok {
-			b, err := parseMemory(s)
-			if err != nil {
-				d.errorf(v, join(path, "memory"), "%v, got %q", err, s)
-			}
-			z.MemoryBytes = b
-		}
-	}
+	z.CPUs = d.cores(f.get("cpus"), join(path, "cpus"))
+	z.MemoryBytes = d.memory(f.get("memory"), join(path, "memory"))
 	if v := f.get("nodes"); v != nil {
 		z.Nodes, _ = d.boundedInt(v, join(path, "nodes"), maxNodes, "nodes")
 	}

@@ -72,7 +72,7 @@ func badFixtures() map[string][]string {
 		},
 		"sizes.bad.yaml": {
 			`sizes.bad.yaml:8: matrix.size[0]: a size changes the deployment: give at least one of cpus, memory, nodes, machine_type`,
-			`sizes.bad.yaml:9:14: matrix.size[1].cpus: want a number of cores > 0 such as 0.5, got "0"`,
+			`sizes.bad.yaml:9:14: matrix.size[1].cpus: want a number of cores > 0 such as 1.5, got "0"`,
 			`sizes.bad.yaml:10:23: matrix.size[2].name: want lower-case letters, digits, '-' and '_', starting with a letter or digit, got "One"`,
 			`sizes.bad.yaml:12: matrix.size[4]: duplicate size "500m" (first at line 11)`,
 			`sizes.bad.yaml:13: matrix.size[5]: want a size: a mapping of cpus, memory, nodes, machine_type, such as {cpus: 0.5, memory: 1GiB}`,
