@@ -89,10 +89,7 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 		if err != nil && !errors.As(err, &tf) {
 			// Interrupted, or a results file not written: what the
 			// probes so far proved is kept.
-			res := srch.Result()
-			rec.Rate, rec.Ceiling, rec.Resolved, rec.Notes = res.Rate, res.Ceiling, res.Resolved, res.Notes
-			rec.Stop = fmt.Sprintf("stopped at probe %s: %v", probe.ID, err)
-			tr.addSearch(rec)
+			tr.addSearch(searchRecord(rec, srch.Result(), fmt.Sprintf("stopped at probe %s: %v", probe.ID, err)))
 			return 0, err
 		}
 		if row.Status == results.StatusFailed && row.Operations == 0 {
@@ -116,13 +113,19 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 			results.FormatOps(rate), results.FormatOps(p.Achieved), threads, p.Outcome, whyText(p.Why), bracketText(res))
 	}
 	res := srch.Result()
-	rec.Rate, rec.Ceiling, rec.Resolved, rec.Stop, rec.Notes = res.Rate, res.Ceiling, res.Resolved, res.Stop, res.Notes
+	rec = searchRecord(rec, res, res.Stop)
 	tr.addSearch(rec)
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", st.ID, rec.Describe())
 	if !res.Found && res.Probes != nil && res.Probes[len(res.Probes)-1].Outcome == capacity.Unfair {
 		return 0, &trialFailure{id: st.ID, reason: "the search could not judge the database: " + res.Stop}
 	}
 	return res.Rate, nil
+}
+
+// searchRecord is rec with what the probes proved, ended for stop.
+func searchRecord(rec results.Search, res capacity.Result, stop string) results.Search {
+	rec.Rate, rec.Ceiling, rec.Resolved, rec.Notes, rec.Stop = res.Rate, res.Ceiling, res.Resolved, res.Notes, stop
+	return rec
 }
 
 // probeStep is the trial of a search step at rate with threads workers:

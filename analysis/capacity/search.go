@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // Outcome is what a probe says of its rate.
@@ -170,7 +172,7 @@ func (s *Search) Next() (rate float64, ok bool) {
 	case s.lo == 0:
 		rate = s.hi / 2
 		if rate < s.o.MinRate {
-			s.stop = fmt.Sprintf("no rate met the objective down to %s ops/s", fmtRate(s.hi))
+			s.stop = fmt.Sprintf("no rate met the objective down to %s ops/s", results.FormatOps(s.hi))
 			return 0, false
 		}
 		return rate, true
@@ -227,7 +229,7 @@ func (s *Search) Record(p Probe) {
 		s.unfair++
 		s.repeat = p.Rate
 		if s.unfair > s.o.Retries {
-			s.stop = fmt.Sprintf("%d probes at %s ops/s in a row proved nothing of the database (%s)", s.unfair, fmtRate(p.Rate), p.Why)
+			s.stop = fmt.Sprintf("%d probes at %s ops/s in a row proved nothing of the database (%s)", s.unfair, results.FormatOps(p.Rate), p.Why)
 		}
 		return
 	}
@@ -251,7 +253,7 @@ func (s *Search) Record(p Probe) {
 		if p.Rate >= s.hi {
 			// Noise, or a miss that was not the database's: the
 			// miss below stands, and the reader hears of both.
-			s.notes = append(s.notes, fmt.Sprintf("%s ops/s met the objective above %s ops/s, which missed it: the bracket keeps the miss", fmtRate(p.Rate), fmtRate(s.hi)))
+			s.notes = append(s.notes, fmt.Sprintf("%s ops/s met the objective above %s ops/s, which missed it: the bracket keeps the miss", results.FormatOps(p.Rate), results.FormatOps(s.hi)))
 			return
 		}
 		if p.Rate > s.lo {
@@ -260,7 +262,7 @@ func (s *Search) Record(p Probe) {
 		}
 	case Missed:
 		if p.Rate <= s.lo {
-			s.notes = append(s.notes, fmt.Sprintf("%s ops/s missed the objective below %s ops/s, which met it: the bracket keeps the met rate", fmtRate(p.Rate), fmtRate(s.lo)))
+			s.notes = append(s.notes, fmt.Sprintf("%s ops/s missed the objective below %s ops/s, which met it: the bracket keeps the met rate", results.FormatOps(p.Rate), results.FormatOps(s.lo)))
 			return
 		}
 		if p.Rate < s.hi {
@@ -293,20 +295,6 @@ func (s *Search) Result() Result {
 	}
 	r.Resolved = r.Found && r.Ceiling > 0 && r.Ceiling <= r.Rate*(1+s.o.Resolution)
 	return r
-}
-
-// fmtRate writes a rate with thousands separators and no decimals.
-func fmtRate(v float64) string {
-	n := int64(math.Round(v))
-	s := fmt.Sprint(n)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i, c := range []byte(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, c)
-	}
-	return string(out)
 }
 
 // Headroom is the factor Threads gives Little's law: a worker of an open
