@@ -88,7 +88,9 @@ run: {until: slo, duration: 3s, threads: 4, max_probes: 10}
 // matrix axis size: each size is deployed as a target of its own with
 // its cap enforced, searched for its highest rate at the objective, and
 // recorded with its base target and size; the larger cap's closed loop
-// serves more.
+// serves more. The objective is loose (p99 <= 25 ms: where the CFS
+// quota starts to throttle, up to 75 ms at a quarter core) because a
+// loaded CI machine once put 2.7 ms of p99 on Redis at 821 ops/s.
 func TestSizesAreDeployedAndSearched(t *testing.T) {
 	requireLocalServers(t, "redis-server")
 	dir := t.TempDir()
@@ -99,8 +101,8 @@ targets:
   - database: redis
     deploy: {provider: local}
 workloads: [c]
-slo: {p99: 2ms}
-run: {until: slo, duration: 2s, threads: 4, max_probes: 4}
+slo: {p99: 25ms}
+run: {until: slo, duration: 2s, threads: 4, max_probes: 5}
 matrix:
   size: [{cpus: 0.25}, {cpus: 0.5}]
 `), 0o644))
@@ -125,6 +127,8 @@ matrix:
 		s := d.Manifest.Searches[i]
 		require.Equal(t, want.name, s.Target)
 		require.NotEmpty(t, s.Probes)
+		require.Positive(t, s.Rate, "a rate met the objective: %s", s.Describe())
+		require.LessOrEqual(t, s.Rate, 1.05*s.Closed)
 		closed[want.size] = s.Closed
 		t.Logf("%s (%s): closed loop %.0f ops/s; %s", tg.Name, tg.Limits, s.Closed, s.Describe())
 	}
