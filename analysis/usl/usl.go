@@ -29,6 +29,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Point is one measurement: throughput X at concurrency N.
@@ -72,6 +73,35 @@ type Fit struct {
 	Notes []string
 	// N is the number of points fitted.
 	N int
+	// cov is s²(JᵀJ)⁻¹ over the estimated parameters (zero rows and
+	// columns for the others), for prediction intervals; covOK says it
+	// could be computed.
+	cov   [3][3]float64
+	covOK bool
+}
+
+// Interval is the prediction interval at level (0.9: 90%) for one new
+// measurement at concurrency n: the fitted value ± t(DF) sqrt(s² +
+// gᵀCg), with g the model's gradient in the parameters at n and C their
+// covariance (the delta method). It widens away from the points, and
+// ok is false when the fit has no residual degrees of freedom or its
+// parameters could not be told apart: a curve through every point says
+// nothing of its own error.
+func (f *Fit) Interval(n, level float64) (lo, hi float64, ok bool) {
+	if !f.covOK || f.DF <= 0 || !(level > 0 && level < 1) || !(n > 0) {
+		return math.NaN(), math.NaN(), false
+	}
+	p := params{f.Lambda, f.Sigma, f.Kappa}
+	g := jacobianRow(p, n)
+	v := f.RSE * f.RSE
+	for i := range 3 {
+		for j := range 3 {
+			v += g[i] * f.cov[i][j] * g[j]
+		}
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(f.DF)}.Quantile((1 + level) / 2)
+	x, h := f.Predict(n), t*math.Sqrt(math.Max(v, 0))
+	return x - h, x + h, true
 }
 
 // Predict returns the fitted throughput at concurrency n.
@@ -123,6 +153,10 @@ func rescale(pts []Point) ([]Point, float64) {
 func (f *Fit) scale(c float64) error {
 	f.Lambda *= c
 	f.LambdaErr *= c
+	for i := range 3 {
+		f.cov[iLambda][i] *= c
+		f.cov[i][iLambda] *= c
+	}
 	f.RSE *= c
 	f.PeakX *= c
 	f.Unconstrained.Lambda *= c
@@ -270,11 +304,19 @@ func (f *Fit) stats(pts []Point, p params, est [3]bool) {
 	}
 	s2 := sse / float64(f.DF)
 	f.RSE = math.Sqrt(s2)
-	se, err := standardErrors(pts, p, idx, s2)
+	cov, err := covariance(pts, p, idx, s2)
 	if err != nil {
 		f.Notes = append(f.Notes, "the parameters cannot be told apart in these points (the Jacobian is singular): no standard errors")
 		return
 	}
+	se := make([]float64, len(idx))
+	for a, i := range idx {
+		se[a] = math.Sqrt(cov.At(a, a))
+		for b, j := range idx {
+			f.cov[i][j] = cov.At(a, b)
+		}
+	}
+	f.covOK = true
 	for k, i := range idx {
 		switch i {
 		case iLambda:
@@ -313,11 +355,11 @@ func check(pts []Point, minDistinct int) error {
 	return nil
 }
 
-// standardErrors returns sqrt(s² diag((JᵀJ)⁻¹)) over the parameters idx.
-// JᵀJ is scaled to unit diagonal before it is inverted: λ, σ and κ
-// differ by orders of magnitude, and unscaled the matrix looks
-// near-singular when it is only badly scaled.
-func standardErrors(pts []Point, p params, idx []int, s2 float64) ([]float64, error) {
+// covariance returns s²(JᵀJ)⁻¹ over the parameters idx. JᵀJ is scaled
+// to unit diagonal before it is inverted: λ, σ and κ differ by orders of
+// magnitude, and unscaled the matrix looks near-singular when it is only
+// badly scaled.
+func covariance(pts []Point, p params, idx []int, s2 float64) (*mat.Dense, error) {
 	k := len(idx)
 	jtj, _ := problem{pts: pts}.normal(p)
 	d := make([]float64, k)
@@ -337,9 +379,11 @@ func standardErrors(pts []Point, p params, idx []int, s2 float64) ([]float64, er
 	if err := inv.Inverse(m); err != nil {
 		return nil, fmt.Errorf("usl: invert JᵀJ: %w", err)
 	}
-	se := make([]float64, k)
+	cov := mat.NewDense(k, k, nil)
 	for a := range idx {
-		se[a] = math.Sqrt(s2*inv.At(a, a)) / d[a]
+		for b := range idx {
+			cov.Set(a, b, s2*inv.At(a, b)/(d[a]*d[b]))
+		}
 	}
-	return se, nil
+	return cov, nil
 }

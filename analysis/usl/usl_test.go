@@ -295,3 +295,67 @@ func TestFitIsScaleFree(t *testing.T) {
 		require.Contains(t, a.Notes[0], "throughput approaches λ/σ = ")
 	}
 }
+
+// TestIntervalCoverage draws points from a known curve with noise, fits
+// them and checks that 90% prediction intervals hold a new draw about
+// 90% of the time, at a measured N and at one beyond the points.
+func TestIntervalCoverage(t *testing.T) {
+	truth := params{1000, 0.05, 0.002}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ns := []float64{1, 2, 4, 8, 12, 16, 24}
+	const noise = 40.0
+	draw := func(n float64) float64 { return model(truth, n) + noise*rng.NormFloat64() }
+	for _, at := range []float64{8, 32} {
+		held, tries := 0, 0
+		var width float64
+		for range 400 {
+			var pts []Point
+			for _, n := range ns {
+				pts = append(pts, Point{N: n, X: draw(n)})
+			}
+			f, err := FitPoints(pts)
+			require.NoError(t, err)
+			lo, hi, ok := f.Interval(at, 0.9)
+			require.True(t, ok)
+			require.Less(t, lo, hi)
+			tries++
+			width += hi - lo
+			if x := draw(at); lo <= x && x <= hi {
+				held++
+			}
+		}
+		share := float64(held) / float64(tries)
+		t.Logf("N=%v: 90%% intervals held %.1f%% of new draws, mean width %.0f", at, 100*share, width/float64(tries))
+		require.InDelta(t, 0.9, share, 0.06, "N=%v", at)
+		if at == 8 {
+			require.Less(t, width/float64(tries), 2*1.645*noise*1.5, "inside the points the interval is about the noise's")
+		} else {
+			require.Greater(t, width/float64(tries), 2*1.645*noise*1.2, "beyond the points it widens")
+		}
+	}
+}
+
+// TestIntervalNeedsDegreesOfFreedom: a curve through every point gives
+// no interval, and a bad level none either.
+func TestIntervalNeedsDegreesOfFreedom(t *testing.T) {
+	f, err := FitAmdahl([]Point{{1, 100}, {2, 180}})
+	require.NoError(t, err)
+	_, _, ok := f.Interval(4, 0.9)
+	require.False(t, ok, "2 points, 2 parameters")
+	f, err = FitAmdahl([]Point{{1, 100}, {2, 180}, {4, 290}, {8, 420}})
+	require.NoError(t, err)
+	lo, hi, ok := f.Interval(4, 0.9)
+	require.True(t, ok)
+	require.Less(t, lo, f.Predict(4))
+	require.Greater(t, hi, f.Predict(4))
+	for _, level := range []float64{0, 1, -1, math.NaN()} {
+		_, _, ok = f.Interval(4, level)
+		require.False(t, ok, "level %v", level)
+	}
+	// Rescaled points (throughputs of 1e6) give the same relative width.
+	g, err := FitAmdahl([]Point{{1, 100e6}, {2, 180e6}, {4, 290e6}, {8, 420e6}})
+	require.NoError(t, err)
+	lo2, hi2, ok := g.Interval(4, 0.9)
+	require.True(t, ok)
+	require.InEpsilon(t, (hi-lo)*1e6, hi2-lo2, 1e-6)
+}
