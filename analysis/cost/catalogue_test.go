@@ -66,7 +66,14 @@ func TestDefaultPrices(t *testing.T) {
 			require.True(t, strings.HasPrefix(in.Source, "https://"), in.Source)
 		})
 	}
-	require.Len(t, cat.Instances, 19)
+	require.Len(t, cat.Instances, 21)
+	// The per-vCPU and per-GiB rates add up to the machine types' list
+	// prices, as GCP prices them.
+	vcpu, gib := cat.Instances["n2d-vcpu"], cat.Instances["n2d-gib"]
+	for _, name := range []string{"n2d-standard-2", "n2d-standard-4", "n2d-standard-8", "n2d-standard-16"} {
+		in := cat.Instances[name]
+		require.InDelta(t, in.HourlyUSD, float64(in.VCPUs)*vcpu.HourlyUSD+in.MemoryGiB*gib.HourlyUSD, 1e-6, name)
+	}
 
 	d := cat.DynamoDB
 	require.NotNil(t, d)
@@ -108,7 +115,7 @@ func TestLoadCatalogueOverride(t *testing.T) {
 	require.InDelta(t, 0.312, kept.HourlyUSD, 1e-12)
 	require.Equal(t, "2025-06", kept.Compiled)
 
-	require.Len(t, cat.Instances, 20)
+	require.Len(t, cat.Instances, 22)
 	require.Equal(t, "2025-06", cat.Compiled)
 	require.Contains(t, cat.Sources, "https://example.com/our-quote-2025-07")
 	require.Contains(t, cat.Sources, "https://aws.amazon.com/ec2/pricing/on-demand/")
@@ -118,7 +125,7 @@ func TestLoadCatalogueOverride(t *testing.T) {
 	require.InDelta(t, 1.25, old.DynamoDB.WriteRequestUnitsPerMillion, 1e-12)
 	require.InDelta(t, 0.25, old.DynamoDB.ReadRequestUnitsPerMillion, 1e-12)
 	require.Equal(t, "2023-06", old.DynamoDB.Compiled)
-	require.Len(t, old.Instances, 19)
+	require.Len(t, old.Instances, 21)
 }
 
 func TestLoadCatalogueRejects(t *testing.T) {
@@ -185,19 +192,19 @@ func TestUnknownInstance(t *testing.T) {
 			var u *UnknownInstanceError
 			require.True(t, errors.As(err, &u))
 			require.Equal(t, name, u.Name)
-			require.Equal(t, 19, u.Known)
+			require.Equal(t, 21, u.Known)
 			for _, w := range want {
 				require.Contains(t, u.Close, w)
 			}
 			if want == nil {
 				require.Empty(t, u.Close)
 			}
-			require.ErrorContains(t, err, `instance "`+name+`" is not in the price catalogue (19 entries)`)
+			require.ErrorContains(t, err, `instance "`+name+`" is not in the price catalogue (21 entries)`)
 			require.ErrorContains(t, err, "add it with a price override file")
 		})
 	}
 	_, err = cat.Instance("i3.4xlarge")
-	require.EqualError(t, err, `instance "i3.4xlarge" is not in the price catalogue (19 entries); `+
+	require.EqualError(t, err, `instance "i3.4xlarge" is not in the price catalogue (21 entries); `+
 		`close: i3.2xlarge, i3.xlarge, i3.large; add it with a price override file`)
 }
 

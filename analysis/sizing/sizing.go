@@ -1,0 +1,343 @@
+// Package sizing answers "how big, at what cost" from measured
+// capacities: given the highest rate each size of a database sustained
+// at a latency objective (a rate search per size), it finds the cheapest
+// size that serves a throughput with headroom, says how sure that is
+// (the search's bracket for a size measured, a prediction interval of a
+// Universal Scalability Law fit over cores for one not measured) and
+// why the next cheaper size fails.
+//
+// A size is only chosen on evidence that it serves: a measured rate that
+// met the objective at or above the need, or a prediction whose interval
+// lies wholly above it. A prediction whose interval straddles the need is
+// reported as such, never chosen: a wrong size stated with confidence is
+// worse than "measure this one".
+package sizing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/analysis/usl"
+	"github.com/dbarena/dbarena/results"
+)
+
+// Measured is one size of a database as its rate search found it.
+type Measured struct {
+	// Label names the size ("500m", "2cpu-4gib", or the target's name).
+	Label string
+	// Cores is the size's total CPU (cores per node times nodes); 0 when
+	// unknown, which leaves the size out of the fit.
+	Cores float64
+	// Rate is the highest rate that met the objective (0: none did) and
+	// Ceiling the lowest above it that missed (0: none probed).
+	Rate, Ceiling float64
+	// Monthly is the size's cost for a month in USD; NaN when unknown.
+	Monthly float64
+	// Refusal says why the size's figures cannot be used (the trial
+	// that decided it was client-bound, host-saturated, not steady or
+	// failed); empty when they can.
+	Refusal string
+}
+
+// Candidate is a size not measured that the fit may predict.
+type Candidate struct {
+	Label   string
+	Cores   float64
+	Monthly float64
+}
+
+// Ask is the load to serve.
+type Ask struct {
+	// Throughput is the rate to serve in operations per second.
+	Throughput float64
+	// Headroom is the share of spare capacity asked for: 0.3 needs a
+	// capacity of 1.3 x Throughput.
+	Headroom float64
+	// Level is the prediction intervals' level (0: 0.9).
+	Level float64
+}
+
+// Where an option's capacity comes from.
+const (
+	SourceMeasured     = "measured"
+	SourceInterpolated = "interpolated"
+	SourceExtrapolated = "extrapolated"
+)
+
+// Option is one size considered, measured or predicted.
+type Option struct {
+	Label string
+	Cores float64
+	// Capacity is the highest rate met (measured) or the fitted rate
+	// (predicted); Lo and Hi bound it: the search's bracket (the rate
+	// met and the ceiling missed, Hi NaN when none missed) or the
+	// prediction interval (both NaN when the fit has none).
+	Capacity, Lo, Hi float64
+	// Source is SourceMeasured, SourceInterpolated or SourceExtrapolated.
+	Source string
+	// Monthly is the cost for a month in USD (NaN: unknown), PerMillion
+	// what a million operations cost at the asked throughput.
+	Monthly, PerMillion float64
+	// Serves says the evidence shows it serves the need; Why says what
+	// the evidence is, either way.
+	Serves bool
+	Why    string
+}
+
+// HeldOut is one measured size predicted by a fit of the others.
+type HeldOut struct {
+	Label                      string
+	Cores, Measured, Predicted float64
+	// Error is (Predicted - Measured) / Measured.
+	Error float64
+}
+
+// Answer is the sizing answer for one database.
+type Answer struct {
+	// Need is the capacity asked for: Throughput x (1 + Headroom).
+	Need float64
+	Ask  Ask
+	// Options are every size considered, cheapest first (by cost when
+	// every option has one, by cores otherwise).
+	Options []Option
+	// Choice is the index in Options of the cheapest size that serves,
+	// -1 when none does; Cheaper the index of the next cheaper size,
+	// -1 when Choice is the cheapest or there is none.
+	Choice, Cheaper int
+	// Refused are the sizes whose figures could not be used.
+	Refused []Measured
+	// Fit is capacity against cores, nil with fewer than three usable
+	// sizes of known cores.
+	Fit *usl.Fit
+	// HeldOut is each usable size predicted by a fit of the others (with
+	// three or more); MaxHeldOut the largest |Error| among them.
+	HeldOut    []HeldOut
+	MaxHeldOut float64
+	// Notes say what a reader should know.
+	Notes []string
+}
+
+// Decide answers ask from the measured sizes of one database and the
+// candidates the fit may predict.
+func Decide(ms []Measured, cands []Candidate, ask Ask) (*Answer, error) {
+	if !(ask.Throughput > 0) || math.IsInf(ask.Throughput, 0) {
+		return nil, fmt.Errorf("sizing: throughput %v: want a positive rate in operations per second", ask.Throughput)
+	}
+	if !(ask.Headroom >= 0 && ask.Headroom <= 10) {
+		return nil, fmt.Errorf("sizing: headroom %v: want a share from 0 to 10 (0.3 for 30%%)", ask.Headroom)
+	}
+	if ask.Level == 0 {
+		ask.Level = 0.9
+	}
+	if !(ask.Level > 0 && ask.Level < 1) {
+		return nil, fmt.Errorf("sizing: level %v: want a share between 0 and 1", ask.Level)
+	}
+	if len(ms) == 0 {
+		return nil, errors.New("sizing: no sizes measured")
+	}
+	a := &Answer{Need: ask.Throughput * (1 + ask.Headroom), Ask: ask, Choice: -1, Cheaper: -1}
+	var usable []Measured
+	for _, m := range ms {
+		if m.Refusal != "" {
+			a.Refused = append(a.Refused, m)
+			continue
+		}
+		usable = append(usable, m)
+		a.Options = append(a.Options, a.measured(m))
+	}
+	a.fit(usable)
+	lo, hi := coreRange(usable)
+	for _, c := range cands {
+		if slices.ContainsFunc(usable, func(m Measured) bool { return m.Cores == c.Cores || m.Label == c.Label }) {
+			continue // measured: the measurement stands
+		}
+		a.Options = append(a.Options, a.predicted(c, lo, hi))
+	}
+	a.order()
+	for i, o := range a.Options {
+		if o.Serves {
+			a.Choice = i
+			break
+		}
+	}
+	if a.Choice > 0 {
+		a.Cheaper = a.Choice - 1
+	}
+	if len(usable) == 0 {
+		a.Notes = append(a.Notes, "every size measured was refused: no answer from these results")
+	}
+	return a, nil
+}
+
+// measured is the option of a size measured.
+func (a *Answer) measured(m Measured) Option {
+	o := Option{Label: m.Label, Cores: m.Cores, Capacity: m.Rate, Lo: m.Rate, Hi: math.NaN(), Source: SourceMeasured}
+	if m.Ceiling > 0 {
+		o.Hi = m.Ceiling
+	}
+	a.price(&o, m.Monthly)
+	switch {
+	case m.Rate == 0:
+		o.Why = "no rate met the objective"
+	case m.Rate >= a.Need:
+		o.Serves = true
+		o.Why = fmt.Sprintf("measured: %s ops/s met the objective, at least the %s needed", results.FormatOps(m.Rate), results.FormatOps(a.Need))
+	default:
+		o.Why = fmt.Sprintf("measured: the highest rate met was %s ops/s, below the %s needed", results.FormatOps(m.Rate), results.FormatOps(a.Need))
+		if m.Ceiling > 0 && m.Ceiling <= a.Need {
+			o.Why += fmt.Sprintf(" (%s missed)", results.FormatOps(m.Ceiling))
+		}
+	}
+	return o
+}
+
+// predicted is the option of a candidate size from the fit.
+func (a *Answer) predicted(c Candidate, lo, hi float64) Option {
+	o := Option{Label: c.Label, Cores: c.Cores, Capacity: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Source: SourceInterpolated}
+	if c.Cores < lo || c.Cores > hi {
+		o.Source = SourceExtrapolated
+	}
+	a.price(&o, c.Monthly)
+	if a.Fit == nil {
+		o.Why = "not measured, and fewer than three sizes measured to predict it from"
+		return o
+	}
+	o.Capacity = a.Fit.Predict(c.Cores)
+	l, h, ok := a.Fit.Interval(c.Cores, a.Ask.Level)
+	level := fmt.Sprintf("%.0f%%", 100*a.Ask.Level)
+	switch {
+	case !ok:
+		o.Why = fmt.Sprintf("%s: %s ops/s, with no interval (the fit passes through every point): measure it", o.Source, results.FormatOps(o.Capacity))
+	case l >= a.Need:
+		o.Lo, o.Hi, o.Serves = l, h, true
+		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), all of it above the %s needed", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(l), results.FormatOps(h), results.FormatOps(a.Need))
+	case h >= a.Need:
+		o.Lo, o.Hi = l, h
+		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s) straddles the %s needed: measure it", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
+	default:
+		o.Lo, o.Hi = l, h
+		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), below the %s needed", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
+	}
+	return o
+}
+
+// price sets an option's monthly cost and its cost per million
+// operations at the asked throughput.
+func (a *Answer) price(o *Option, monthly float64) {
+	o.Monthly, o.PerMillion = math.NaN(), math.NaN()
+	if monthly >= 0 && !math.IsInf(monthly, 0) {
+		o.Monthly = monthly
+		o.PerMillion = monthly / (a.Ask.Throughput * cost.SecondsPerMonth) * 1e6
+	}
+}
+
+// order sorts the options cheapest first: by cost when every option has
+// one, else by cores (a size of unknown cost cannot be called cheaper
+// than one whose cost is known).
+func (a *Answer) order() {
+	byCost := true
+	for _, o := range a.Options {
+		if math.IsNaN(o.Monthly) {
+			byCost = false
+		}
+	}
+	if !byCost && len(a.Options) > 0 {
+		a.Notes = append(a.Notes, "not every size has a price: sizes are ordered by cores, and the answer is the smallest that serves")
+	}
+	slices.SortStableFunc(a.Options, func(x, y Option) int {
+		if byCost && x.Monthly != y.Monthly {
+			return cmpFloat(x.Monthly, y.Monthly)
+		}
+		if x.Cores != y.Cores {
+			return cmpFloat(x.Cores, y.Cores)
+		}
+		return strings.Compare(x.Label, y.Label)
+	})
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// fit fits capacity against cores over the usable sizes, and predicts
+// each from the others.
+func (a *Answer) fit(usable []Measured) {
+	pts := points(usable)
+	if distinct(pts) < 3 {
+		if len(usable) > 0 {
+			a.Notes = append(a.Notes, fmt.Sprintf("%d size(s) measured with a rate met and known cores: three or more are needed to predict sizes not measured", distinct(pts)))
+		}
+		return
+	}
+	f, err := fitCores(pts)
+	if err != nil {
+		a.Notes = append(a.Notes, "capacity against cores could not be fitted: "+err.Error())
+		return
+	}
+	a.Fit = f
+	for i, m := range usable {
+		if !(m.Cores > 0 && m.Rate > 0) {
+			continue
+		}
+		rest := points(slices.Delete(slices.Clone(usable), i, i+1))
+		g, err := fitCores(rest)
+		if err != nil {
+			continue
+		}
+		p := g.Predict(m.Cores)
+		h := HeldOut{Label: m.Label, Cores: m.Cores, Measured: m.Rate, Predicted: p, Error: (p - m.Rate) / m.Rate}
+		a.HeldOut = append(a.HeldOut, h)
+		a.MaxHeldOut = math.Max(a.MaxHeldOut, math.Abs(h.Error))
+	}
+}
+
+// fitCores fits the law over cores: in full from four distinct sizes,
+// Amdahl's law (no coherency cost) from two or three, which leaves the
+// fit residual degrees of freedom to give intervals with.
+func fitCores(pts []usl.Point) (*usl.Fit, error) {
+	if distinct(pts) >= 4 {
+		return usl.FitPoints(pts)
+	}
+	return usl.FitAmdahl(pts)
+}
+
+// points are the usable sizes with a rate met and known cores.
+func points(ms []Measured) []usl.Point {
+	var pts []usl.Point
+	for _, m := range ms {
+		if m.Cores > 0 && m.Rate > 0 {
+			pts = append(pts, usl.Point{N: m.Cores, X: m.Rate})
+		}
+	}
+	return pts
+}
+
+func distinct(pts []usl.Point) int {
+	seen := map[float64]bool{}
+	for _, p := range pts {
+		seen[p.N] = true
+	}
+	return len(seen)
+}
+
+// coreRange is the least and most cores among the sizes with a rate
+// met: a prediction between them is an interpolation.
+func coreRange(ms []Measured) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, m := range ms {
+		if m.Cores > 0 && m.Rate > 0 {
+			lo, hi = math.Min(lo, m.Cores), math.Max(hi, m.Cores)
+		}
+	}
+	return lo, hi
+}

@@ -1,0 +1,163 @@
+package sizing
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// amdahl is a capacity curve with a known answer: 10,000 ops/s a core,
+// 5% serial.
+func amdahl(cores float64) float64 { return 10000 * cores / (1 + 0.05*(cores-1)) }
+
+// measuredSizes are four sizes on the curve, a little noisy, priced at
+// $20 a core a month.
+func measuredSizes() []Measured {
+	var ms []Measured
+	for i, c := range []float64{0.25, 0.5, 0.75, 1} {
+		r := amdahl(c) * (1 + 0.01*float64(i%2*2-1))
+		ms = append(ms, Measured{Label: label(c), Cores: c, Rate: r, Ceiling: r * 1.04, Monthly: 20 * c})
+	}
+	return ms
+}
+
+func label(c float64) string {
+	return map[float64]string{0.25: "250m", 0.5: "500m", 0.75: "750m", 1: "1cpu", 2: "2cpu", 4: "4cpu"}[c]
+}
+
+func TestMeasuredServesAtTheNeedNotBelow(t *testing.T) {
+	ms := measuredSizes()
+	at := ms[1].Rate // 500m's rate met
+	for _, c := range []struct {
+		throughput, headroom float64
+		want                 string
+	}{
+		{at, 0, "500m"},                 // exactly the rate met: serves
+		{at * 1.001, 0, "750m"},         // a little more: the next size
+		{at / 1.3, 0.3, "500m"},         // headroom: 1.3 x throughput = the rate met
+		{at / 1.3 * 1.001, 0.3, "750m"}, // past it
+	} {
+		a, err := Decide(ms, nil, Ask{Throughput: c.throughput, Headroom: c.headroom})
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, a.Choice, 0)
+		got := a.Options[a.Choice]
+		require.Equal(t, c.want, got.Label, "%+v: %s", c, got.Why)
+		require.Equal(t, SourceMeasured, got.Source)
+		require.InDelta(t, c.throughput*(1+c.headroom), a.Need, 1e-6)
+		// The next cheaper size is named, and why it fails.
+		require.Equal(t, a.Choice-1, a.Cheaper)
+		require.False(t, a.Options[a.Cheaper].Serves)
+		require.Contains(t, a.Options[a.Cheaper].Why, "below the")
+		// Cost per million operations at the asked throughput.
+		require.InEpsilon(t, got.Monthly/(c.throughput*730*3600)*1e6, got.PerMillion, 1e-9)
+	}
+}
+
+func TestRefusedSizesAreNotUsed(t *testing.T) {
+	ms := measuredSizes()
+	ms[1].Refusal = "host-saturated: the machine, not the database, set the figure"
+	a, err := Decide(ms, nil, Ask{Throughput: ms[0].Rate * 1.01})
+	require.NoError(t, err)
+	require.Len(t, a.Refused, 1)
+	require.Equal(t, "500m", a.Refused[0].Label)
+	require.Equal(t, "750m", a.Options[a.Choice].Label, "the refused 500m is skipped, not chosen")
+	for _, o := range a.Options {
+		require.NotEqual(t, "500m", o.Label)
+	}
+	// All refused: no answer, and it says so.
+	for i := range ms {
+		ms[i].Refusal = "not steady"
+	}
+	a, err = Decide(ms, nil, Ask{Throughput: 1})
+	require.NoError(t, err)
+	require.Equal(t, -1, a.Choice)
+	require.Contains(t, a.Notes, "every size measured was refused: no answer from these results")
+}
+
+func TestPredictedServesOnlyWhenTheIntervalClearsTheNeed(t *testing.T) {
+	ms := measuredSizes()
+	cands := []Candidate{{Label: "2cpu", Cores: 2, Monthly: 40}, {Label: "4cpu", Cores: 4, Monthly: 80}}
+	a, err := Decide(ms, cands, Ask{Throughput: 1})
+	require.NoError(t, err)
+	require.NotNil(t, a.Fit)
+	var two Option
+	for _, o := range a.Options {
+		if o.Label == "2cpu" {
+			two = o
+		}
+	}
+	require.Equal(t, SourceExtrapolated, two.Source)
+	require.Less(t, two.Lo, two.Capacity)
+	require.Greater(t, two.Hi, two.Capacity)
+	require.InEpsilon(t, amdahl(2), two.Capacity, 0.1, "the fit recovers the curve")
+
+	// Need just under the interval's low end: serves; just over it (but
+	// under the fitted value): straddles, so not chosen.
+	for _, c := range []struct {
+		need   float64
+		serves bool
+	}{{two.Lo * 0.999, true}, {two.Lo * 1.001, false}} {
+		a, err := Decide(ms, cands, Ask{Throughput: c.need})
+		require.NoError(t, err)
+		var o Option
+		for _, x := range a.Options {
+			if x.Label == "2cpu" {
+				o = x
+			}
+		}
+		require.Equal(t, c.serves, o.Serves, "need %v: %s", c.need, o.Why)
+		if c.serves {
+			require.Equal(t, "2cpu", a.Options[a.Choice].Label)
+		} else {
+			require.Contains(t, o.Why, "straddles")
+			require.Equal(t, "4cpu", a.Options[a.Choice].Label, "the next size whose interval clears the need")
+		}
+	}
+
+	// Two sizes measured: no fit, so nothing predicted serves.
+	a, err = Decide(ms[:2], cands, Ask{Throughput: 1e5})
+	require.NoError(t, err)
+	require.Nil(t, a.Fit)
+	require.Equal(t, -1, a.Choice)
+	require.Contains(t, a.Options[len(a.Options)-1].Why, "fewer than three sizes measured")
+}
+
+func TestHeldOutError(t *testing.T) {
+	a, err := Decide(measuredSizes(), nil, Ask{Throughput: 1})
+	require.NoError(t, err)
+	require.Len(t, a.HeldOut, 4)
+	for _, h := range a.HeldOut {
+		require.InDelta(t, (h.Predicted-h.Measured)/h.Measured, h.Error, 1e-12)
+	}
+	require.Less(t, a.MaxHeldOut, 0.1, "1%% noise on a smooth curve: %+v", a.HeldOut)
+	require.Positive(t, a.MaxHeldOut)
+}
+
+func TestOrderWithoutPrices(t *testing.T) {
+	ms := measuredSizes()
+	ms[3].Monthly = math.NaN()
+	a, err := Decide(ms, nil, Ask{Throughput: ms[2].Rate})
+	require.NoError(t, err)
+	require.Equal(t, "750m", a.Options[a.Choice].Label)
+	require.True(t, math.IsNaN(a.Options[3].PerMillion))
+	require.Contains(t, a.Notes[0], "ordered by cores")
+	// Priced: the cheaper size first even when it has more cores.
+	ms = measuredSizes()
+	ms[3].Monthly = 1
+	a, err = Decide(ms, nil, Ask{Throughput: ms[0].Rate})
+	require.NoError(t, err)
+	require.Equal(t, "1cpu", a.Options[0].Label)
+	require.Equal(t, "1cpu", a.Options[a.Choice].Label)
+}
+
+func TestBadAsk(t *testing.T) {
+	ms := measuredSizes()
+	for _, ask := range []Ask{{Throughput: 0}, {Throughput: math.Inf(1)}, {Throughput: math.NaN()},
+		{Throughput: 1, Headroom: -0.1}, {Throughput: 1, Headroom: math.NaN()}, {Throughput: 1, Level: 1}} {
+		_, err := Decide(ms, nil, ask)
+		require.Error(t, err, "%+v", ask)
+	}
+	_, err := Decide(nil, nil, Ask{Throughput: 1})
+	require.ErrorContains(t, err, "no sizes measured")
+}
