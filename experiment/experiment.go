@@ -401,7 +401,7 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 	}
 	info := results.TargetInfo{Name: t.Name, Base: t.Base, Size: t.Size, Database: t.Database, Driver: t.Driver, Provider: prov.Name(),
 		Version: dep.Version(), Nodes: max(t.Deploy.Nodes, 1), CPUs: t.Deploy.CPUs, MemoryBytes: t.Deploy.MemoryBytes,
-		Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
+		MachineType: t.Deploy.Options["machine_type"], Properties: redact.Props(mergeProps(dep.Properties(), t.Properties)), Up: time.Now()}
 	if tc, cerr := costOf(t, s.plan.Spec.Catalogue, steps); cerr != nil {
 		s.log.Warn("not priced", "target", t.Name, "err", cerr)
 	} else {

@@ -103,6 +103,9 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 		groups = append(groups, g)
 		budget -= len(g.Figures)
 	}
+	if figs := sizingFigures(d, name); len(figs) > 0 {
+		groups = append(groups, figureGroup{Title: "Capacity by size", Figures: figs})
+	}
 	for _, r := range s.rows[:perRow] {
 		groups = append(groups, figureGroup{Title: "Workload " + r.label, Figures: []*figure{
 			latencyFigure(s, r, name("latency-"+r.label)),

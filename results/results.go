@@ -224,6 +224,9 @@ type TargetInfo struct {
 	CPUs        float64 `json:"cpus,omitempty"`
 	MemoryBytes int64   `json:"memory_bytes,omitempty"`
 	Limits      string  `json:"limits,omitempty"`
+	// MachineType is a cloud VM's type (deploy.options.machine_type);
+	// empty for other deployments.
+	MachineType string `json:"machine_type,omitempty"`
 	// DatabaseCores are the cores a pinned local database ran on and
 	// LoaderCores the ones the load generator was kept to meanwhile
 	// (empty: not pinned).

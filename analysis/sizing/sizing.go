@@ -37,6 +37,8 @@ type Measured struct {
 	Rate, Ceiling float64
 	// Monthly is the size's cost for a month in USD; NaN when unknown.
 	Monthly float64
+	// Threads is how many workers the probe at Rate ran (0: unknown).
+	Threads int
 	// Refusal says why the size's figures cannot be used (the trial
 	// that decided it was client-bound, host-saturated, not steady or
 	// failed); empty when they can.
@@ -273,14 +275,14 @@ func cmpFloat(x, y float64) int {
 // each from the others.
 func (a *Answer) fit(usable []Measured) {
 	pts := points(usable)
-	if distinct(pts) < 3 {
+	f, err := Fit(usable)
+	switch {
+	case distinct(pts) < 3:
 		if len(usable) > 0 {
 			a.Notes = append(a.Notes, fmt.Sprintf("%d size(s) measured with a rate met and known cores: three or more are needed to predict sizes not measured", distinct(pts)))
 		}
 		return
-	}
-	f, err := fitCores(pts)
-	if err != nil {
+	case err != nil:
 		a.Notes = append(a.Notes, "capacity against cores could not be fitted: "+err.Error())
 		return
 	}
@@ -299,6 +301,22 @@ func (a *Answer) fit(usable []Measured) {
 		a.HeldOut = append(a.HeldOut, h)
 		a.MaxHeldOut = math.Max(a.MaxHeldOut, math.Abs(h.Error))
 	}
+}
+
+// Fit fits capacity against cores over the sizes with a rate met and
+// known cores (three or more distinct), refused ones left out.
+func Fit(ms []Measured) (*usl.Fit, error) {
+	var usable []Measured
+	for _, m := range ms {
+		if m.Refusal == "" {
+			usable = append(usable, m)
+		}
+	}
+	pts := points(usable)
+	if n := distinct(pts); n < 3 {
+		return nil, fmt.Errorf("%d sizes with a rate met and known cores: three or more are needed", n)
+	}
+	return fitCores(pts)
 }
 
 // fitCores fits the law over cores: in full from four distinct sizes,
@@ -340,4 +358,49 @@ func coreRange(ms []Measured) (lo, hi float64) {
 		}
 	}
 	return lo, hi
+}
+
+// Sentence says the answer in one sentence: the size, what shows it
+// serves, its cost, and why the next cheaper size does not.
+func (a *Answer) Sentence(g *Group) string {
+	load := fmt.Sprintf("%s ops/s of %s at %s", results.FormatOps(a.Ask.Throughput), g.Workload, g.Objective)
+	if a.Ask.Headroom > 0 {
+		load += fmt.Sprintf(" with %.0f%% headroom", 100*a.Ask.Headroom)
+	}
+	if a.Choice < 0 {
+		out := fmt.Sprintf("%s: no size serves %s", g.Database, load)
+		if n := len(a.Options); n > 0 {
+			last := a.Options[n-1]
+			out += fmt.Sprintf(": the largest, %s, %s", last.Label, last.Why)
+		}
+		return out
+	}
+	c := a.Options[a.Choice]
+	out := fmt.Sprintf("%s needs %s", g.Database, c.Label)
+	if c.Cores > 0 && c.Label != coresText(c.Cores) {
+		out += " (" + coresText(c.Cores) + ")"
+	}
+	out += " for " + load + ": "
+	if c.Source == SourceMeasured {
+		out += fmt.Sprintf("%s ops/s met it when measured", results.FormatOps(c.Capacity))
+	} else {
+		out += fmt.Sprintf("%s %s ops/s (%.0f%% interval %s to %s), not measured: confirm it", c.Source, results.FormatOps(c.Capacity),
+			100*a.Ask.Level, results.FormatOps(c.Lo), results.FormatOps(c.Hi))
+	}
+	if !math.IsNaN(c.Monthly) {
+		out += fmt.Sprintf(", $%.2f a month ($%.3f per million operations)", c.Monthly, c.PerMillion)
+	}
+	if a.Cheaper >= 0 {
+		n := a.Options[a.Cheaper]
+		out += fmt.Sprintf("; the next cheaper, %s, fails: %s", n.Label, n.Why)
+	}
+	return out
+}
+
+// coresText is "0.5 cores", "1 core", "4 cores".
+func coresText(c float64) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", c)
 }

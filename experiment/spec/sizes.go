@@ -163,6 +163,7 @@ func sized(targets []Target, sizes []Size) []Target {
 			if z.MachineType != "" {
 				s.Deploy.Options["machine_type"] = z.MachineType
 			}
+			s.Cost = sizedCost(t.Cost, z)
 			out = append(out, s)
 		}
 	}
@@ -187,4 +188,23 @@ func (d *decoder) sizedTargets(targets []Target, sizes []Size, matrix *yaml.Node
 		seen[t.Name] = true
 	}
 	return out
+}
+
+// sizedCost is a target's cost at size z: a machine type the size names
+// replaces the first resource's instance, and its nodes that resource's
+// count, so that each size is priced as what it runs on. A size of cores
+// or memory keeps the target's cost as written.
+func sizedCost(c *Cost, z Size) *Cost {
+	if c == nil || len(c.Resources) == 0 || z.MachineType == "" && z.Nodes == 0 {
+		return c
+	}
+	out := *c
+	out.Resources = append([]CostResource(nil), c.Resources...)
+	if z.MachineType != "" {
+		out.Resources[0].Instance = z.MachineType
+	}
+	if z.Nodes > 0 {
+		out.Resources[0].Count = z.Nodes
+	}
+	return &out
 }

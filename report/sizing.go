@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/analysis/sizing"
+	"github.com/dbarena/dbarena/results"
+)
+
+// sizingLevel is the level of the prediction band the figure draws.
+const sizingLevel = 0.9
+
+// sizingFigures draws, for each database and workload searched at two or
+// more sizes of known cores, its capacity at the objective against
+// cores: each size's rate met with a whisker up to the rate missed, and
+// with three or more sizes the fit over cores (dashed) with its 90%
+// prediction band. The caption prices each size and gives each one's
+// error when predicted from the others.
+func sizingFigures(d *results.Data, name func(string) string) []*figure {
+	cat, err := cost.Default()
+	if err != nil {
+		return nil
+	}
+	groups, err := sizing.Read([]*results.Data{d}, nil, sizing.Pricing{Catalogue: cat, PerCore: sizing.DefaultPerCore, PerGiB: sizing.DefaultPerGiB})
+	if err != nil {
+		return nil
+	}
+	var out []*figure
+	for i := range groups {
+		g := &groups[i]
+		var sized []sizing.Measured
+		for _, m := range g.Sizes {
+			if m.Cores > 0 {
+				sized = append(sized, m)
+			}
+		}
+		if len(sized) < 2 {
+			continue
+		}
+		out = append(out, sizingFigure(g, sized, name("sizes-"+g.Database+"-"+g.Workload)))
+	}
+	return out
+}
+
+func sizingFigure(g *sizing.Group, sized []sizing.Measured, name string) *figure {
+	f := &figure{Name: name, Title: fmt.Sprintf("Capacity by size, %s, workload %s", g.Database, g.Workload),
+		width: figWidth, panelHeight: panelHeight}
+	p := newPlot()
+	clr := colorAt(0)
+	maxC, maxY := 0.0, 0.0
+	var xs, ys []float64
+	var parts []string
+	for _, m := range sized {
+		maxC = math.Max(maxC, m.Cores)
+		part := m.Label + ": "
+		switch {
+		case m.Refusal != "":
+			part += "refused (" + m.Refusal + ")"
+		case m.Rate == 0:
+			part += "no rate met"
+		default:
+			xs, ys = append(xs, m.Cores), append(ys, m.Rate)
+			maxY = math.Max(maxY, m.Rate)
+			part += fmtRate(m.Rate) + " ops/s met"
+			if m.Ceiling > 0 {
+				part += ", " + fmtRate(m.Ceiling) + " missed"
+				maxY = math.Max(maxY, m.Ceiling)
+				if l := xyLine([]float64{m.Cores, m.Cores}, []float64{m.Rate, m.Ceiling}, clr, nil, true); l != nil {
+					p.Add(l)
+				}
+			}
+		}
+		if finite(m.Monthly) {
+			part += fmt.Sprintf(", $%.2f a month", m.Monthly)
+		}
+		parts = append(parts, part)
+	}
+	if dots, err := plotter.NewScatter(xyOf(xs, ys)); err == nil && len(xs) > 0 {
+		dots.Color, dots.Shape, dots.Radius = clr, draw.CircleGlyph{}, vg.Points(3)
+		p.Add(dots)
+	}
+	caption := fmt.Sprintf("The highest rate each size sustained at %s (dots; whiskers reach the lowest rate that missed)", g.Objective)
+	if fit, err := sizing.Fit(sized); err == nil {
+		hi := maxC * 1.5
+		cx, cy := sampleCurve(fit.Predict, maxC/20, hi)
+		var lo, up plotter.XYs
+		for _, x := range cx {
+			l, h, ok := fit.Interval(x, sizingLevel)
+			if ok {
+				lo, up = append(lo, plotter.XY{X: x, Y: math.Max(l, 0)}), append(up, plotter.XY{X: x, Y: h})
+				maxY = math.Max(maxY, math.Min(h, 2*fit.Predict(hi)))
+			}
+		}
+		for _, b := range []plotter.XYs{lo, up} {
+			if len(b) > 1 {
+				bx, by := splitXY(b)
+				if l := xyLine(bx, by, clr, []vg.Length{1, 2}, false); l != nil {
+					p.Add(l)
+				}
+			}
+		}
+		if l := xyLine(cx, cy, clr, dashed(), true); l != nil {
+			p.Add(l)
+		}
+		caption += fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s a core, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
+			fmtRate(fit.Lambda), fit.Sigma, fit.Kappa, 100*sizingLevel)
+		if a, err := sizing.Decide(sized, nil, sizing.Ask{Throughput: 1, Level: sizingLevel}); err == nil && len(a.HeldOut) > 0 {
+			var ho []string
+			for _, h := range a.HeldOut {
+				ho = append(ho, fmt.Sprintf("%s %+.1f%%", h.Label, 100*h.Error))
+			}
+			caption += fmt.Sprintf(". Each size predicted from the others: %s", strings.Join(ho, ", "))
+		}
+		p.X.Max = hi
+	} else {
+		p.X.Max = maxC * 1.1
+		caption += "; three or more sizes are needed to fit capacity against cores"
+	}
+	f.Caption = caption + ". " + strings.Join(parts, "; ") + ". Sizes are priced at GCP's N2D per-vCPU and per-GiB rates (dbarena size prices them otherwise with --prices, --per-core, --per-gib)."
+	if len(xs) == 0 {
+		f.Message = "No size met the objective."
+		return f
+	}
+	p.X.Min = 0
+	p.X.Label.Text = "cores"
+	p.Y.Label.Text = "ops/s at the objective"
+	p.Y.Tick.Marker = siTicks{}
+	p.Y.Min, p.Y.Max = 0, maxY*1.1
+	f.panels = []*panel{p}
+	return f
+}
+
+func xyOf(xs, ys []float64) plotter.XYs {
+	out := make(plotter.XYs, len(xs))
+	for i := range xs {
+		out[i] = plotter.XY{X: xs[i], Y: ys[i]}
+	}
+	return out
+}
+
+func splitXY(v plotter.XYs) ([]float64, []float64) {
+	xs, ys := make([]float64, len(v)), make([]float64, len(v))
+	for i, p := range v {
+		xs[i], ys[i] = p.X, p.Y
+	}
+	return xs, ys
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// sizedData is one database searched at four CPU caps on an Amdahl
+// curve (10,000 ops/s a core, 5% serial).
+func sizedData(sizes ...float64) *results.Data {
+	d := &results.Data{Dir: "sized"}
+	d.Manifest.SLO = &results.SLO{Bounds: []results.SLOBound{{Percentile: "p99", MaxMs: 5}}, Achieved: 0.95}
+	for i, c := range sizes {
+		rate := 10000 * c / (1 + 0.05*(c-1)) * (1 + 0.01*float64(i%2*2-1))
+		label := fmt.Sprintf("%.0fm", 1000*c)
+		name := "redis-" + label
+		d.Manifest.Targets = append(d.Manifest.Targets, results.TargetInfo{Name: name, Base: "redis", Size: label, CPUs: c, Nodes: 1})
+		id := name + ".c.target=" + fmt.Sprint(rate)
+		d.Manifest.Searches = append(d.Manifest.Searches, results.Search{ID: name + ".c", Target: name, Workload: "c", Objective: "p99 <= 5 ms",
+			Rate: rate, Ceiling: rate * 1.04, Resolved: true, Resolution: 0.05, Probes: []results.SearchProbe{{Trial: id, Rate: rate, Outcome: "met", Threads: 4}}})
+		d.Trials = append(d.Trials, results.Trial{ID: id, Target: name, Workload: "c", TargetRate: rate, Throughput: rate, Status: results.StatusCompleted})
+	}
+	return d
+}
+
+func TestSizingFigure(t *testing.T) {
+	name := func(s string) string { return slugify(s) }
+	figs := sizingFigures(sizedData(0.25, 0.5, 0.75, 1), name)
+	require.Len(t, figs, 1)
+	f := figs[0]
+	require.Equal(t, "Capacity by size, redis, workload c", f.Title)
+	require.Empty(t, f.Message)
+	require.Regexp(t, `dashed: (usl|amdahl) fitted over cores`, f.Caption)
+	require.Contains(t, f.Caption, "90% prediction band")
+	require.Regexp(t, `Each size predicted from the others: 250m [+-]\d+\.\d%, 500m`, f.Caption)
+	require.Contains(t, f.Caption, "250m: 2,571 ops/s met, 2,674 missed, $5.02 a month")
+	f.render()
+	require.NotEmpty(t, f.SVG, f.PNGError)
+
+	// Two sizes: the points, no fit; one size: no figure.
+	figs = sizingFigures(sizedData(0.25, 0.5), name)
+	require.Len(t, figs, 1)
+	require.Contains(t, figs[0].Caption, "three or more sizes are needed")
+	require.Empty(t, sizingFigures(sizedData(0.5), name))
+}
