@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/capacity"
+	"github.com/dbarena/dbarena/analysis/sizing"
+	"github.com/dbarena/dbarena/analysis/usl"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
 )
@@ -58,7 +61,14 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 		return 0, &trialFailure{id: st.ID, reason: rec.Stop}
 	}
 	rec.Closed = row.Throughput
-	srch, err := capacity.New(capacity.Options{Hint: row.Throughput, Resolution: s.plan.Spec.Run.Resolution, MaxProbes: s.plan.Spec.Run.MaxProbes})
+	opts := capacity.Options{Hint: row.Throughput, Resolution: s.plan.Spec.Run.Resolution, MaxProbes: s.plan.Spec.Run.MaxProbes}
+	if e, spread, from := tr.predict(st); e > 0 {
+		opts.Expect, opts.Spread = e, spread
+		note := fmt.Sprintf("started from %s ops/s ±%.0f%%, predicted from %s", results.FormatOps(e), 100*spread, from)
+		rec.Notes = append(rec.Notes, note)
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", st.ID, note)
+	}
+	srch, err := capacity.New(opts)
 	if err != nil {
 		return 0, err
 	}
@@ -124,8 +134,61 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 
 // searchRecord is rec with what the probes proved, ended for stop.
 func searchRecord(rec results.Search, res capacity.Result, stop string) results.Search {
-	rec.Rate, rec.Ceiling, rec.Resolved, rec.Notes, rec.Stop = res.Rate, res.Ceiling, res.Resolved, res.Notes, stop
+	rec.Rate, rec.Ceiling, rec.Resolved, rec.Stop = res.Rate, res.Ceiling, res.Resolved, stop
+	rec.Notes = append(rec.Notes, res.Notes...)
 	return rec
+}
+
+// predict is the rate this size of the target should sustain at the
+// objective, from the searches of its other sizes so far (same workload
+// and matrix point), with its relative spread and what it came from: a
+// fit over cores and its 90% interval from three sizes, Amdahl's law
+// through two (±20%), linear scaling from one (±30%). 0 when there is
+// nothing to predict from: the search starts from the closed loop alone.
+func (tr *targetRun) predict(st *spec.Step) (expect, spread float64, from string) {
+	if tr.t.Base == "" || tr.t.Deploy.CPUs <= 0 {
+		return 0, 0, ""
+	}
+	cores := tr.t.Deploy.CPUs * float64(max(tr.t.Deploy.Nodes, 1))
+	s := tr.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	infos := map[string]results.TargetInfo{}
+	for _, ti := range s.manifest.Targets {
+		infos[ti.Name] = ti
+	}
+	params := stepOf(st).Params
+	var ms []sizing.Measured
+	var names []string
+	for _, r := range s.manifest.Searches {
+		ti, ok := infos[r.Target]
+		if !ok || ti.Base != tr.t.Base || r.Workload != st.Workload.Name || !slices.Equal(r.Params, params) || r.Rate <= 0 || ti.CPUs <= 0 {
+			continue
+		}
+		ms = append(ms, sizing.Measured{Label: ti.Size, Cores: ti.CPUs * float64(max(ti.Nodes, 1)), Rate: r.Rate})
+		names = append(names, ti.Size)
+	}
+	from = strings.Join(names, ", ")
+	switch len(ms) {
+	case 0:
+		return 0, 0, ""
+	case 1:
+		return ms[0].Rate * cores / ms[0].Cores, 0.3, from
+	}
+	if f, err := sizing.Fit(ms); err == nil {
+		if lo, hi, ok := f.Interval(cores, 0.9); ok && f.Predict(cores) > 0 {
+			e := f.Predict(cores)
+			return e, math.Min(math.Max((hi-lo)/2/e, 0.05), 0.3), from + " (" + f.Model + " over cores)"
+		}
+	}
+	var pts []usl.Point
+	for _, m := range ms {
+		pts = append(pts, usl.Point{N: m.Cores, X: m.Rate})
+	}
+	if f, err := usl.FitAmdahl(pts); err == nil && f.Predict(cores) > 0 {
+		return f.Predict(cores), 0.2, from + " (Amdahl's law over cores)"
+	}
+	return 0, 0, ""
 }
 
 // probeStep is the trial of a search step at rate with threads workers:

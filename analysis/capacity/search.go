@@ -75,6 +75,13 @@ type Options struct {
 	Hint float64
 	// Start is the first rate when there is no Hint.
 	Start float64
+	// Expect is a prediction of the rate sought (from other sizes of
+	// the same database), Spread its relative uncertainty: the first
+	// probe offers Expect x (1 - Spread), the second Expect x (1 +
+	// Spread) when the first met, or halfway down again when it
+	// missed. A good prediction brackets the rate in two probes instead
+	// of the Hint's four to six. Zero: no prediction.
+	Expect, Spread float64
 	// Resolution is how close the highest met rate and the lowest missed
 	// one must come, relative to the met one (default 0.05).
 	Resolution float64
@@ -146,6 +153,8 @@ func New(o Options) (*Search, error) {
 		return nil, fmt.Errorf("capacity: hint %g: want a finite rate of 0 or more", o.Hint)
 	case o.Hint == 0 && !(o.Start > 0 && !math.IsInf(o.Start, 0)):
 		return nil, errors.New("capacity: no hint and no start: want a first rate above 0")
+	case !(o.Expect >= 0) || math.IsInf(o.Expect, 0) || o.Expect > 0 && !(o.Spread > 0 && o.Spread < 1):
+		return nil, fmt.Errorf("capacity: expected rate %g with spread %g: want a finite rate of 0 or more and a spread above 0 and below 1", o.Expect, o.Spread)
 	}
 	return &Search{o: o, hi: math.Inf(1)}, nil
 }
@@ -165,18 +174,38 @@ func (s *Search) Next() (rate float64, ok bool) {
 	}
 	switch {
 	case s.lo == 0 && math.IsInf(s.hi, 1):
+		if e := s.expected(-1); e > 0 {
+			return e, true
+		}
 		if s.o.Hint > 0 {
 			return StartShare * s.o.Hint, true
 		}
 		return s.o.Start, true
 	case s.lo == 0:
 		rate = s.hi / 2
+		if e := s.expected(-1); e > 0 && e == s.hi {
+			// The prediction's low end missed: as far again below
+			// it, once; halving after that.
+			rate = math.Max(rate, s.hi*(1-2*s.o.Spread))
+		}
 		if rate < s.o.MinRate {
 			s.stop = fmt.Sprintf("no rate met the objective down to %s ops/s", results.FormatOps(s.hi))
 			return 0, false
 		}
 		return rate, true
 	case math.IsInf(s.hi, 1):
+		if e := s.expected(1); e > s.lo*(1+s.o.Resolution) {
+			return e, true
+		}
+		if e := s.expected(1); e > 0 && s.lo == e {
+			// Both ends of the prediction met: it was low; four
+			// spreads on rather than all the way to the hint.
+			next := s.lo * (1 + 4*s.o.Spread)
+			if s.o.Hint > s.lo*(1+s.o.Resolution) {
+				next = math.Min(next, s.o.Hint)
+			}
+			return next, true
+		}
 		if s.o.Hint > s.lo*(1+s.o.Resolution) {
 			return s.o.Hint, true
 		}
@@ -186,6 +215,20 @@ func (s *Search) Next() (rate float64, ok bool) {
 		return 0, false
 	}
 	return s.between(), true
+}
+
+// expected is the prediction moved by its spread below (side -1) or
+// above (+1) it, kept within the Hint (no rate above the most served at
+// all is sustainable); 0 without a prediction.
+func (s *Search) expected(side float64) float64 {
+	if s.o.Expect == 0 {
+		return 0
+	}
+	e := s.o.Expect * (1 + side*s.o.Spread)
+	if s.o.Hint > 0 {
+		e = math.Min(e, s.o.Hint)
+	}
+	return e
 }
 
 // between is the next rate inside the bracket: where the scores of its

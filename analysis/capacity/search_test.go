@@ -226,3 +226,43 @@ func TestSearchInterpolates(t *testing.T) {
 	require.InDelta(t, 2000, next(0.5, 50), 1e-6, "far past the objective: the middle")
 	require.InDelta(t, 1025, next(0.99999, 3), 1e-6, "kept half the resolution inside")
 }
+
+// TestSearchFromAPrediction: a prediction of the rate sought (other
+// sizes of the database) brackets it at once when it is good, costs
+// little when it is off either way, and never offers more than the
+// closed loop served.
+func TestSearchFromAPrediction(t *testing.T) {
+	// The objective holds to 40% of the closed loop, as it did for Redis
+	// under a CPU quota: the hint alone takes a while to get there.
+	q := queue{c: 10000, base: 3}
+	const bound = 5.0
+	want := q.threshold(bound) // 4,000
+	probe := func(r float64) Probe { return q.probe(r, bound) }
+	plain := run(t, Options{Hint: q.c}, probe)
+	require.True(t, plain.Resolved)
+	for name, c := range map[string]struct {
+		expect, spread float64
+		most           int
+	}{
+		"good":     {want, 0.1, len(plain.Probes) - 1},
+		"5% high":  {want * 1.05, 0.1, len(plain.Probes) - 1},
+		"20% low":  {want * 0.8, 0.1, len(plain.Probes) + 1},
+		"30% high": {want * 1.3, 0.1, len(plain.Probes)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, Options{Hint: q.c, Expect: c.expect, Spread: c.spread}, probe)
+			require.True(t, r.Resolved, "%+v", r)
+			require.LessOrEqual(t, r.Rate, want)
+			require.Greater(t, r.Ceiling, want)
+			t.Logf("%s: %d probes (%d without the prediction)", name, len(r.Probes), len(plain.Probes))
+			require.LessOrEqual(t, len(r.Probes), c.most)
+			for _, p := range r.Probes {
+				require.LessOrEqual(t, p.Rate, q.c, "never above the hint")
+			}
+		})
+	}
+	_, err := New(Options{Hint: 1, Expect: 5, Spread: 0})
+	require.ErrorContains(t, err, "spread")
+	_, err = New(Options{Hint: 1, Expect: math.NaN(), Spread: 0.1})
+	require.Error(t, err)
+}

@@ -363,7 +363,7 @@ func coreRange(ms []Measured) (lo, hi float64) {
 // Sentence says the answer in one sentence: the size, what shows it
 // serves, its cost, and why the next cheaper size does not.
 func (a *Answer) Sentence(g *Group) string {
-	load := fmt.Sprintf("%s ops/s of %s at %s", results.FormatOps(a.Ask.Throughput), g.Workload, g.Objective)
+	load := fmt.Sprintf("%s ops/s of workload %s at %s", results.FormatOps(a.Ask.Throughput), g.Workload, g.Objective)
 	if a.Ask.Headroom > 0 {
 		load += fmt.Sprintf(" with %.0f%% headroom", 100*a.Ask.Headroom)
 	}
@@ -388,7 +388,7 @@ func (a *Answer) Sentence(g *Group) string {
 			100*a.Ask.Level, results.FormatOps(c.Lo), results.FormatOps(c.Hi))
 	}
 	if !math.IsNaN(c.Monthly) {
-		out += fmt.Sprintf(", $%.2f a month ($%.3f per million operations)", c.Monthly, c.PerMillion)
+		out += fmt.Sprintf(", $%.2f a month ($%.3g per million operations)", c.Monthly, c.PerMillion)
 	}
 	if a.Cheaper >= 0 {
 		n := a.Options[a.Cheaper]

@@ -62,7 +62,7 @@ Exit codes: 0 ok, 1 failure, 2 bad input (flag, property, file, driver),
 		SilenceErrors: true,
 	}
 	root.AddCommand(newQuickstartCommand(st), newRunCommand(st), newReportCommand(st), newSchemaCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st), newClockCommand(st), newDeployCommand(st), newYCSBCommand(st),
-		newKeysCommand(st), newVersionCommand(st), newDriversCommand(st), newCleanCommand(st))
+		newSizeCommand(st), newKeysCommand(st), newVersionCommand(st), newDriversCommand(st), newCleanCommand(st))
 	addLogFlags(root, st)
 	// Cobra would add "completion" when executing; added now, it is
 	// guarded like every other group.

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,4 +136,69 @@ matrix:
 	}
 	require.Greater(t, closed["500m"], 1.3*closed["250m"], "twice the CPU serves more")
 	requireNoServerLeft(t, res)
+
+	// The sizing answer from these searches, on both sides of each
+	// size's rate met.
+	small, large := d.Manifest.Searches[0].Rate, d.Manifest.Searches[1].Rate
+	answer := func(throughput float64, more ...string) (string, []map[string]any) {
+		args := append([]string{"size", res, "--throughput", fmt.Sprint(throughput)}, more...)
+		code, out, errs := run(t, context.Background(), args...)
+		require.Equal(t, ExitOK, code, errs)
+		code, js, errs := run(t, context.Background(), append(args, "--format", "json")...)
+		require.Equal(t, ExitOK, code, errs)
+		var groups []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(js), &groups))
+		require.Len(t, groups, 1)
+		return out, groups
+	}
+	out, g := answer(small)
+	t.Log(out)
+	require.Equal(t, "250m", g[0]["choice"], "the rate 250m met, exactly")
+	require.Contains(t, out, "answer: redis needs 250m (0.25 cores) for ")
+	require.Regexp(t, `\$\d+\.\d\d a month`, out, "priced at the per-vCPU rate")
+	if large > small*1.01 {
+		out, g = answer(small * 1.01)
+		t.Log(out)
+		require.Equal(t, "500m", g[0]["choice"], "a little more than 250m met")
+		require.Equal(t, "250m", g[0]["next_cheaper"])
+		require.Contains(t, out, "the next cheaper, 250m, fails: measured: the highest rate met was")
+		// The same with headroom: 1.3 x (small / 1.3 x 1.01).
+		_, g = answer(small/1.3*1.01, "--headroom", "30%")
+		require.Equal(t, "500m", g[0]["choice"])
+	}
+	out, g = answer(large * 1.01)
+	t.Log(out)
+	require.Nil(t, g[0]["choice"], "two sizes measured: nothing predicted, nothing serves")
+	require.Contains(t, out, "no size serves")
+	require.Contains(t, out, "three or more are needed to predict")
+
+	// Confirmed: the answer's size deployed again and run at the
+	// throughput (half the rate 250m met, so that the machine's noise
+	// does not decide), judged by the objective.
+	confirmed := filepath.Join(dir, "confirmed")
+	code, out, errs = run(t, context.Background(), "size", res, "--throughput", fmt.Sprint(math.Round(small/2)), "--confirm", "--confirm-results", confirmed)
+	t.Log(out)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "dbarena: confirming redis at 250m: ")
+	require.Regexp(t, `confirmed: redis at 250m, trial redis-250m\.c: served [\d,]+ of [\d,]+ ops/s, p99 [\d.]+ ms: p99 <= 25 ms held`, out)
+	cd, err := results.Read(confirmed)
+	require.NoError(t, err)
+	require.Len(t, cd.Manifest.Targets, 1)
+	require.Equal(t, 0.25, cd.Manifest.Targets[0].CPUs, "deployed at the size chosen")
+	require.NotEmpty(t, cd.Manifest.Targets[0].Limits)
+
+	// Bad input names its flag.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--throughput", "0"}, "--throughput 0: want"},
+		{[]string{"--throughput", "10", "--headroom", "lots"}, `--headroom "lots": want`},
+		{[]string{"--throughput", "10", "--p99", "fast"}, `--p99 "fast": want a latency`},
+		{[]string{"--throughput", "10", "--sizes", "2,x"}, `--sizes: "x": want cores`},
+	} {
+		code, _, errs := run(t, context.Background(), append([]string{"size", res}, c.args...)...)
+		require.Equal(t, ExitUsage, code, c.args)
+		require.Contains(t, errs, c.want)
+	}
 }

@@ -1,0 +1,439 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbarena/dbarena/analysis/sizing"
+	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/results"
+)
+
+// sizeFlags are the options of dbarena size.
+type sizeFlags struct {
+	throughput      float64
+	p99             string
+	headroom        string
+	prices          string
+	perCore, perGiB string
+	sizes           string
+	level           float64
+	confirm         bool
+	confirmDir      string
+}
+
+func newSizeCommand(st *State) *cobra.Command {
+	var f sizeFlags
+	var format *formatValue
+	cmd := &cobra.Command{
+		Use:   "size RESULTS... --throughput OPS",
+		Short: "The cheapest size that serves a throughput at the latency objective, from rate searches over sizes",
+		Long: `Read the rate searches (run: {until: slo}) of one or more results directories,
+usually one experiment over the matrix axis size, and answer per database and
+workload: the cheapest size whose capacity at the objective covers the
+throughput with the headroom, its monthly cost and cost per million
+operations, how sure that is, and why the next cheaper size fails.
+
+A size measured serves when a rate at or above the need met the objective.
+With three or more sizes measured, capacity is fitted against cores
+(Amdahl's law from three, the Universal Scalability Law from four) to
+predict the sizes of --sizes (by default 1.5, 2, 3 and 4 times the largest
+measured, when none measured serves); a predicted size serves only when its
+whole prediction interval lies above the need, and each measured size's
+error when predicted from the others (held out) is printed. Sizes whose
+deciding probe was client-bound, host-saturated, not steady, lost a loader
+or failed are refused and named.
+
+Sizes are priced from the price catalogue: a machine type times its nodes,
+or cores and memory at the per-vCPU and per-GiB rates of --per-core and
+--per-gib (GCP N2D by default). Without --p99 the searches' own objective
+stands; with it every probe is judged anew.`,
+		Example: `  dbarena size dbarena-results/sizes-20261128-101500 --throughput 5000 --p99 5ms --headroom 30%
+  dbarena size results/ --throughput 20000 --sizes 2,4,8 --prices my-prices.yaml
+  dbarena size results/ --throughput 5000 --format json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(errors.New("size: want one or more results directories"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ask, slo, cands, err := f.parse()
+			if err != nil {
+				return usageError(fmt.Errorf("size: %w", err))
+			}
+			cat, err := loadPrices(f.prices)
+			if err != nil {
+				return usageError(fmt.Errorf("size: %w", err))
+			}
+			var data []*results.Data
+			for _, dir := range args {
+				d, err := results.Read(dir)
+				if err != nil {
+					return usageError(fmt.Errorf("size: %w", err))
+				}
+				for _, w := range d.Warnings {
+					st.Logger.Warn(w, "dir", dir)
+				}
+				data = append(data, d)
+			}
+			pr := sizing.Pricing{Catalogue: cat, PerCore: f.perCore, PerGiB: f.perGiB}
+			groups, err := sizing.Read(data, slo, pr)
+			if err != nil {
+				return usageError(fmt.Errorf("size: %w", err))
+			}
+			var out []sizeResult
+			for i := range groups {
+				g := &groups[i]
+				a, err := sizing.Decide(g.Sizes, candidates(g, cands, pr, ask), ask)
+				if err != nil {
+					return usageError(fmt.Errorf("size: %s: %w", g.Database, err))
+				}
+				out = append(out, sizeResult{group: g, answer: a})
+			}
+			if format.json() {
+				err = writeJSON(st.Stdout, sizeJSON(out))
+			} else {
+				err = writeSizes(st.Stdout, out)
+			}
+			if err != nil || !f.confirm {
+				return err
+			}
+			cst := st
+			if format.json() {
+				// stdout holds the JSON alone.
+				c := *st
+				c.Stdout = st.Stderr
+				cst = &c
+			}
+			return confirmAll(cmd.Context(), cst, &f, out, data, slo)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Float64Var(&f.throughput, "throughput", 0, "operations per second to serve (required)")
+	fl.StringVar(&f.p99, "p99", "", "judge every probe by p99 <= this latency, such as 5ms (default: each search's objective)")
+	fl.StringVar(&f.headroom, "headroom", "0", "spare capacity asked for, such as 30% or 0.3: the need is throughput x (1 + headroom)")
+	fl.StringVar(&f.prices, "prices", "", "a prices file laid over the built-in catalogue")
+	fl.StringVar(&f.perCore, "per-core", sizing.DefaultPerCore, "catalogue entry whose price per vCPU prices a size of cores")
+	fl.StringVar(&f.perGiB, "per-gib", sizing.DefaultPerGiB, "catalogue entry whose price per GiB prices a size's memory")
+	fl.StringVar(&f.sizes, "sizes", "", "cores of sizes not measured to predict, such as 2,4,8 (default: 1.5, 2, 3 and 4 times the largest measured)")
+	fl.Float64Var(&f.level, "level", 0.9, "level of the prediction intervals")
+	fl.BoolVar(&f.confirm, "confirm", false, "deploy each answer's size as its experiment file describes it, run at the throughput, and say whether the objective held (exit 1 if not)")
+	fl.StringVar(&f.confirmDir, "confirm-results", "", "results directory of the confirming run (default: RESULTS-confirm-SIZE)")
+	format = addFormatFlag(cmd)
+	return cmd
+}
+
+// parse checks the flags and turns them into the ask, the objective to
+// judge by (nil: the searches' own) and the cores of candidate sizes.
+func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
+	var errs []error
+	if !(f.throughput > 0) || math.IsInf(f.throughput, 0) {
+		errs = append(errs, fmt.Errorf("--throughput %v: want the operations per second to serve, above 0", f.throughput))
+	}
+	h, err := percentShare(f.headroom)
+	if err != nil || h < 0 || h > 10 {
+		errs = append(errs, fmt.Errorf("--headroom %q: want a share of spare capacity such as 30%% or 0.3, from 0 to 1000%%", f.headroom))
+	}
+	if !(f.level > 0 && f.level < 1) {
+		errs = append(errs, fmt.Errorf("--level %v: want a level between 0 and 1, such as 0.9", f.level))
+	}
+	var slo *results.SLO
+	if f.p99 != "" {
+		d, err := spec.ParseDuration(f.p99)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("--p99 %q: want a latency such as 5ms or 800us", f.p99))
+		} else {
+			slo = &results.SLO{Bounds: []results.SLOBound{{Percentile: "p99", MaxMs: float64(d) / float64(time.Millisecond)}}}
+		}
+	}
+	var cands []float64
+	if f.sizes != "" {
+		for _, s := range strings.Split(f.sizes, ",") {
+			c, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(c > 0) || math.IsInf(c, 0) {
+				errs = append(errs, fmt.Errorf("--sizes: %q: want cores above 0, such as 2,4,8", s))
+				continue
+			}
+			cands = append(cands, c)
+		}
+	}
+	return sizing.Ask{Throughput: f.throughput, Headroom: h, Level: f.level}, slo, cands, errors.Join(errs...)
+}
+
+// percentShare reads "30%" as 0.3 and "0.3" as 0.3.
+func percentShare(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	div := 1.0
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		s, div = t, 100
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("not a number: %q", s)
+	}
+	return v / div, nil
+}
+
+// candidates are the sizes not measured to predict for g: the cores
+// asked for, or by default, when no size measured serves, 1.5, 2, 3 and
+// 4 times the largest measured. Each is priced like the measured sizes,
+// with their memory per core.
+func candidates(g *sizing.Group, asked []float64, pr sizing.Pricing, ask sizing.Ask) []sizing.Candidate {
+	cores := asked
+	if len(cores) == 0 {
+		largest := 0.0
+		for _, m := range g.Sizes {
+			largest = math.Max(largest, m.Cores)
+			if m.Refusal == "" && m.Rate >= ask.Throughput*(1+ask.Headroom) {
+				return nil
+			}
+		}
+		if largest == 0 {
+			return nil
+		}
+		for _, k := range []float64{1.5, 2, 3, 4} {
+			cores = append(cores, k*largest)
+		}
+	}
+	var out []sizing.Candidate
+	for _, c := range cores {
+		m, _ := pr.Cores(c, c*g.Memory)
+		out = append(out, sizing.Candidate{Label: coreLabel(c), Cores: c, Monthly: m})
+	}
+	return out
+}
+
+// coreLabel names a size of cores as the matrix axis size does: "250m",
+// "2cpu".
+func coreLabel(c float64) string {
+	if c == math.Trunc(c) {
+		return fmt.Sprintf("%.0fcpu", c)
+	}
+	return fmt.Sprintf("%.0fm", 1000*c)
+}
+
+// sizeResult is one group and its answer.
+type sizeResult struct {
+	group  *sizing.Group
+	answer *sizing.Answer
+}
+
+// writeSizes prints each group's answer in a sentence, its options in a
+// table, the fit with its held-out errors, refusals and notes.
+func writeSizes(w io.Writer, out []sizeResult) error {
+	var b strings.Builder
+	for i, r := range out {
+		g, a := r.group, r.answer
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s, workload %s%s, %s: need %s ops/s (%s ops/s", g.Database, g.Workload, paramSuffix(g.Params), g.Objective,
+			results.FormatOps(a.Need), results.FormatOps(a.Ask.Throughput))
+		if a.Ask.Headroom > 0 {
+			fmt.Fprintf(&b, " + %.0f%% headroom", 100*a.Ask.Headroom)
+		}
+		b.WriteString(")\n")
+		fmt.Fprintf(&b, "  answer: %s\n", a.Sentence(g))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  size\tcores\tcapacity ops/s\tbracket or interval\tsource\t$/month\t$/M ops\tserves")
+		for j, o := range a.Options {
+			mark := map[bool]string{true: "yes", false: "no"}[o.Serves]
+			if j == a.Choice {
+				mark += " <- answer"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Label, num(o.Cores, "%g"), ops(o.Capacity), bracket(o),
+				o.Source, num(o.Monthly, "%.2f"), num(o.PerMillion, "%.3g"), mark)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if a.Fit != nil {
+			fmt.Fprintf(&b, "  fit over cores: %s, λ %s ops/s a core, σ %.3g, κ %.3g, R² %.3f\n", a.Fit.Model, results.FormatOps(a.Fit.Lambda), a.Fit.Sigma, a.Fit.Kappa, a.Fit.R2)
+			if len(a.HeldOut) > 0 {
+				var parts []string
+				for _, h := range a.HeldOut {
+					parts = append(parts, fmt.Sprintf("%s %+.1f%%", h.Label, 100*h.Error))
+				}
+				fmt.Fprintf(&b, "  held out (each size predicted from the others): %s; largest %.1f%%\n", strings.Join(parts, ", "), 100*a.MaxHeldOut)
+			}
+		}
+		for _, m := range a.Refused {
+			fmt.Fprintf(&b, "  refused: %s: %s\n", m.Label, m.Refusal)
+		}
+		for _, n := range append(append([]string(nil), g.Notes...), a.Notes...) {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// paramSuffix is a matrix point as " (k=v, ...)", empty for none.
+func paramSuffix(ps []results.Param) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, p.Key+"="+p.Value)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// num formats v, or "-" for NaN.
+func num(v float64, f string) string {
+	if math.IsNaN(v) || v == 0 && f == "%g" {
+		return "-"
+	}
+	return fmt.Sprintf(f, v)
+}
+
+// ops formats a rate, or "-".
+func ops(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return results.FormatOps(v)
+}
+
+// bracket is a measured size's rate met to the rate missed, or a
+// predicted one's interval.
+func bracket(o sizing.Option) string {
+	switch {
+	case math.IsNaN(o.Lo):
+		return "-"
+	case math.IsNaN(o.Hi):
+		return ops(o.Lo) + " met, none missed"
+	case o.Source == sizing.SourceMeasured:
+		return ops(o.Lo) + " met, " + ops(o.Hi) + " missed"
+	}
+	return ops(math.Max(o.Lo, 0)) + " to " + ops(o.Hi)
+}
+
+// sizeJSONGroup is one group's answer as --format json prints it; null
+// stands for a figure not known.
+type sizeJSONGroup struct {
+	Database   string            `json:"database"`
+	Workload   string            `json:"workload"`
+	Params     []results.Param   `json:"params,omitempty"`
+	Objective  string            `json:"objective"`
+	Throughput float64           `json:"throughput_ops_sec"`
+	Headroom   float64           `json:"headroom"`
+	Need       float64           `json:"need_ops_sec"`
+	Answer     string            `json:"answer"`
+	Choice     *string           `json:"choice"`
+	Cheaper    *string           `json:"next_cheaper"`
+	Options    []sizeJSONOption  `json:"options"`
+	Fit        *sizeJSONFit      `json:"fit,omitempty"`
+	HeldOut    []sizing.HeldOut  `json:"held_out,omitempty"`
+	Refused    []sizeJSONRefusal `json:"refused,omitempty"`
+	Notes      []string          `json:"notes,omitempty"`
+}
+
+type sizeJSONOption struct {
+	Size       string   `json:"size"`
+	Cores      *float64 `json:"cores"`
+	Capacity   *float64 `json:"capacity_ops_sec"`
+	Low        *float64 `json:"low_ops_sec"`
+	High       *float64 `json:"high_ops_sec"`
+	Source     string   `json:"source"`
+	Monthly    *float64 `json:"monthly_usd"`
+	PerMillion *float64 `json:"usd_per_million_ops"`
+	Serves     bool     `json:"serves"`
+	Why        string   `json:"why"`
+}
+
+type sizeJSONFit struct {
+	Model  string  `json:"model"`
+	Lambda float64 `json:"lambda_ops_sec_per_core"`
+	Sigma  float64 `json:"sigma"`
+	Kappa  float64 `json:"kappa"`
+	Level  float64 `json:"interval_level"`
+}
+
+type sizeJSONRefusal struct {
+	Size string `json:"size"`
+	Why  string `json:"why"`
+}
+
+func sizeJSON(out []sizeResult) []sizeJSONGroup {
+	opt := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	var js []sizeJSONGroup
+	for _, r := range out {
+		g, a := r.group, r.answer
+		j := sizeJSONGroup{Database: g.Database, Workload: g.Workload, Params: g.Params, Objective: g.Objective,
+			Throughput: a.Ask.Throughput, Headroom: a.Ask.Headroom, Need: a.Need, Answer: a.Sentence(g), HeldOut: a.HeldOut,
+			Notes: append(append([]string(nil), g.Notes...), a.Notes...)}
+		if a.Choice >= 0 {
+			j.Choice = &a.Options[a.Choice].Label
+		}
+		if a.Cheaper >= 0 {
+			j.Cheaper = &a.Options[a.Cheaper].Label
+		}
+		for _, o := range a.Options {
+			j.Options = append(j.Options, sizeJSONOption{Size: o.Label, Cores: opt(o.Cores), Capacity: opt(o.Capacity), Low: opt(o.Lo), High: opt(o.Hi),
+				Source: o.Source, Monthly: opt(o.Monthly), PerMillion: opt(o.PerMillion), Serves: o.Serves, Why: o.Why})
+		}
+		if a.Fit != nil {
+			j.Fit = &sizeJSONFit{Model: a.Fit.Model, Lambda: a.Fit.Lambda, Sigma: a.Fit.Sigma, Kappa: a.Fit.Kappa, Level: a.Ask.Level}
+		}
+		for _, m := range a.Refused {
+			j.Refused = append(j.Refused, sizeJSONRefusal{Size: m.Label, Why: m.Refusal})
+		}
+		js = append(js, j)
+	}
+	return js
+}
+
+// confirmAll confirms every answer found, one run each, and fails when
+// one did not hold or there was nothing to confirm.
+func confirmAll(ctx context.Context, st *State, f *sizeFlags, out []sizeResult, data []*results.Data, slo *results.SLO) error {
+	var failed []string
+	n := 0
+	for _, r := range out {
+		if r.answer.Choice < 0 {
+			continue
+		}
+		var d *results.Data
+		for _, x := range data {
+			if x.Dir == r.group.Dir {
+				d = x
+			}
+		}
+		choice := r.answer.Options[r.answer.Choice]
+		dir := f.confirmDir
+		if dir == "" || n > 0 {
+			dir = strings.TrimSuffix(r.group.Dir, "/") + "-confirm-" + choice.Label
+		}
+		n++
+		ok, err := confirm(ctx, st, confirmation{data: d, group: r.group, choice: choice, ask: r.answer.Ask, slo: slo}, dir)
+		if err != nil {
+			return fmt.Errorf("size --confirm: %s: %w", r.group.Database, err)
+		}
+		if !ok {
+			failed = append(failed, r.group.Database+" at "+choice.Label)
+		}
+	}
+	switch {
+	case n == 0:
+		return &exitError{code: ExitFailure, err: errors.New("size --confirm: no size serves, so there is nothing to confirm")}
+	case len(failed) > 0:
+		return &exitError{code: ExitFailure, err: fmt.Errorf("size --confirm: not confirmed: %s", strings.Join(failed, ", "))}
+	}
+	return nil
+}
