@@ -181,12 +181,13 @@ func (tr *targetRun) predict(st *spec.Step) (expect, spread float64, from string
 			return e, math.Min(math.Max((hi-lo)/2/e, 0.05), 0.3), from + " (" + f.Model + " over cores)"
 		}
 	}
-	var pts []usl.Point
-	for _, m := range ms {
-		pts = append(pts, usl.Point{N: m.Cores, X: m.Rate})
+	// Two sizes: Amdahl's law through both, in units of the smaller.
+	lo, hi := ms[0], ms[1]
+	if lo.Cores > hi.Cores {
+		lo, hi = hi, lo
 	}
-	if f, err := usl.FitAmdahl(pts); err == nil && f.Predict(cores) > 0 {
-		return f.Predict(cores), 0.2, from + " (Amdahl's law over cores)"
+	if f, err := usl.FitAmdahl([]usl.Point{{N: 1, X: lo.Rate}, {N: hi.Cores / lo.Cores, X: hi.Rate}}); err == nil && f.Predict(cores/lo.Cores) > 0 {
+		return f.Predict(cores / lo.Cores), 0.2, from + " (Amdahl's law over cores)"
 	}
 	return 0, 0, ""
 }

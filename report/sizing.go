@@ -109,8 +109,8 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, name string) *figure
 		if l := xyLine(cx, cy, clr, dashed(), true); l != nil {
 			p.Add(l)
 		}
-		caption += fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s a core, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
-			fmtRate(fit.Lambda), fit.Sigma, fit.Kappa, 100*sizingLevel)
+		caption += fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s per %g cores, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
+			fmtRate(fit.Lambda), fit.Unit, fit.Sigma, fit.Kappa, 100*sizingLevel)
 		if a, err := sizing.Decide(sized, nil, sizing.Ask{Throughput: 1, Level: sizingLevel}); err == nil && len(a.HeldOut) > 0 {
 			var ho []string
 			for _, h := range a.HeldOut {

@@ -114,7 +114,7 @@ type Answer struct {
 	Refused []Measured
 	// Fit is capacity against cores, nil with fewer than three usable
 	// sizes of known cores.
-	Fit *usl.Fit
+	Fit *CoreFit
 	// HeldOut is each usable size predicted by a fit of the others (with
 	// three or more); MaxHeldOut the largest |Error| among them.
 	HeldOut    []HeldOut
@@ -305,7 +305,7 @@ func (a *Answer) fit(usable []Measured) {
 
 // Fit fits capacity against cores over the sizes with a rate met and
 // known cores (three or more distinct), refused ones left out.
-func Fit(ms []Measured) (*usl.Fit, error) {
+func Fit(ms []Measured) (*CoreFit, error) {
 	var usable []Measured
 	for _, m := range ms {
 		if m.Refusal == "" {
@@ -319,14 +319,46 @@ func Fit(ms []Measured) (*usl.Fit, error) {
 	return fitCores(pts)
 }
 
+// CoreFit is the Universal Scalability Law fitted over cores counted in
+// units of the smallest size fitted: N = cores / Unit, so that N = 1 is
+// a size measured and λ its throughput. Fractional cores as N put the
+// law's N = 1 where nothing was measured, and a size below it where the
+// law's contention term turns negative.
+type CoreFit struct {
+	*usl.Fit
+	// Unit is the cores of N = 1.
+	Unit float64
+}
+
+// Predict is the fitted capacity at cores.
+func (f *CoreFit) Predict(cores float64) float64 { return f.Fit.Predict(cores / f.Unit) }
+
+// Interval is the prediction interval at level for a size of cores.
+func (f *CoreFit) Interval(cores, level float64) (lo, hi float64, ok bool) {
+	return f.Fit.Interval(cores/f.Unit, level)
+}
+
 // fitCores fits the law over cores: in full from four distinct sizes,
 // Amdahl's law (no coherency cost) from two or three, which leaves the
 // fit residual degrees of freedom to give intervals with.
-func fitCores(pts []usl.Point) (*usl.Fit, error) {
-	if distinct(pts) >= 4 {
-		return usl.FitPoints(pts)
+func fitCores(pts []usl.Point) (*CoreFit, error) {
+	unit := math.Inf(1)
+	for _, p := range pts {
+		unit = math.Min(unit, p.N)
 	}
-	return usl.FitAmdahl(pts)
+	scaled := make([]usl.Point, len(pts))
+	for i, p := range pts {
+		scaled[i] = usl.Point{N: p.N / unit, X: p.X}
+	}
+	fit := usl.FitAmdahl
+	if distinct(pts) >= 4 {
+		fit = usl.FitPoints
+	}
+	f, err := fit(scaled)
+	if err != nil {
+		return nil, err
+	}
+	return &CoreFit{Fit: f, Unit: unit}, nil
 }
 
 // points are the usable sizes with a rate met and known cores.

@@ -258,7 +258,7 @@ func writeSizes(w io.Writer, out []sizeResult) error {
 			return err
 		}
 		if a.Fit != nil {
-			fmt.Fprintf(&b, "  fit over cores: %s, λ %s ops/s a core, σ %.3g, κ %.3g, R² %.3f\n", a.Fit.Model, results.FormatOps(a.Fit.Lambda), a.Fit.Sigma, a.Fit.Kappa, a.Fit.R2)
+			fmt.Fprintf(&b, "  fit over cores: %s, λ %s ops/s per %g cores, σ %.3g, κ %.3g, R² %.3f\n", a.Fit.Model, results.FormatOps(a.Fit.Lambda), a.Fit.Unit, a.Fit.Sigma, a.Fit.Kappa, a.Fit.R2)
 			if len(a.HeldOut) > 0 {
 				var parts []string
 				for _, h := range a.HeldOut {
@@ -355,7 +355,9 @@ type sizeJSONOption struct {
 
 type sizeJSONFit struct {
 	Model  string  `json:"model"`
-	Lambda float64 `json:"lambda_ops_sec_per_core"`
+	// Unit is the cores of N = 1, Lambda the throughput there.
+	Unit   float64 `json:"unit_cores"`
+	Lambda float64 `json:"lambda_ops_sec"`
 	Sigma  float64 `json:"sigma"`
 	Kappa  float64 `json:"kappa"`
 	Level  float64 `json:"interval_level"`
@@ -390,7 +392,7 @@ func sizeJSON(out []sizeResult) []sizeJSONGroup {
 				Source: o.Source, Monthly: opt(o.Monthly), PerMillion: opt(o.PerMillion), Serves: o.Serves, Why: o.Why})
 		}
 		if a.Fit != nil {
-			j.Fit = &sizeJSONFit{Model: a.Fit.Model, Lambda: a.Fit.Lambda, Sigma: a.Fit.Sigma, Kappa: a.Fit.Kappa, Level: a.Ask.Level}
+			j.Fit = &sizeJSONFit{Model: a.Fit.Model, Unit: a.Fit.Unit, Lambda: a.Fit.Lambda, Sigma: a.Fit.Sigma, Kappa: a.Fit.Kappa, Level: a.Ask.Level}
 		}
 		for _, m := range a.Refused {
 			j.Refused = append(j.Refused, sizeJSONRefusal{Size: m.Label, Why: m.Refusal})
