@@ -25,6 +25,13 @@ import (
 	"github.com/dbarena/dbarena/results"
 )
 
+// MaxHeldOut is the largest error, as a share of the rate measured, with
+// which the fit may predict a size measured from the others for its
+// predictions to be trusted: beyond it the points follow no law the fit
+// knows (CPU quotas below a core throttle in bursts), and a size not
+// measured is never chosen on the fit's word.
+const MaxHeldOut = 0.25
+
 // Measured is one size of a database as its rate search found it.
 type Measured struct {
 	// Label names the size ("500m", "2cpu-4gib", or the target's name).
@@ -214,6 +221,10 @@ func (a *Answer) predicted(c Candidate, lo, hi float64) Option {
 	switch {
 	case !ok:
 		o.Why = fmt.Sprintf("%s: %s ops/s, with no interval (the fit passes through every point): measure it", o.Source, results.FormatOps(o.Capacity))
+	case l >= a.Need && a.MaxHeldOut > MaxHeldOut:
+		o.Lo, o.Hi = l, h
+		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), but the fit mispredicted a size measured by %.0f%%: measure it", o.Source,
+			results.FormatOps(o.Capacity), level, results.FormatOps(l), results.FormatOps(h), 100*a.MaxHeldOut)
 	case l >= a.Need:
 		o.Lo, o.Hi, o.Serves = l, h, true
 		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), all of it above the %s needed", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(l), results.FormatOps(h), results.FormatOps(a.Need))
@@ -287,6 +298,11 @@ func (a *Answer) fit(usable []Measured) {
 		return
 	}
 	a.Fit = f
+	defer func() {
+		if a.MaxHeldOut > MaxHeldOut {
+			a.Notes = append(a.Notes, fmt.Sprintf("the fit predicts a size measured from the others with an error of up to %.0f%% (more than %.0f%%): sizes not measured are shown, never chosen", 100*a.MaxHeldOut, 100*MaxHeldOut))
+		}
+	}()
 	for i, m := range usable {
 		if !(m.Cores > 0 && m.Rate > 0) {
 			continue

@@ -161,3 +161,31 @@ func TestBadAsk(t *testing.T) {
 	_, err := Decide(nil, nil, Ask{Throughput: 1})
 	require.ErrorContains(t, err, "no sizes measured")
 }
+
+// TestPredictionsNeedASmallHeldOutError: a fit that mispredicts a size
+// measured by more than MaxHeldOut chooses no size it did not measure.
+func TestPredictionsNeedASmallHeldOutError(t *testing.T) {
+	cands := []Candidate{{Label: "2cpu", Cores: 2, Monthly: 40}}
+	for _, c := range []struct {
+		jitter float64
+		chosen bool
+	}{{0.01, true}, {0.2, false}} {
+		ms := measuredSizes()
+		for i := range ms {
+			ms[i].Rate = amdahl(ms[i].Cores) * (1 + c.jitter*float64(i%2*2-1))
+		}
+		a, err := Decide(ms, cands, Ask{Throughput: ms[3].Rate * 1.05})
+		require.NoError(t, err)
+		t.Logf("jitter %.0f%%: held-out error up to %.1f%%", 100*c.jitter, 100*a.MaxHeldOut)
+		if c.chosen {
+			require.LessOrEqual(t, a.MaxHeldOut, MaxHeldOut)
+			require.GreaterOrEqual(t, a.Choice, 0)
+			require.Equal(t, "2cpu", a.Options[a.Choice].Label)
+		} else {
+			require.Greater(t, a.MaxHeldOut, MaxHeldOut)
+			require.Equal(t, -1, a.Choice, "%+v", a.Options)
+			require.Contains(t, a.Options[len(a.Options)-1].Why, "mispredicted a size measured")
+			require.Contains(t, a.Notes[len(a.Notes)-1], "never chosen")
+		}
+	}
+}
