@@ -34,6 +34,8 @@ func TestExamples(t *testing.T) {
 		"gcp-postgres-vs-scylladb.yaml":       {targets: []string{"postgres", "scylladb"}, loads: 2, runs: 2 * 2 * 3},
 		"kubernetes-cockroach-vs-scylla.yaml": {targets: []string{"cockroachdb", "scylladb"}, loads: 2, runs: 2 * 3 * 3},
 		"highest-rate-at-slo.yaml":            {targets: []string{"postgres", "redis"}, loads: 2, runs: 2},
+		"sizing.yaml": {targets: []string{"redis-250m", "redis-500m", "redis-750m", "redis-1cpu", "postgres-250m", "postgres-500m", "postgres-750m", "postgres-1cpu"},
+			loads: 8, runs: 8},
 	}
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.yaml"))
 	require.NoError(t, err)

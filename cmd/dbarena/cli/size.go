@@ -354,7 +354,7 @@ type sizeJSONOption struct {
 }
 
 type sizeJSONFit struct {
-	Model  string  `json:"model"`
+	Model string `json:"model"`
 	// Unit is the cores of N = 1, Lambda the throughput there.
 	Unit   float64 `json:"unit_cores"`
 	Lambda float64 `json:"lambda_ops_sec"`
