@@ -146,7 +146,7 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	w.Redact(opts.Secrets.String)
 	s.manifest = results.Manifest{Tool: "dbarena", Version: opts.Version, Commit: opts.Commit,
 		Experiment: plan.Spec.Name, SpecFile: plan.Spec.File, Spec: opts.SpecText, Seed: s.seed,
-		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO),
+		Start: s.started, Status: results.StatusRunning, PID: os.Getpid(), PlannedSteps: len(plan.Steps), Loader: loaderHost(), SLO: sloOf(plan.Spec.SLO), Goal: goalOf(plan.Spec.Goal),
 		Steps: plannedSteps(plan), Run: runDesign(plan.Spec.Run)}
 	if self, err := procid.Self(); err == nil {
 		s.manifest.PIDStart, s.manifest.BootID = self.Start, self.Boot
@@ -705,4 +705,12 @@ func runDesign(r spec.RunSettings) *results.RunDesign {
 		d.Threads = 0
 	}
 	return d
+}
+
+// goalOf is the manifest's record of the experiment's goal.
+func goalOf(g *spec.Goal) *results.Goal {
+	if g == nil {
+		return nil
+	}
+	return &results.Goal{Throughput: g.Throughput, Headroom: g.Headroom}
 }

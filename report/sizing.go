@@ -24,17 +24,9 @@ const sizingLevel = 0.9
 // prediction band. The caption prices each size and gives each one's
 // error when predicted from the others.
 func sizingFigures(d *results.Data, name func(string) string) []*figure {
-	cat, err := cost.Default()
-	if err != nil {
-		return nil
-	}
-	groups, err := sizing.Read([]*results.Data{d}, nil, sizing.Pricing{Catalogue: cat, PerCore: sizing.DefaultPerCore, PerGiB: sizing.DefaultPerGiB})
-	if err != nil {
-		return nil
-	}
 	var out []*figure
-	for i := range groups {
-		g := &groups[i]
+	for _, sz := range sizingAnswers(d) {
+		g := sz.group
 		var sized []sizing.Measured
 		for _, m := range g.Sizes {
 			if m.Cores > 0 {
@@ -44,12 +36,60 @@ func sizingFigures(d *results.Data, name func(string) string) []*figure {
 		if len(sized) < 2 {
 			continue
 		}
-		out = append(out, sizingFigure(g, sized, name("sizes-"+g.Database+"-"+g.Workload)))
+		out = append(out, sizingFigure(g, sized, sz.answer, name("sizes-"+g.Database+"-"+g.Workload)))
 	}
 	return out
 }
 
-func sizingFigure(g *sizing.Group, sized []sizing.Measured, name string) *figure {
+// sized is one database's sizes and, with the experiment's goal, the
+// answer to it.
+type sized struct {
+	group  *sizing.Group
+	answer *sizing.Answer // nil: no goal
+}
+
+// sizingAnswers reads a results directory's searches over sizes, priced
+// at the built-in catalogue's rates, and answers its goal if it has one.
+func sizingAnswers(d *results.Data) []sized {
+	if len(d.Manifest.Searches) == 0 {
+		return nil
+	}
+	cat, err := cost.Default()
+	if err != nil {
+		return nil
+	}
+	pr := sizing.Pricing{Catalogue: cat, PerCore: sizing.DefaultPerCore, PerGiB: sizing.DefaultPerGiB}
+	groups, err := sizing.Read([]*results.Data{d}, nil, pr)
+	if err != nil {
+		return nil
+	}
+	var out []sized
+	for i := range groups {
+		sz := sized{group: &groups[i]}
+		if gl := d.Manifest.Goal; gl != nil {
+			ask := sizing.Ask{Throughput: gl.Throughput, Headroom: gl.Headroom, Level: sizingLevel}
+			if a, err := sizing.Decide(sz.group.Sizes, sz.group.Candidates(nil, pr, ask), ask); err == nil {
+				sz.answer = a
+			}
+		}
+		out = append(out, sz)
+	}
+	return out
+}
+
+// sizingSentences are the verdict's answers to the experiment's goal,
+// one per database and workload searched.
+func sizingSentences(d *results.Data) []string {
+	var out []string
+	for _, sz := range sizingAnswers(d) {
+		if sz.answer != nil {
+			out = append(out, sz.answer.Sentence(sz.group))
+		}
+	}
+	return out
+}
+
+func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answer, name string) *figure {
 	f := &figure{Name: name, Title: fmt.Sprintf("Capacity by size, %s, workload %s", g.Database, g.Workload),
 		width: figWidth, panelHeight: panelHeight}
 	p := newPlot()
@@ -124,6 +164,21 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, name string) *figure
 		caption += "; three or more sizes are needed to fit capacity against cores"
 	}
 	f.Caption = caption + ". " + strings.Join(parts, "; ") + ". Sizes are priced at GCP's N2D per-vCPU and per-GiB rates (dbarena size prices them otherwise with --prices, --per-core, --per-gib)."
+	if answer != nil {
+		addHLine(p, answer.Need, 0, p.X.Max)
+		maxY = math.Max(maxY, answer.Need)
+		f.Caption += fmt.Sprintf(" Grey dashed: the goal's need, %s ops/s", fmtRate(answer.Need))
+		if answer.Choice >= 0 {
+			c := answer.Options[answer.Choice]
+			if ring, err := plotter.NewScatter(plotter.XYs{{X: c.Cores, Y: c.Capacity}}); err == nil && finite(c.Capacity) {
+				ring.Color, ring.Shape, ring.Radius = clr, draw.RingGlyph{}, vg.Points(7)
+				p.Add(ring)
+			}
+			f.Caption += fmt.Sprintf("; ringed: the answer, %s.", c.Label)
+		} else {
+			f.Caption += "; no size serves it."
+		}
+	}
 	if len(xs) == 0 {
 		f.Message = "No size met the objective."
 		return f

@@ -47,3 +47,23 @@ func TestSizingFigure(t *testing.T) {
 	require.Contains(t, figs[0].Caption, "three or more sizes are needed")
 	require.Empty(t, sizingFigures(sizedData(0.5), name))
 }
+
+// TestSizingGoal: with the experiment's goal, the verdict answers it in
+// a sentence and the figure draws the need and rings the answer.
+func TestSizingGoal(t *testing.T) {
+	d := sizedData(0.25, 0.5, 0.75, 1)
+	d.Manifest.Goal = &results.Goal{Throughput: 4000, Headroom: 0.2} // need 4,800: 500m met 5,179
+	lines := sizingSentences(d)
+	require.Len(t, lines, 1)
+	require.Contains(t, lines[0], "redis needs 500m (0.5 cores) for 4,000 ops/s of workload c at p99 <= 5 ms with 20% headroom: 5,179 ops/s met it when measured")
+	require.Contains(t, lines[0], "the next cheaper, 250m, fails")
+	figs := sizingFigures(d, slugify)
+	require.Len(t, figs, 1)
+	require.Contains(t, figs[0].Caption, "Grey dashed: the goal's need, 4,800 ops/s; ringed: the answer, 500m.")
+	// Beyond every size and the fit's reach: said, not guessed.
+	d.Manifest.Goal = &results.Goal{Throughput: 1e6}
+	require.Contains(t, sizingSentences(d)[0], "redis: no size serves 1,000,000 ops/s")
+	// No goal: no sentence.
+	d.Manifest.Goal = nil
+	require.Empty(t, sizingSentences(d))
+}

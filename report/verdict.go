@@ -72,6 +72,9 @@ func Verdict(d *results.Data) string {
 		sr := &d.Manifest.Searches[i]
 		b.WriteString("  search " + sr.Target + " " + sr.Workload + ": " + sr.Describe() + "\n")
 	}
+	for _, line := range sizingSentences(d) {
+		b.WriteString("  size: " + line + "\n")
+	}
 	if len(marked) > 0 {
 		var parts []string
 		for _, k := range unfairKinds() {

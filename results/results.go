@@ -117,6 +117,15 @@ type Manifest struct {
 	// Searches are the rate searches (run.until: slo), in the order
 	// run; their probes are trials of their own.
 	Searches []Search `json:"searches,omitempty"`
+	// Goal is the load the experiment sized for (goal:); nil: none.
+	Goal *Goal `json:"goal,omitempty"`
+}
+
+// Goal is a throughput to serve at the objective with headroom: the
+// need is Throughput x (1 + Headroom).
+type Goal struct {
+	Throughput float64 `json:"throughput_ops_sec"`
+	Headroom   float64 `json:"headroom,omitempty"`
 }
 
 // RunDesign is what the run section of the experiment asked of every

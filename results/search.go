@@ -84,3 +84,13 @@ func FormatOps(v float64) string {
 	}
 	return b.String()
 }
+
+// CoresLabel names a number of cores as sized targets' names do:
+// millicores below a whole number ("250m", "1500m"), whole cores
+// otherwise ("2cpu").
+func CoresLabel(c float64) string {
+	if c == math.Trunc(c) {
+		return fmt.Sprintf("%.0fcpu", c)
+	}
+	return fmt.Sprintf("%.0fm", 1000*c)
+}

@@ -314,3 +314,32 @@ func paramsText(ps []results.Param) string {
 	}
 	return b.String()
 }
+
+// Candidates are the sizes not measured to predict for g: of the cores
+// asked for, or by default, when no size measured serves ask, 1.5, 2, 3
+// and 4 times the largest measured. Each is priced like the measured
+// sizes, with their memory per core, and labelled as the matrix axis
+// size labels cores ("1500m", "2cpu").
+func (g *Group) Candidates(cores []float64, p Pricing, ask Ask) []Candidate {
+	if len(cores) == 0 {
+		largest := 0.0
+		for _, m := range g.Sizes {
+			largest = math.Max(largest, m.Cores)
+			if m.Refusal == "" && m.Rate >= ask.Throughput*(1+ask.Headroom) {
+				return nil
+			}
+		}
+		if largest == 0 {
+			return nil
+		}
+		for _, k := range []float64{1.5, 2, 3, 4} {
+			cores = append(cores, k*largest)
+		}
+	}
+	var out []Candidate
+	for _, c := range cores {
+		m, _ := p.Cores(c, c*g.Memory)
+		out = append(out, Candidate{Label: results.CoresLabel(c), Cores: c, Monthly: m})
+	}
+	return out
+}

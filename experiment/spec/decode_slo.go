@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -78,4 +79,36 @@ func (d *decoder) slo(n *yaml.Node) *SLO {
 		return nil // the bad bounds were reported
 	}
 	return s
+}
+
+// goal decodes the load to size for: a throughput above 0 and an
+// optional headroom (a share: 20% or 0.2, at most 1000%).
+func (d *decoder) goal(n *yaml.Node) *Goal {
+	if n == nil {
+		return nil
+	}
+	f, ok := d.mapping(n, "goal", sectionKeys("goal"))
+	if !ok {
+		return nil
+	}
+	g := &Goal{}
+	if v := f.get("throughput"); v == nil {
+		d.errorf(n, "goal", "want a throughput to serve in ops/s, such as {throughput: 5000, headroom: 20%%}")
+	} else if str, ok := d.scalar(v, "goal.throughput", "a rate"); ok {
+		x, err := strconv.ParseFloat(str, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			d.errorf(v, "goal.throughput", "want operations per second above 0, got %q", str)
+		}
+		g.Throughput = x
+	}
+	if v := f.get("headroom"); v != nil {
+		if str, ok := d.scalar(v, "goal.headroom", "a share"); ok {
+			h, err := ParseShare(str)
+			if err != nil || h > 10 {
+				d.errorf(v, "goal.headroom", "want spare capacity as a share such as 20%% or 0.2, from 0 to 1000%%, got %q", str)
+			}
+			g.Headroom = h
+		}
+	}
+	return g
 }

@@ -60,6 +60,10 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 		s.Targets = d.sizedTargets(s.Targets, s.Sizes, n)
 	}
 	s.SLO = d.slo(f.get("slo"))
+	s.Goal = d.goal(f.get("goal"))
+	if s.Goal != nil && s.Run.Until != UntilSLO {
+		d.errorf(f.get("goal"), "goal", "a goal is answered from rate searches: set run: {until: slo} (with sizes as matrix: {size: [...]})")
+	}
 	d.catalogue(s, f.get("prices"))
 	if len(s.Run.Stages) > 0 {
 		for _, ax := range []string{axisThreads, axisTarget} {

@@ -8,7 +8,7 @@ import "strings"
 // with schema.json, so the two cannot drift.
 func sections() map[string][]string {
 	return map[string][]string{
-		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix", "slo", "prices"},
+		"":                 {"name", "description", "seed", "results", "properties", "targets", "workloads", "load", "run", "matrix", "slo", "goal", "prices"},
 		"targets[]":        {"name", "database", "driver", "properties", "deploy", "cost"},
 		"targets[].cost":   {"instance", "count", "extra_hourly"},
 		"targets[].cost[]": {"instance", "count", "extra_hourly"},
@@ -16,6 +16,7 @@ func sections() map[string][]string {
 		"workloads[]":      {"name", "builtin", "file", "properties"},
 		"load":             {"enabled", "threads", "batch_size", "target", "verify", "drop"},
 		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},
+		"goal":             {"throughput", "headroom"},
 		"run.warmup":       {"until", "max"},
 		"run":              {"duration", "operations", "warmup", "prewarm", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "resolution", "max_probes", "reference", "stages", "ramp", "loaders", "loader_commands", "max_error_rate", "stop_on_error_rate"},
 		"run.stages[]":     {"duration", "threads", "target"},

@@ -2,10 +2,11 @@ package spec
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // axisSize is the matrix axis whose values are deployment sizes: each
@@ -102,11 +103,7 @@ func (d *decoder) size(n *yaml.Node, path string) (Size, bool) {
 func (z Size) label() string {
 	var parts []string
 	if z.CPUs > 0 {
-		if z.CPUs == math.Trunc(z.CPUs) {
-			parts = append(parts, fmt.Sprintf("%.0fcpu", z.CPUs))
-		} else {
-			parts = append(parts, fmt.Sprintf("%.0fm", 1000*z.CPUs))
-		}
+		parts = append(parts, results.CoresLabel(z.CPUs))
 	}
 	if z.MemoryBytes > 0 {
 		switch b := z.MemoryBytes; {

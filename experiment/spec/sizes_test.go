@@ -39,3 +39,36 @@ func TestSizedTargetsArePricedAsWhatTheyRunOn(t *testing.T) {
 		require.Equal(t, w.Count, r.Count, tg.Name)
 	}
 }
+
+func TestGoal(t *testing.T) {
+	parse := func(goal, until string) (*spec.Spec, error) {
+		return spec.Parse("goal.yaml", yamlText(
+			"name: goal",
+			"targets: [{database: redis, deploy: {provider: local}}]",
+			"workloads: [c]",
+			"slo: {p99: 5ms}",
+			"run: {until: "+until+", duration: 2s}",
+			"matrix: {size: [{cpus: 0.5}, {cpus: 1}]}",
+			"goal: "+goal,
+		), testOptions())
+	}
+	s, err := parse("{throughput: 5000, headroom: 20%}", "slo")
+	require.NoError(t, err)
+	require.Equal(t, &spec.Goal{Throughput: 5000, Headroom: 0.2}, s.Goal)
+	s, err = parse("{throughput: 5000, headroom: 0.5}", "slo")
+	require.NoError(t, err)
+	require.Equal(t, 0.5, s.Goal.Headroom)
+	for goal, want := range map[string]string{
+		"{throughput: 0}":                   "goal.throughput: want operations per second above 0",
+		"{throughput: fast}":                `goal.throughput: want operations per second above 0, got "fast"`,
+		"{headroom: 20%}":                   "goal: want a throughput to serve",
+		"{throughput: 10, headroom: lots}":  "goal.headroom: want spare capacity as a share",
+		"{throughput: 10, headroom: 2000%}": "goal.headroom: want spare capacity as a share",
+		"{throughput: 10, rate: 5}":         `unknown key "rate"`,
+	} {
+		_, err := parse(goal, "slo")
+		require.ErrorContains(t, err, want, goal)
+	}
+	_, err = parse("{throughput: 10}", "saturated")
+	require.ErrorContains(t, err, "a goal is answered from rate searches: set run: {until: slo}")
+}

@@ -61,6 +61,10 @@ type Spec struct {
 	Sizes []Size
 	// SLO is the latency objective sweeps are judged by; nil: none.
 	SLO *SLO
+	// Goal is the load the experiment sizes for: with rate searches
+	// over sizes, the verdict and the report name the cheapest size
+	// that serves it. nil: none.
+	Goal *Goal
 	// Catalogue is the price catalogue targets' costs come from: the
 	// built-in one with the prices file (PricesFile, as written) laid
 	// over it.
@@ -364,4 +368,10 @@ func syntaxError(name string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s", name, msg)
+}
+
+// Goal is a throughput to serve at the objective, with headroom: the
+// need is Throughput x (1 + Headroom).
+type Goal struct {
+	Throughput, Headroom float64
 }

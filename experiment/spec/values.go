@@ -30,6 +30,21 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// ParseShare reads a share written as a percentage ("30%") or a
+// fraction ("0.3"); finite, and 0 or more.
+func ParseShare(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	div := 1.0
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		s, div = strings.TrimSpace(t), 100
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a share such as 30%% or 0.3", s)
+	}
+	return v / div, nil
+}
+
 // parseRate reads an operations-per-second rate >= 0.
 func parseRate(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

@@ -94,7 +94,7 @@ stands; with it every probe is judged anew.`,
 			var out []sizeResult
 			for i := range groups {
 				g := &groups[i]
-				a, err := sizing.Decide(g.Sizes, candidates(g, cands, pr, ask), ask)
+				a, err := sizing.Decide(g.Sizes, g.Candidates(cands, pr, ask), ask)
 				if err != nil {
 					return usageError(fmt.Errorf("size: %s: %w", g.Database, err))
 				}
@@ -140,7 +140,7 @@ func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	if !(f.throughput > 0) || math.IsInf(f.throughput, 0) {
 		errs = append(errs, fmt.Errorf("--throughput %v: want the operations per second to serve, above 0", f.throughput))
 	}
-	h, err := percentShare(f.headroom)
+	h, err := spec.ParseShare(f.headroom)
 	if err != nil || h < 0 || h > 10 {
 		errs = append(errs, fmt.Errorf("--headroom %q: want a share of spare capacity such as 30%% or 0.3, from 0 to 1000%%", f.headroom))
 	}
@@ -170,57 +170,6 @@ func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	return sizing.Ask{Throughput: f.throughput, Headroom: h, Level: f.level}, slo, cands, errors.Join(errs...)
 }
 
-// percentShare reads "30%" as 0.3 and "0.3" as 0.3.
-func percentShare(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	div := 1.0
-	if t, ok := strings.CutSuffix(s, "%"); ok {
-		s, div = t, 100
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("not a number: %q", s)
-	}
-	return v / div, nil
-}
-
-// candidates are the sizes not measured to predict for g: the cores
-// asked for, or by default, when no size measured serves, 1.5, 2, 3 and
-// 4 times the largest measured. Each is priced like the measured sizes,
-// with their memory per core.
-func candidates(g *sizing.Group, asked []float64, pr sizing.Pricing, ask sizing.Ask) []sizing.Candidate {
-	cores := asked
-	if len(cores) == 0 {
-		largest := 0.0
-		for _, m := range g.Sizes {
-			largest = math.Max(largest, m.Cores)
-			if m.Refusal == "" && m.Rate >= ask.Throughput*(1+ask.Headroom) {
-				return nil
-			}
-		}
-		if largest == 0 {
-			return nil
-		}
-		for _, k := range []float64{1.5, 2, 3, 4} {
-			cores = append(cores, k*largest)
-		}
-	}
-	var out []sizing.Candidate
-	for _, c := range cores {
-		m, _ := pr.Cores(c, c*g.Memory)
-		out = append(out, sizing.Candidate{Label: coreLabel(c), Cores: c, Monthly: m})
-	}
-	return out
-}
-
-// coreLabel names a size of cores as the matrix axis size does: "250m",
-// "2cpu".
-func coreLabel(c float64) string {
-	if c == math.Trunc(c) {
-		return fmt.Sprintf("%.0fcpu", c)
-	}
-	return fmt.Sprintf("%.0fm", 1000*c)
-}
 
 // sizeResult is one group and its answer.
 type sizeResult struct {
