@@ -107,11 +107,13 @@ slo: {p99: 25ms}
 run: {until: slo, duration: 2s, threads: 4, max_probes: 5}
 matrix:
   size: [{cpus: 0.25}, {cpus: 0.5}]
+goal: {throughput: 1000}
 `), 0o644))
 	res := filepath.Join(dir, "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	t.Log(out)
 	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "size: redis needs 250m (0.25 cores) for 1,000 ops/s of workload c at p99 <= 25 ms", "the verdict answers the goal")
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	require.Len(t, d.Manifest.Targets, 2)
