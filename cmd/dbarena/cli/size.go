@@ -170,7 +170,6 @@ func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	return sizing.Ask{Throughput: f.throughput, Headroom: h, Level: f.level}, slo, cands, errors.Join(errs...)
 }
 
-
 // sizeResult is one group and its answer.
 type sizeResult struct {
 	group  *sizing.Group
