@@ -136,6 +136,8 @@ func confirmText(text []byte, orig *spec.Spec, g *sizing.Group, choice sizing.Op
 	put(run, "target", scalar(strconv.FormatFloat(rate, 'f', -1, 64)))
 	put(run, "threads", scalar(strconv.Itoa(threads)))
 	put(root, "run", run)
+	// One run answers no goal.
+	del(root, "goal")
 	put(root, "name", scalar(orig.Name+"-confirm"))
 	return yaml.Marshal(&doc)
 }

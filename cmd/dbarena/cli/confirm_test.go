@@ -28,6 +28,7 @@ run: {until: slo, duration: 3s, threads: 4, max_probes: 6}
 matrix:
   size: [{cpus: 0.25}, {cpus: 0.5, memory: 1GiB}]
   recordcount: [1000, 2000]
+goal: {throughput: 1000, headroom: 20%}
 `)
 	orig, err := spec.Parse("sizes.yaml", text, specOptions())
 	require.NoError(t, err)
@@ -46,6 +47,7 @@ matrix:
 		s, err := spec.Parse("sizes.yaml", out, specOptions())
 		require.NoError(t, err, "%s", out)
 		require.Equal(t, "sizes-confirm", s.Name)
+		require.Nil(t, s.Goal)
 		require.Len(t, s.Targets, 1, "%s", out)
 		tg := s.Targets[0]
 		require.Equal(t, c.name, tg.Name)
