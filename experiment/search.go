@@ -11,7 +11,6 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/capacity"
 	"github.com/dbarena/dbarena/analysis/sizing"
-	"github.com/dbarena/dbarena/analysis/usl"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
 )
@@ -141,10 +140,9 @@ func searchRecord(rec results.Search, res capacity.Result, stop string) results.
 
 // predict is the rate this size of the target should sustain at the
 // objective, from the searches of its other sizes so far (same workload
-// and matrix point), with its relative spread and what it came from: a
-// fit over cores and its 90% interval from three sizes, Amdahl's law
-// through two (±20%), linear scaling from one (±30%). 0 when there is
-// nothing to predict from: the search starts from the closed loop alone.
+// and matrix point), with its relative spread and what it came from, by
+// sizing.Predict. 0 when there is nothing to predict from: the search
+// starts from the closed loop alone.
 func (tr *targetRun) predict(st *spec.Step) (expect, spread float64, from string) {
 	if tr.t.Base == "" || tr.t.Deploy.CPUs <= 0 {
 		return 0, 0, ""
@@ -168,28 +166,11 @@ func (tr *targetRun) predict(st *spec.Step) (expect, spread float64, from string
 		ms = append(ms, sizing.Measured{Label: ti.Size, Cores: ti.CPUs * float64(max(ti.Nodes, 1)), Rate: r.Rate})
 		names = append(names, ti.Size)
 	}
-	from = strings.Join(names, ", ")
-	switch len(ms) {
-	case 0:
+	e, spread, model := sizing.Predict(ms, cores)
+	if e == 0 {
 		return 0, 0, ""
-	case 1:
-		return ms[0].Rate * cores / ms[0].Cores, 0.3, from
 	}
-	if f, err := sizing.Fit(ms); err == nil {
-		if lo, hi, ok := f.Interval(cores, 0.9); ok && f.Predict(cores) > 0 {
-			e := f.Predict(cores)
-			return e, math.Min(math.Max((hi-lo)/2/e, 0.05), 0.3), from + " (" + f.Model + " over cores)"
-		}
-	}
-	// Two sizes: Amdahl's law through both, in units of the smaller.
-	lo, hi := ms[0], ms[1]
-	if lo.Cores > hi.Cores {
-		lo, hi = hi, lo
-	}
-	if f, err := usl.FitAmdahl([]usl.Point{{N: 1, X: lo.Rate}, {N: hi.Cores / lo.Cores, X: hi.Rate}}); err == nil && f.Predict(cores/lo.Cores) > 0 {
-		return f.Predict(cores / lo.Cores), 0.2, from + " (Amdahl's law over cores)"
-	}
-	return 0, 0, ""
+	return e, spread, strings.Join(names, ", ") + " (" + model + " over cores)"
 }
 
 // probeStep is the trial of a search step at rate with threads workers:

@@ -201,8 +201,9 @@ func latencyCols[T any](f func(*T) *Latency) []column[T] {
 	return out
 }
 
-// formatParams writes a matrix point as "k=v;k=v".
-func formatParams(ps []Param) string {
+// FormatParams writes a matrix point as "k=v;k=v", as trials.csv's
+// params column holds it.
+func FormatParams(ps []Param) string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
 		parts[i] = p.Key + "=" + p.Value
@@ -291,7 +292,7 @@ func trialColumns() []column[Trial] {
 		strCol("database", func(t *Trial) *string { return &t.Database }),
 		strCol("driver", func(t *Trial) *string { return &t.Driver }),
 		strCol("workload", func(t *Trial) *string { return &t.Workload }),
-		{"params", func(t *Trial) string { return formatParams(t.Params) },
+		{"params", func(t *Trial) string { return FormatParams(t.Params) },
 			func(t *Trial, s string) (err error) { t.Params, err = parseParams(s); return err }},
 		intCol("repetition", func(t *Trial) *int { return &t.Repetition }),
 		intCol("threads", func(t *Trial) *int { return &t.Threads }),

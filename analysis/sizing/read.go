@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/dbarena/dbarena/analysis/cost"
 	"github.com/dbarena/dbarena/results"
@@ -78,7 +77,7 @@ func Read(dirs []*results.Data, slo *results.SLO, p Pricing) ([]Group, error) {
 			if db == "" {
 				db = ti.Name
 			}
-			key := db + "\x00" + s.Workload + "\x00" + paramsText(s.Params)
+			key := db + "\x00" + s.Workload + "\x00" + results.FormatParams(s.Params)
 			i, ok := index[key]
 			if !ok {
 				i = len(groups)
@@ -118,7 +117,7 @@ func measure(s results.Search, ti results.TargetInfo, rows map[string]results.Tr
 	m.Monthly, _ = p.Monthly(ti)
 	note := ""
 	if slo != nil && slo.String() != s.Objective {
-		m.Rate, m.Ceiling = rejudge(s, rows, slo, achievedShare(own))
+		m.Rate, m.Ceiling = rejudge(s, rows, slo, AchievedShare(own))
 		note = fmt.Sprintf("%s: its probes were placed to find the rate at %s and are judged here by %s: the rate met is a lower bound, not resolved to %.0f%%",
 			label, s.Objective, slo, 100*s.Resolution)
 	}
@@ -169,8 +168,9 @@ func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (
 	return true, got + ": " + slo.String() + " held"
 }
 
-// achievedShare is the share of its rate a probe had to serve.
-func achievedShare(own *results.SLO) float64 {
+// AchievedShare is the share of its rate a run had to serve under slo:
+// its own, or 0.95 for directories that recorded none.
+func AchievedShare(own *results.SLO) float64 {
 	if own != nil && own.Achieved > 0 {
 		return own.Achieved
 	}
@@ -304,15 +304,6 @@ func (p Pricing) Cores(cores, gib float64) (float64, string) {
 		total += gib * g
 	}
 	return total, ""
-}
-
-// paramsText is a matrix point as text, for grouping.
-func paramsText(ps []results.Param) string {
-	var b strings.Builder
-	for _, p := range ps {
-		fmt.Fprintf(&b, "%s=%s;", p.Key, p.Value)
-	}
-	return b.String()
 }
 
 // Candidates are the sizes not measured to predict for g: of the cores

@@ -452,3 +452,33 @@ func coresText(c float64) string {
 	}
 	return fmt.Sprintf("%g cores", c)
 }
+
+// Predict is the rate a size of cores should sustain at the objective
+// from the sizes measured so far, with its relative spread (for the
+// search to start from) and the model it came from: the fit over cores
+// and its 90% interval (spread within 5% and 30%) from three sizes,
+// Amdahl's law through two (±20%), linear scaling from one (±30%). 0
+// when nothing predicts it.
+func Predict(ms []Measured, cores float64) (expect, spread float64, model string) {
+	var pts []usl.Point
+	for _, m := range ms {
+		if m.Cores > 0 && m.Rate > 0 {
+			pts = append(pts, usl.Point{N: m.Cores, X: m.Rate})
+		}
+	}
+	switch n := distinct(pts); {
+	case n == 0 || !(cores > 0):
+		return 0, 0, ""
+	case n == 1:
+		return pts[0].X * cores / pts[0].N, 0.3, "linear"
+	}
+	f, err := fitCores(pts)
+	if err != nil || !(f.Predict(cores) > 0) {
+		return 0, 0, ""
+	}
+	e := f.Predict(cores)
+	if lo, hi, ok := f.Interval(cores, 0.9); ok && distinct(pts) >= 3 {
+		return e, math.Min(math.Max((hi-lo)/2/e, 0.05), 0.3), f.Model
+	}
+	return e, 0.2, f.Model
+}

@@ -189,3 +189,25 @@ func TestPredictionsNeedASmallHeldOutError(t *testing.T) {
 		}
 	}
 }
+
+// TestPredict: the rate a search of a new size starts from, by how many
+// sizes were measured before it.
+func TestPredict(t *testing.T) {
+	ms := measuredSizes()
+	e, spread, model := Predict(nil, 1)
+	require.Zero(t, e)
+	e, spread, model = Predict(ms[:1], 1)
+	require.Equal(t, "linear", model)
+	require.InDelta(t, 4*ms[0].Rate, e, 1e-9)
+	require.Equal(t, 0.3, spread)
+	e, spread, model = Predict(ms[:2], 1)
+	require.Equal(t, "amdahl", model)
+	require.Equal(t, 0.2, spread, "a curve through both points has no interval")
+	require.InEpsilon(t, amdahl(1), e, 0.15)
+	e, spread, _ = Predict(ms, 2)
+	require.InEpsilon(t, amdahl(2), e, 0.1)
+	require.GreaterOrEqual(t, spread, 0.05)
+	require.LessOrEqual(t, spread, 0.3)
+	e, _, _ = Predict(ms, 0)
+	require.Zero(t, e)
+}

@@ -61,10 +61,7 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (bool, 
 	if err != nil {
 		return false, err
 	}
-	share := 0.95
-	if c.data.Manifest.SLO != nil && c.data.Manifest.SLO.Achieved > 0 {
-		share = c.data.Manifest.SLO.Achieved
-	}
+	share := sizing.AchievedShare(c.data.Manifest.SLO)
 	slo := c.slo
 	if slo == nil {
 		slo = c.data.Manifest.SLO

@@ -137,6 +137,8 @@ goal: {throughput: 1000}
 		t.Logf("%s (%s): closed loop %.0f ops/s; %s", tg.Name, tg.Limits, s.Closed, s.Describe())
 	}
 	require.Greater(t, closed["500m"], 1.3*closed["250m"], "twice the CPU serves more")
+	require.Contains(t, d.Manifest.Searches[1].Notes, fmt.Sprintf("started from %s ops/s ±30%%, predicted from 250m (linear over cores)",
+		results.FormatOps(2*d.Manifest.Searches[0].Rate)), "the second starts from the first's rate, scaled")
 	requireNoServerLeft(t, res)
 
 	// The sizing answer from these searches, on both sides of each
