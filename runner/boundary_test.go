@@ -165,3 +165,20 @@ func sumOps(ivs []runner.Interval, warm bool) int64 {
 	}
 	return n
 }
+
+// TestALateWarmupKeepsTheMeasuredLength: the only worker is in a 400 ms
+// operation when the warm-up's 500 ms are up, so the measured phase
+// begins about 250 ms late; it still lasts MaxExecutionTime -
+// WarmupTime. It used to end at the time limit regardless (650 ms of
+// the 900 asked for: CI saw a 2 s trial measured as 0.92 s).
+func TestALateWarmupKeepsTheMeasuredLength(t *testing.T) {
+	db := &lateWarmupDB{slowAfter: 350 * time.Millisecond}
+	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
+	res, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 1, Seed: 1,
+		Interval: 200 * time.Millisecond, WarmupTime: 500 * time.Millisecond, MaxExecutionTime: 1400 * time.Millisecond}, wl, db)
+	require.NoError(t, err)
+	require.NotNil(t, res.Warmup)
+	require.Greater(t, res.Warmup.Duration, 650*time.Millisecond, "the warm-up ended after the slow operation")
+	require.InDelta(t, 900*time.Millisecond, res.Measured.Duration, float64(20*time.Millisecond), "the measured phase keeps its length")
+	require.Equal(t, "maxexecutiontime reached", res.StopReason)
+}

@@ -67,24 +67,34 @@ func (c *collector) loop() {
 			return
 		case <-boundary:
 			arm()
-			select {
-			case <-c.s.done:
+			if c.over() {
 				return
-			default:
 			}
 			c.collect(c.cut(), false)
 		case <-t.C:
-			// When a tick and the stop are both pending, select picks
-			// either; a collection after the stop would end past the run
-			// and leave the final interval running backwards.
-			select {
-			case <-c.s.done:
+			if c.over() {
 				return
-			default:
 			}
 			c.collect(c.cut(), false)
 		}
 	}
+}
+
+// over says whether a tick came at or after the run's end: the stop, or
+// the time limit before the timer that stops the run at it has run. When
+// a tick and the stop are both pending, select picks either; a
+// collection after the end would end past the run, and what completed
+// from then on in the drain would make a last interval of no length (a
+// busy machine runs the limit's timer and the tick it shares a time with
+// in either order). The final collection takes that interval.
+func (c *collector) over() bool {
+	select {
+	case <-c.s.done:
+		return true
+	default:
+	}
+	d := c.s.deadline.Load()
+	return d > 0 && c.s.cfg.Clock.Now() >= d
 }
 
 // cut ends the interval being recorded, in both recorders at once, and
@@ -101,7 +111,21 @@ func (c *collector) cut() int64 {
 		c.s.warmRec.Cut()
 	}
 	c.s.mainRec.Cut()
-	return c.s.cfg.Clock.Now()
+	return c.s.tickEnd(c.s.cfg.Clock.Now(), c.lastMono)
+}
+
+// tickEnd is when a tick's interval ends, given the clock read after its
+// cut and the end of the interval before. A tick that reached the time
+// limit between over and its cut ends at the limit: the window closes
+// there, and what completed since was in flight at the limit and counts
+// in the last interval, as what the drain waits for does. Left at the
+// clock, a late tick moved the window's end (CI measured a 5 s run as
+// 5.003 s).
+func (s *run) tickEnd(now, last int64) int64 {
+	if d := s.deadline.Load(); d > 0 && now > d {
+		return max(d, last)
+	}
+	return now
 }
 
 // collect hands the interval that ended at now to the observers; final

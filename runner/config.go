@@ -47,7 +47,10 @@ type Config struct {
 	// YCSB it is split evenly over the workers.
 	OperationCount int64
 	// MaxExecutionTime bounds the run's duration, warm-up included (0: no
-	// bound).
+	// bound). The measured phase lasts MaxExecutionTime - WarmupTime
+	// however long the warm-up took: a warm-up that ends late (its
+	// operations, or an operation in flight when its time was up) or
+	// early (steady) moves the end. A schedule's stages keep their times.
 	MaxExecutionTime time.Duration
 	// WarmupTime and WarmupOperations end the warm-up, whichever comes
 	// last; its measurements are kept apart from the measured phase.
