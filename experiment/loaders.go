@@ -25,6 +25,7 @@ import (
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -270,19 +271,19 @@ func (tr *targetRun) loaderProps(st *spec.Step, lp loaderPlan, cfg runner.Config
 	// Each loader runs the whole schedule with the stages' threads and
 	// its share of their rates (a property file's own stages never
 	// reach them: the experiment's settings win).
-	props.Set("stages", runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
+	props.Set(core.Stages, runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
 	// The experiment judges the merged trial by its error policy; each
 	// loader only stops, as the policy says, when a second of its own is
 	// mostly failures.
-	props.Set("max-error-rate", "1", properties.Source{File: "loaders"})
-	props.Set("stop-on-error-rate", strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
+	props.Set(core.MaxErrorRate, "1", properties.Source{File: "loaders"})
+	props.Set(core.StopOnErrorRate, strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
 	if st.Kind != spec.Load {
 		return props, "run", nil
 	}
 	// The table exists: this process made it before the loaders start,
 	// and none of them may drop it under the others.
-	props.Set("schema.create", "false", properties.Source{File: "loaders"})
-	props.Set("drop", "false", properties.Source{File: "loaders"})
+	props.Set(core.SchemaCreate, "false", properties.Source{File: "loaders"})
+	props.Set(core.Drop, "false", properties.Source{File: "loaders"})
 	return props, "load", nil
 }
 
@@ -851,7 +852,7 @@ func mergedResult(m *merge.Result, sums []results.Summary, cfg runner.Config) *r
 		errCount += sum.Measured.Errors
 		aborted += sum.Measured.Aborted
 		interrupted = interrupted || sum.Interrupted
-		if !errorStopped && strings.Contains(sum.StopReason, "stop-on-error-rate") {
+		if !errorStopped && strings.Contains(sum.StopReason, core.StopOnErrorRate) {
 			errorStopped, stopReason = true, fmt.Sprintf("loader %d of %d: %s", i, len(sums), sum.StopReason)
 		}
 	}

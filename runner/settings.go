@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -29,15 +30,15 @@ func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, 
 	c := Config{Phase: phase, Interval: time.Second, InsertRetryLimit: wcfg.InsertionRetryLimit,
 		InsertRetryInterval: wcfg.InsertionRetryInterval, JudgeErrors: true}
 	var err error
-	if c.Threads, err = p.Int("threadcount", 1); err != nil {
+	if c.Threads, err = p.Int(core.ThreadCount, core.DefaultThreadCount); err != nil {
 		return c, err
 	}
-	if c.Target, err = p.Float("target", 0); err != nil {
+	if c.Target, err = p.Float(core.Target, 0); err != nil {
 		return c, err
 	}
 	if phase == Transactions {
 		c.OperationCount = wcfg.OperationCount
-		if v, src, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
+		if v, src, ok := p.Lookup(core.Stages); ok && strings.TrimSpace(v) != "" {
 			if c.Stages, err = ParseStages(v); err != nil {
 				return c, fmt.Errorf("%s: property stages: %w", src, err)
 			}
@@ -52,29 +53,29 @@ func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, 
 		key string
 		dst *time.Duration
 	}{
-		{"maxexecutiontime", &c.MaxExecutionTime},
-		{"warmup.time", &c.WarmupTime},
-		{"late.threshold", &c.LateThreshold},
-		{"stop.grace", &c.StopGrace},
+		{core.MaxExecutionTime, &c.MaxExecutionTime},
+		{core.WarmupTime, &c.WarmupTime},
+		{core.LateThreshold, &c.LateThreshold},
+		{core.StopGrace, &c.StopGrace},
 	}
 	for _, d := range durations {
 		if *d.dst, err = p.Duration(d.key, *d.dst); err != nil {
 			return c, err
 		}
 	}
-	if c.WarmupOperations, err = p.Int64("warmup.operations", 0); err != nil {
+	if c.WarmupOperations, err = p.Int64(core.WarmupOperations, 0); err != nil {
 		return c, err
 	}
-	if c.WarmupSteady, err = p.Bool("warmup.steady", false); err != nil {
+	if c.WarmupSteady, err = p.Bool(core.WarmupSteady, false); err != nil {
 		return c, err
 	}
-	if c.StopOnErrorRate, err = p.Float("stop-on-error-rate", DefaultStopOnErrorRate); err != nil {
+	if c.StopOnErrorRate, err = p.Float(core.StopOnErrorRate, DefaultStopOnErrorRate); err != nil {
 		return c, err
 	}
-	if c.MaxErrorRate, err = p.Float("max-error-rate", DefaultMaxErrorRate); err != nil {
+	if c.MaxErrorRate, err = p.Float(core.MaxErrorRate, DefaultMaxErrorRate); err != nil {
 		return c, err
 	}
-	if c.BatchSize, err = p.Int("batchsize", 1); err != nil {
+	if c.BatchSize, err = p.Int(core.BatchSize, 1); err != nil {
 		return c, err
 	}
 	c.NotFoundIsNoError = phase == Transactions && wcfg.DeleteProportion > 0

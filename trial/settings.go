@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -52,7 +53,7 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 	if s.Run, err = runner.ParseConfig(p, phase, wcfg); err != nil {
 		return s, err
 	}
-	if s.StatusInterval, err = p.Duration("status.interval", DefaultStatusInterval); err != nil {
+	if s.StatusInterval, err = p.Duration(core.StatusInterval, DefaultStatusInterval); err != nil {
 		return s, err
 	}
 	if s.Run.Seed, s.SeedGiven, err = parseSeed(p); err != nil {
@@ -61,15 +62,15 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 	bools := []struct {
 		key string
 		dst *bool
-	}{{"schema.create", &s.CreateSchema}, {"drop", &s.Drop}, {"verify", &s.Verify}}
+	}{{core.SchemaCreate, &s.CreateSchema}, {core.Drop, &s.Drop}, {core.Verify, &s.Verify}}
 	for _, b := range bools {
 		if *b.dst, err = p.Bool(b.key, *b.dst); err != nil {
 			return s, err
 		}
 	}
-	s.JSONOut = p.String("json.output", "")
-	s.HdrLog = p.String("hdr.log", "")
-	s.ExportFile = p.String("exportfile", "")
+	s.JSONOut = p.String(core.JSONOutput, "")
+	s.HdrLog = p.String(core.HdrLog, "")
+	s.ExportFile = p.String(core.ExportFile, "")
 	if err := ycsbOutputs(p, phase, &s); err != nil {
 		return s, err
 	}
@@ -85,7 +86,7 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 // parseSeed reads the seed, or draws one from the operating system so
 // that every run has a seed to report and reproduce.
 func parseSeed(p *properties.Set) (seed uint64, given bool, err error) {
-	if v, src, ok := p.Lookup("seed"); ok {
+	if v, src, ok := p.Lookup(core.Seed); ok {
 		s, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		if err != nil {
 			return 0, false, fmt.Errorf("%s: property \"seed\"=%q: want an unsigned integer", src, v)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 )
 
@@ -52,7 +53,7 @@ func ycsbOutputs(p *properties.Set, phase runner.Phase, s *Settings) error {
 // dbarena writes anyway; the JSON ones write the JSON summary instead,
 // which holds the same figures and more, in dbarena's own shape.
 func exporter(p *properties.Set, s *Settings) error {
-	v, src, ok := p.Lookup("exporter")
+	v, src, ok := p.Lookup(core.Exporter)
 	v = strings.TrimSpace(v)
 	class := v[strings.LastIndex(v, ".")+1:]
 	switch {
@@ -79,12 +80,12 @@ func exporter(p *properties.Set, s *Settings) error {
 // interval log with every operation tagged, so the file is the prefix
 // followed by the phase's name and ".hlog".
 func hdrFileOutput(p *properties.Set, phase runner.Phase, s *Settings) error {
-	on, err := p.Bool("hdrhistogram.fileoutput", false)
+	on, err := p.Bool(core.HdrFileOutput, false)
 	if err != nil || !on {
 		return err
 	}
-	_, src, _ := p.Lookup("hdrhistogram.fileoutput")
-	path := p.String("hdrhistogram.output.path", "") + phase.String() + ".hlog"
+	_, src, _ := p.Lookup(core.HdrFileOutput)
+	path := p.String(core.HdrOutputPath, "") + phase.String() + ".hlog"
 	if s.HdrLog != "" && s.HdrLog != path {
 		return fmt.Errorf("%s: property \"hdrhistogram.fileoutput\"=true writes the HdrHistogram log to %s, but hdr.log names %s: keep one",
 			src, path, s.HdrLog)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload/generator"
 )
 
@@ -129,20 +130,20 @@ func ParseConfig(p *properties.Set, driverPrefixes []string) (Config, []Warning,
 }
 
 func parseFields(p *properties.Set, c *Config) error {
-	c.Table = p.String("table", c.Table)
-	c.FieldNamePrefix = p.String("fieldnameprefix", c.FieldNamePrefix)
-	c.FieldLengthDistribution = Distribution(p.String("fieldlengthdistribution", string(c.FieldLengthDistribution)))
-	c.RequestDistribution = Distribution(p.String("requestdistribution", string(c.RequestDistribution)))
-	c.ScanLengthDistribution = Distribution(p.String("scanlengthdistribution", string(c.ScanLengthDistribution)))
-	c.InsertOrder = InsertOrder(p.String("insertorder", string(c.InsertOrder)))
+	c.Table = p.String(core.Table, c.Table)
+	c.FieldNamePrefix = p.String(core.FieldNamePrefix, c.FieldNamePrefix)
+	c.FieldLengthDistribution = Distribution(p.String(core.FieldLengthDistribution, string(c.FieldLengthDistribution)))
+	c.RequestDistribution = Distribution(p.String(core.RequestDistribution, string(c.RequestDistribution)))
+	c.ScanLengthDistribution = Distribution(p.String(core.ScanLengthDistribution, string(c.ScanLengthDistribution)))
+	c.InsertOrder = InsertOrder(p.String(core.InsertOrder, string(c.InsertOrder)))
 	var err error
 	ints := []struct {
 		key string
 		dst *int64
 	}{
-		{"recordcount", &c.RecordCount}, {"operationcount", &c.OperationCount}, {"insertstart", &c.InsertStart},
-		{"insertcount", &c.InsertCount}, {"fieldlength", &c.FieldLength}, {"minfieldlength", &c.MinFieldLength},
-		{"minscanlength", &c.MinScanLength}, {"maxscanlength", &c.MaxScanLength},
+		{core.RecordCount, &c.RecordCount}, {core.OperationCount, &c.OperationCount}, {core.InsertStart, &c.InsertStart},
+		{core.InsertCount, &c.InsertCount}, {core.FieldLength, &c.FieldLength}, {core.MinFieldLength, &c.MinFieldLength},
+		{core.MinScanLength, &c.MinScanLength}, {core.MaxScanLength, &c.MaxScanLength},
 	}
 	for _, f := range ints {
 		if *f.dst, err = p.Int64(f.key, *f.dst); err != nil {
@@ -152,7 +153,7 @@ func parseFields(p *properties.Set, c *Config) error {
 	smallInts := []struct {
 		key string
 		dst *int
-	}{{"fieldcount", &c.FieldCount}, {"zeropadding", &c.ZeroPadding}, {"core_workload_insertion_retry_limit", &c.InsertionRetryLimit}}
+	}{{core.FieldCount, &c.FieldCount}, {core.ZeroPadding, &c.ZeroPadding}, {core.InsertionRetryLimit, &c.InsertionRetryLimit}}
 	for _, f := range smallInts {
 		if *f.dst, err = p.Int(f.key, *f.dst); err != nil {
 			return err
@@ -162,12 +163,12 @@ func parseFields(p *properties.Set, c *Config) error {
 		key string
 		dst *float64
 	}{
-		{"readproportion", &c.ReadProportion}, {"updateproportion", &c.UpdateProportion},
-		{"insertproportion", &c.InsertProportion}, {"scanproportion", &c.ScanProportion},
-		{"readmodifywriteproportion", &c.ReadModifyWriteProportion}, {"deleteproportion", &c.DeleteProportion},
-		{"zipfianconstant", &c.ZipfianConstant}, {"hotspotdatafraction", &c.HotspotDataFraction},
-		{"hotspotopnfraction", &c.HotspotOpnFraction}, {"exponential.percentile", &c.ExponentialPercentile},
-		{"exponential.frac", &c.ExponentialFrac},
+		{core.ReadProportion, &c.ReadProportion}, {core.UpdateProportion, &c.UpdateProportion},
+		{core.InsertProportion, &c.InsertProportion}, {core.ScanProportion, &c.ScanProportion},
+		{core.ReadModifyWrite, &c.ReadModifyWriteProportion}, {core.DeleteProportion, &c.DeleteProportion},
+		{core.ZipfianConstant, &c.ZipfianConstant}, {core.HotspotDataFraction, &c.HotspotDataFraction},
+		{core.HotspotOpnFraction, &c.HotspotOpnFraction}, {core.ExponentialPercentile, &c.ExponentialPercentile},
+		{core.ExponentialFrac, &c.ExponentialFrac},
 	}
 	for _, f := range floats {
 		if *f.dst, err = p.Float(f.key, *f.dst); err != nil {
@@ -177,7 +178,7 @@ func parseFields(p *properties.Set, c *Config) error {
 	bools := []struct {
 		key string
 		dst *bool
-	}{{"readallfields", &c.ReadAllFields}, {"writeallfields", &c.WriteAllFields}, {"dataintegrity", &c.DataIntegrity}}
+	}{{core.ReadAllFields, &c.ReadAllFields}, {core.WriteAllFields, &c.WriteAllFields}, {core.DataIntegrity, &c.DataIntegrity}}
 	for _, f := range bools {
 		if *f.dst, err = p.Bool(f.key, *f.dst); err != nil {
 			return err
@@ -185,7 +186,7 @@ func parseFields(p *properties.Set, c *Config) error {
 	}
 	// YCSB gives the retry interval in whole seconds; a Go duration
 	// ("500ms") is read too.
-	c.InsertionRetryInterval, err = p.Duration("core_workload_insertion_retry_interval", c.InsertionRetryInterval)
+	c.InsertionRetryInterval, err = p.Duration(core.InsertionRetryInterval, c.InsertionRetryInterval)
 	return err
 }
 

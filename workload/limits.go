@@ -3,6 +3,7 @@ package workload
 import (
 	"math"
 
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload/generator"
 )
 
@@ -49,36 +50,36 @@ const (
 func (c Config) validateLimits() error {
 	switch {
 	case c.FieldCount > MaxFieldCount:
-		return c.errorf("fieldcount", "%d: at most %d fields", c.FieldCount, MaxFieldCount)
+		return c.errorf(core.FieldCount, "%d: at most %d fields", c.FieldCount, MaxFieldCount)
 	case c.FieldLength > MaxRecordBytes:
-		return c.errorf("fieldlength", "%d: at most %d bytes (16 MiB) per field", c.FieldLength, MaxRecordBytes)
+		return c.errorf(core.FieldLength, "%d: at most %d bytes (16 MiB) per field", c.FieldLength, MaxRecordBytes)
 	case c.FieldLength*int64(c.FieldCount) > MaxRecordBytes:
-		return c.errorf("fieldlength", "%d x fieldcount %d = %d bytes per record: at most %d (16 MiB)",
+		return c.errorf(core.FieldLength, "%d x fieldcount %d = %d bytes per record: at most %d (16 MiB)",
 			c.FieldLength, c.FieldCount, c.FieldLength*int64(c.FieldCount), MaxRecordBytes)
 	case len(c.FieldNamePrefix) > MaxFieldNamePrefix:
-		return c.errorf("fieldnameprefix", "%d bytes: at most %d", len(c.FieldNamePrefix), MaxFieldNamePrefix)
+		return c.errorf(core.FieldNamePrefix, "%d bytes: at most %d", len(c.FieldNamePrefix), MaxFieldNamePrefix)
 	case c.ZeroPadding > MaxZeroPadding:
-		return c.errorf("zeropadding", "%d: at most %d digits", c.ZeroPadding, MaxZeroPadding)
+		return c.errorf(core.ZeroPadding, "%d: at most %d digits", c.ZeroPadding, MaxZeroPadding)
 	case c.MaxScanLength > MaxScanLength:
-		return c.errorf("maxscanlength", "%d: at most %d records per scan", c.MaxScanLength, MaxScanLength)
+		return c.errorf(core.MaxScanLength, "%d: at most %d records per scan", c.MaxScanLength, MaxScanLength)
 	}
 	if keys := c.keySpace(); keys > maxKeyNumber {
-		key := "operationcount"
+		key := core.OperationCount
 		if float64(c.InsertStart)+float64(c.EffectiveInsertCount()) > maxKeyNumber {
-			key = "insertcount"
+			key = core.InsertCount
 			if c.InsertCount == 0 {
-				key = "recordcount"
+				key = core.RecordCount
 			}
 		}
 		return c.errorf(key, "insertstart %d + insertcount %d + 2 x operationcount %d x insertproportion %g = %.4g key numbers: at most %d",
 			c.InsertStart, c.EffectiveInsertCount(), c.OperationCount, c.InsertProportion, keys, int64(maxKeyNumber))
 	}
 	if c.RequestDistribution == DistLatest && c.RecordCount > MaxZetaItems {
-		return c.errorf("recordcount", "%d with requestdistribution=latest: at most %d records (the latest chooser sums zeta over every record when it starts)",
+		return c.errorf(core.RecordCount, "%d with requestdistribution=latest: at most %d records (the latest chooser sums zeta over every record when it starts)",
 			c.RecordCount, int64(MaxZetaItems))
 	}
 	if c.RequestDistribution == DistZipfian && c.ZipfianConstant != generator.ZipfianConstant && c.keySpace() > MaxZetaItems {
-		return c.errorf("zipfianconstant", "%g over %.4g keys: at most %d keys with a constant other than %g (the zipfian chooser sums zeta over every key when it starts; %g uses YCSB's precomputed sum)",
+		return c.errorf(core.ZipfianConstant, "%g over %.4g keys: at most %d keys with a constant other than %g (the zipfian chooser sums zeta over every key when it starts; %g uses YCSB's precomputed sum)",
 			c.ZipfianConstant, c.keySpace(), int64(MaxZetaItems), generator.ZipfianConstant, generator.ZipfianConstant)
 	}
 	return nil

@@ -3,6 +3,8 @@ package workload
 import (
 	"math"
 	"strings"
+
+	"github.com/dbarena/dbarena/properties/core"
 )
 
 // proportionTolerance allows for the decimal rounding of proportions such
@@ -46,8 +48,8 @@ func (c Config) validateCounts() error {
 		key string
 		v   int64
 	}{
-		{"recordcount", c.RecordCount}, {"operationcount", c.OperationCount}, {"insertstart", c.InsertStart},
-		{"insertcount", c.InsertCount}, {"core_workload_insertion_retry_limit", int64(c.InsertionRetryLimit)},
+		{core.RecordCount, c.RecordCount}, {core.OperationCount, c.OperationCount}, {core.InsertStart, c.InsertStart},
+		{core.InsertCount, c.InsertCount}, {core.InsertionRetryLimit, int64(c.InsertionRetryLimit)},
 	}
 	for _, n := range nonNegative {
 		if n.v < 0 {
@@ -58,8 +60,8 @@ func (c Config) validateCounts() error {
 		key string
 		v   int64
 	}{
-		{"fieldcount", int64(c.FieldCount)}, {"fieldlength", c.FieldLength}, {"minfieldlength", c.MinFieldLength},
-		{"minscanlength", c.MinScanLength}, {"maxscanlength", c.MaxScanLength}, {"zeropadding", int64(c.ZeroPadding)},
+		{core.FieldCount, int64(c.FieldCount)}, {core.FieldLength, c.FieldLength}, {core.MinFieldLength, c.MinFieldLength},
+		{core.MinScanLength, c.MinScanLength}, {core.MaxScanLength, c.MaxScanLength}, {core.ZeroPadding, int64(c.ZeroPadding)},
 	}
 	for _, n := range positive {
 		if n.v < 1 {
@@ -68,13 +70,13 @@ func (c Config) validateCounts() error {
 	}
 	switch {
 	case c.MinFieldLength > c.FieldLength:
-		return c.errorf("minfieldlength", "%d is above fieldlength %d", c.MinFieldLength, c.FieldLength)
+		return c.errorf(core.MinFieldLength, "%d is above fieldlength %d", c.MinFieldLength, c.FieldLength)
 	case c.MinScanLength > c.MaxScanLength:
-		return c.errorf("minscanlength", "%d is above maxscanlength %d", c.MinScanLength, c.MaxScanLength)
+		return c.errorf(core.MinScanLength, "%d is above maxscanlength %d", c.MinScanLength, c.MaxScanLength)
 	case c.RecordCount > 0 && c.InsertStart+c.EffectiveInsertCount() > c.RecordCount:
-		return c.errorf("insertcount", "insertstart %d + insertcount %d is beyond recordcount %d", c.InsertStart, c.EffectiveInsertCount(), c.RecordCount)
+		return c.errorf(core.InsertCount, "insertstart %d + insertcount %d is beyond recordcount %d", c.InsertStart, c.EffectiveInsertCount(), c.RecordCount)
 	case c.Table == "":
-		return c.errorf("table", "empty: want a table name")
+		return c.errorf(core.Table, "empty: want a table name")
 	}
 	return nil
 }
@@ -87,35 +89,35 @@ func RequestDistributions() []Distribution {
 func (c Config) validateDistributions() error {
 	request := RequestDistributions()
 	if !oneOf(c.RequestDistribution, request...) {
-		return c.errorf("requestdistribution", "unknown distribution %q: want one of %s", c.RequestDistribution, names(request...))
+		return c.errorf(core.RequestDistribution, "unknown distribution %q: want one of %s", c.RequestDistribution, names(request...))
 	}
 	lengths := []Distribution{DistConstant, DistUniform, DistZipfian}
 	if !oneOf(c.FieldLengthDistribution, lengths...) {
-		return c.errorf("fieldlengthdistribution", "unknown distribution %q: want one of %s", c.FieldLengthDistribution, names(lengths...))
+		return c.errorf(core.FieldLengthDistribution, "unknown distribution %q: want one of %s", c.FieldLengthDistribution, names(lengths...))
 	}
 	if !oneOf(c.ScanLengthDistribution, DistUniform, DistZipfian) {
-		return c.errorf("scanlengthdistribution", "unknown distribution %q: want one of uniform, zipfian", c.ScanLengthDistribution)
+		return c.errorf(core.ScanLengthDistribution, "unknown distribution %q: want one of uniform, zipfian", c.ScanLengthDistribution)
 	}
 	if c.InsertOrder != InsertHashed && c.InsertOrder != InsertOrdered {
-		return c.errorf("insertorder", "%q: want hashed or ordered", c.InsertOrder)
+		return c.errorf(core.InsertOrder, "%q: want hashed or ordered", c.InsertOrder)
 	}
 	if c.DataIntegrity && c.FieldLengthDistribution != DistConstant {
-		return c.errorf("dataintegrity", "true needs fieldlengthdistribution=constant (got %s): verification must know each value's length", c.FieldLengthDistribution)
+		return c.errorf(core.DataIntegrity, "true needs fieldlengthdistribution=constant (got %s): verification must know each value's length", c.FieldLengthDistribution)
 	}
 	fractions := []struct {
 		key string
 		v   float64
-	}{{"hotspotdatafraction", c.HotspotDataFraction}, {"hotspotopnfraction", c.HotspotOpnFraction}, {"exponential.frac", c.ExponentialFrac}}
+	}{{core.HotspotDataFraction, c.HotspotDataFraction}, {core.HotspotOpnFraction, c.HotspotOpnFraction}, {core.ExponentialFrac, c.ExponentialFrac}}
 	for _, f := range fractions {
 		if !(f.v >= 0 && f.v <= 1) {
 			return c.errorf(f.key, "%g: want a fraction in [0, 1]", f.v)
 		}
 	}
 	if !(c.ZipfianConstant > 0 && c.ZipfianConstant < 1) {
-		return c.errorf("zipfianconstant", "%g: want a value in (0, 1)", c.ZipfianConstant)
+		return c.errorf(core.ZipfianConstant, "%g: want a value in (0, 1)", c.ZipfianConstant)
 	}
 	if !(c.ExponentialPercentile > 0 && c.ExponentialPercentile < 100) {
-		return c.errorf("exponential.percentile", "%g: want a value in (0, 100)", c.ExponentialPercentile)
+		return c.errorf(core.ExponentialPercentile, "%g: want a value in (0, 100)", c.ExponentialPercentile)
 	}
 	return nil
 }
@@ -125,9 +127,9 @@ func (c Config) validateProportions() error {
 		key string
 		v   float64
 	}{
-		{"readproportion", c.ReadProportion}, {"updateproportion", c.UpdateProportion},
-		{"insertproportion", c.InsertProportion}, {"scanproportion", c.ScanProportion},
-		{"readmodifywriteproportion", c.ReadModifyWriteProportion}, {"deleteproportion", c.DeleteProportion},
+		{core.ReadProportion, c.ReadProportion}, {core.UpdateProportion, c.UpdateProportion},
+		{core.InsertProportion, c.InsertProportion}, {core.ScanProportion, c.ScanProportion},
+		{core.ReadModifyWrite, c.ReadModifyWriteProportion}, {core.DeleteProportion, c.DeleteProportion},
 	}
 	sum := 0.0
 	for _, p := range ps {
@@ -139,7 +141,7 @@ func (c Config) validateProportions() error {
 	if math.Abs(sum-1) > proportionTolerance {
 		// Name the proportion the user most likely edited: the one set last
 		// on the command line or in a file is unknown here, so name them all.
-		return c.errorf("readproportion", "operation proportions (read %g + update %g + insert %g + scan %g + readmodifywrite %g + delete %g) sum to %g: want 1",
+		return c.errorf(core.ReadProportion, "operation proportions (read %g + update %g + insert %g + scan %g + readmodifywrite %g + delete %g) sum to %g: want 1",
 			c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProportion, c.DeleteProportion, sum)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/workload/generator"
 )
@@ -88,11 +89,11 @@ func (cfg Config) ValidateKeys() error {
 		return nil
 	}
 	if cfg.RecordCount > 0 {
-		return cfg.errorf("insertstart", "%d leaves none of recordcount %d records to load or choose keys among: want an insertstart below recordcount",
+		return cfg.errorf(core.InsertStart, "%d leaves none of recordcount %d records to load or choose keys among: want an insertstart below recordcount",
 			cfg.InsertStart, cfg.RecordCount)
 	}
 	where := "the default"
-	if src, ok := cfg.sources["recordcount"]; ok {
+	if src, ok := cfg.sources[core.RecordCount]; ok {
 		where = src.String()
 	}
 	return fmt.Errorf("recordcount=0 (%s): no records to load or choose keys among; set recordcount (-p recordcount=N) or -P a workload file such as workloada", where)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -55,8 +56,8 @@ func (bn Bench) WorkloadOf(b *testing.B, ops int) *workload.Workload {
 	if p == nil {
 		p = map[string]string{}
 	}
-	p["recordcount"] = strconv.Itoa(bn.Records)
-	p["operationcount"] = strconv.Itoa(ops)
+	p[core.RecordCount] = strconv.Itoa(bn.Records)
+	p[core.OperationCount] = strconv.Itoa(ops)
 	return Workload(b, bn.Prefix, p)
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -109,9 +110,9 @@ func suiteProps(o Options) map[string]string {
 	if p == nil {
 		p = map[string]string{}
 	}
-	p["table"] = o.Table
-	p["fieldcount"] = "10"
-	p["fieldlength"] = "100"
+	p[core.Table] = o.Table
+	p[core.FieldCount] = "10"
+	p[core.FieldLength] = "100"
 	return p
 }
 
@@ -120,9 +121,9 @@ func suiteProps(o Options) map[string]string {
 func (s *Suite) workloadConfig(t *testing.T, extra map[string]string) workload.Config {
 	t.Helper()
 	base := map[string]string{
-		"recordcount": strconv.Itoa(s.o.Records), "operationcount": "2000",
-		"dataintegrity": "true", "readproportion": "0.5", "updateproportion": "0.5",
-		"scanproportion": "0", "insertproportion": "0", "requestdistribution": "zipfian",
+		core.RecordCount: strconv.Itoa(s.o.Records), core.OperationCount: "2000",
+		core.DataIntegrity: "true", core.ReadProportion: "0.5", core.UpdateProportion: "0.5",
+		core.ScanProportion: "0", core.InsertProportion: "0", core.RequestDistribution: "zipfian",
 	}
 	maps.Copy(base, s.props)
 	maps.Copy(base, extra)
@@ -185,10 +186,10 @@ func (s *Suite) testLoadAndVerify(t *testing.T) {
 	half := s.o.Records / 2
 	// The first half one record per call, the second half in batches, so
 	// that both insert paths write what the verify pass expects.
-	res := s.run(t, runner.Load, map[string]string{"insertstart": "0", "insertcount": strconv.Itoa(half)}, 1)
+	res := s.run(t, runner.Load, map[string]string{core.InsertStart: "0", core.InsertCount: strconv.Itoa(half)}, 1)
 	RequireNoErrors(t, res)
 	require.EqualValues(t, half, series(res, "INSERT").OK())
-	res = s.run(t, runner.Load, map[string]string{"insertstart": strconv.Itoa(half), "insertcount": strconv.Itoa(s.o.Records - half)}, 50)
+	res = s.run(t, runner.Load, map[string]string{core.InsertStart: strconv.Itoa(half), core.InsertCount: strconv.Itoa(s.o.Records - half)}, 50)
 	RequireNoErrors(t, res)
 	require.EqualValues(t, s.o.Records-half, series(res, "INSERT").OK())
 

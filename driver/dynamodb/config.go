@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/properties/core"
 )
 
 // Prefix is the property prefix of this driver.
@@ -116,7 +117,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		AccessKey:  p.String("accesskey", ""),
 		SecretKey:  p.String("secretkey", ""),
 		PrimaryKey: p.String("primarykey", DefaultPrimaryKey),
-		Table:      p.Core("table", "usertable"),
+		Table:      p.Core(core.Table, "usertable"),
 	}
 	var errs []error
 	add := func(e error) {

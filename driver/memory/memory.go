@@ -17,6 +17,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -106,18 +107,19 @@ func checkCapacity(p driver.Props) error {
 	if err != nil {
 		return driver.BadConfig(err)
 	}
-	core := func(key string, def int64) int64 {
+	number := func(key string, def int64) int64 {
 		n, err := strconv.ParseInt(strings.TrimSpace(p.Core(key, "")), 10, 64)
 		if err != nil || n < 0 {
 			return def // the workload reports bad values
 		}
 		return n
 	}
-	records := core("recordcount", 0)
-	fields := min(core("fieldcount", 10), workload.MaxFieldCount) // the workload refuses more
+	d := workload.DefaultConfig()
+	records := number(core.RecordCount, 0)
+	fields := min(number(core.FieldCount, int64(d.FieldCount)), workload.MaxFieldCount) // the workload refuses more
 	// A key is "user" and at most 19 digits, or zeropadding's.
-	key := 4 + max(19, min(core("zeropadding", 1), workload.MaxZeroPadding))
-	per := recordBytes(fields, core("fieldlength", 100), nameBytes(p.Core("fieldnameprefix", "field"), fields), key)
+	key := 4 + max(19, min(number(core.ZeroPadding, int64(d.ZeroPadding)), workload.MaxZeroPadding))
+	per := recordBytes(fields, number(core.FieldLength, d.FieldLength), nameBytes(p.Core(core.FieldNamePrefix, d.FieldNamePrefix), fields), key)
 	if need := float64(records) * float64(per); need > float64(limit) {
 		return driver.BadConfig(fmt.Errorf("recordcount %d at about %d bytes a record needs %.3g bytes: more than %s=%d; lower recordcount or raise %s",
 			records, per, need, p.Key("maxbytes"), limit, p.Key("maxbytes")))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/properties/core"
 )
 
 // Prefix is the property prefix of this driver.
@@ -155,7 +156,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		add(fmt.Errorf("%s=linearizable needs %s=primary (MongoDB serves linearizable reads from the primary only), not %s",
 			p.Key("readconcern"), p.Key("readpreference"), c.ReadPreference.Mode()))
 	}
-	for _, k := range []string{"batchsize", "threadsAllowedToBlockForConnectionMultiplier"} {
+	for _, k := range []string{core.BatchSize, "threadsAllowedToBlockForConnectionMultiplier"} {
 		if p.Has(k) {
 			c.Ignored = append(c.Ignored, p.Key(k))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workloads"
 )
@@ -127,13 +128,13 @@ func (p *Plan) count(k StepKind) int {
 // included because they change the values written, not only their reads.
 func loadRelevant(c workload.Config) []KV {
 	return []KV{
-		{Key: "table", Value: c.Table}, {Key: "recordcount", Value: itoa(c.RecordCount)},
-		{Key: "insertstart", Value: itoa(c.InsertStart)}, {Key: "insertcount", Value: itoa(c.EffectiveInsertCount())},
-		{Key: "fieldcount", Value: itoa(int64(c.FieldCount))}, {Key: "fieldlength", Value: itoa(c.FieldLength)},
-		{Key: "minfieldlength", Value: itoa(c.MinFieldLength)},
-		{Key: "fieldlengthdistribution", Value: string(c.FieldLengthDistribution)},
-		{Key: "fieldnameprefix", Value: c.FieldNamePrefix}, {Key: "insertorder", Value: string(c.InsertOrder)},
-		{Key: "zeropadding", Value: itoa(int64(c.ZeroPadding))}, {Key: "dataintegrity", Value: strconv.FormatBool(c.DataIntegrity)},
+		{Key: core.Table, Value: c.Table}, {Key: core.RecordCount, Value: itoa(c.RecordCount)},
+		{Key: core.InsertStart, Value: itoa(c.InsertStart)}, {Key: core.InsertCount, Value: itoa(c.EffectiveInsertCount())},
+		{Key: core.FieldCount, Value: itoa(int64(c.FieldCount))}, {Key: core.FieldLength, Value: itoa(c.FieldLength)},
+		{Key: core.MinFieldLength, Value: itoa(c.MinFieldLength)},
+		{Key: core.FieldLengthDistribution, Value: string(c.FieldLengthDistribution)},
+		{Key: core.FieldNamePrefix, Value: c.FieldNamePrefix}, {Key: core.InsertOrder, Value: string(c.InsertOrder)},
+		{Key: core.ZeroPadding, Value: itoa(int64(c.ZeroPadding))}, {Key: core.DataIntegrity, Value: strconv.FormatBool(c.DataIntegrity)},
 	}
 }
 
@@ -376,10 +377,10 @@ func repeatWarmup(st *Step) {
 	st.Warmup, st.WarmupSteady = RepeatWarmup, false
 	p := st.Properties
 	src := properties.Source{File: "repetition after the first (run.warmup: until steady)"}
-	p.Set("warmup.time", formatSeconds(st.Warmup), src)
-	p.Set("warmup.steady", "false", src)
+	p.Set(core.WarmupTime, formatSeconds(st.Warmup), src)
+	p.Set(core.WarmupSteady, "false", src)
 	if st.Operations == 0 {
-		p.Set("maxexecutiontime", formatSeconds(st.Duration+st.Warmup), src)
+		p.Set(core.MaxExecutionTime, formatSeconds(st.Duration+st.Warmup), src)
 	}
 }
 

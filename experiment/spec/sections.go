@@ -1,6 +1,10 @@
 package spec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dbarena/dbarena/properties/core"
+)
 
 // sections lists the keys the decoder accepts in each fixed-key mapping,
 // by document path ("" is the top level; "[]" is any item of a list).
@@ -62,30 +66,30 @@ func genericPath(path string) string {
 // and the settings win.
 func ownedProperties() map[string]string {
 	return map[string]string{
-		"threadcount":        `run.threads, load.threads or a matrix axis "threads"`,
-		"target":             `run.target, load.target or a matrix axis "target"`,
-		"operationcount":     "run.operations",
-		"maxexecutiontime":   "run.duration",
-		"warmup.time":        "run.warmup",
-		"stages":             "run.stages or run.ramp",
-		"batchsize":          "load.batch_size",
-		"dotransactions":     "the load and run sections",
-		"drop":               "load.drop",
-		"verify":             "load.verify",
-		"seed":               "the top-level seed",
-		"max-error-rate":     "run.max_error_rate",
-		"stop-on-error-rate": "run.stop_on_error_rate",
-		"db":                 "targets[].driver",
-		"warmup.steady":      "run.warmup: {until: steady, max: D}",
+		core.ThreadCount:      `run.threads, load.threads or a matrix axis "threads"`,
+		core.Target:           `run.target, load.target or a matrix axis "target"`,
+		core.OperationCount:   "run.operations",
+		core.MaxExecutionTime: "run.duration",
+		core.WarmupTime:       "run.warmup",
+		core.Stages:           "run.stages or run.ramp",
+		core.BatchSize:        "load.batch_size",
+		core.DoTransactions:   "the load and run sections",
+		core.Drop:             "load.drop",
+		core.Verify:           "load.verify",
+		core.Seed:             "the top-level seed",
+		core.MaxErrorRate:     "run.max_error_rate",
+		core.StopOnErrorRate:  "run.stop_on_error_rate",
+		"db":                  "targets[].driver",
+		core.WarmupSteady:     "run.warmup: {until: steady, max: D}",
 		// The results directory holds every trial's summary and interval
 		// log; a trial's own output files would collide with the
 		// loaders'.
-		"exporter":                 "the results directory (trials.csv, timeseries.csv)",
-		"exportfile":               "the results directory (trials.csv, timeseries.csv)",
-		"json.output":              "the results directory (trials.csv, timeseries.csv)",
-		"hdr.log":                  "the results directory (hdr/TRIAL.hlog)",
-		"hdrhistogram.fileoutput":  "the results directory (hdr/TRIAL.hlog)",
-		"hdrhistogram.output.path": "the results directory (hdr/TRIAL.hlog)",
+		core.Exporter:      "the results directory (trials.csv, timeseries.csv)",
+		core.ExportFile:    "the results directory (trials.csv, timeseries.csv)",
+		core.JSONOutput:    "the results directory (trials.csv, timeseries.csv)",
+		core.HdrLog:        "the results directory (hdr/TRIAL.hlog)",
+		core.HdrFileOutput: "the results directory (hdr/TRIAL.hlog)",
+		core.HdrOutputPath: "the results directory (hdr/TRIAL.hlog)",
 	}
 }
 
@@ -101,9 +105,9 @@ const (
 // package workload; a test checks these are all known).
 func axisSuggestions() []string {
 	return []string{
-		axisThreads, axisTarget, "recordcount", "fieldcount", "fieldlength", "fieldlengthdistribution",
-		"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion",
-		"deleteproportion", "requestdistribution", "zipfianconstant", "hotspotdatafraction", "hotspotopnfraction",
-		"maxscanlength", "scanlengthdistribution", "insertorder", "readallfields", "writeallfields", "dataintegrity",
+		axisThreads, axisTarget, core.RecordCount, core.FieldCount, core.FieldLength, core.FieldLengthDistribution,
+		core.ReadProportion, core.UpdateProportion, core.InsertProportion, core.ScanProportion, core.ReadModifyWrite,
+		core.DeleteProportion, core.RequestDistribution, core.ZipfianConstant, core.HotspotDataFraction, core.HotspotOpnFraction,
+		core.MaxScanLength, core.ScanLengthDistribution, core.InsertOrder, core.ReadAllFields, core.WriteAllFields, core.DataIntegrity,
 	}
 }

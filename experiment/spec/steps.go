@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -22,12 +23,12 @@ func clone(p *properties.Set) *properties.Set {
 func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Set, cfg workload.Config, n int) Step {
 	l := b.s.Load
 	p := clone(trial)
-	p.Set("dotransactions", "false", properties.Source{File: b.s.File + " (load step)"})
-	p.Set("threadcount", strconv.Itoa(l.Threads), b.settingSrc("load.threads"))
-	p.Set("target", formatRate(l.Target), b.settingSrc("load.target"))
-	p.Set("batchsize", strconv.Itoa(l.BatchSize), b.settingSrc("load.batch_size"))
-	p.Set("drop", strconv.FormatBool(l.Drop), b.settingSrc("load.drop"))
-	p.Set("verify", strconv.FormatBool(l.Verify), b.settingSrc("load.verify"))
+	p.Set(core.DoTransactions, "false", properties.Source{File: b.s.File + " (load step)"})
+	p.Set(core.ThreadCount, strconv.Itoa(l.Threads), b.settingSrc("load.threads"))
+	p.Set(core.Target, formatRate(l.Target), b.settingSrc("load.target"))
+	p.Set(core.BatchSize, strconv.Itoa(l.BatchSize), b.settingSrc("load.batch_size"))
+	p.Set(core.Drop, strconv.FormatBool(l.Drop), b.settingSrc("load.drop"))
+	p.Set(core.Verify, strconv.FormatBool(l.Verify), b.settingSrc("load.verify"))
 	var params []KV
 	for _, kv := range pt {
 		if kv.Key != axisThreads && kv.Key != axisTarget {
@@ -61,27 +62,27 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 			rateSrc = b.src(kv.Line)
 		}
 	}
-	p.Set("dotransactions", "true", properties.Source{File: b.s.File + " (run step)"})
+	p.Set(core.DoTransactions, "true", properties.Source{File: b.s.File + " (run step)"})
 	threads := st.Threads
 	if st.ThreadsAuto {
 		// Known at run time; one passes the workload's checks here.
 		threads = 1
 	}
-	p.Set("threadcount", strconv.Itoa(threads), threadsSrc)
-	p.Set("target", formatRate(st.Rate), rateSrc)
+	p.Set(core.ThreadCount, strconv.Itoa(threads), threadsSrc)
+	p.Set(core.Target, formatRate(st.Rate), rateSrc)
 	// A duration-bound run must not stop at a property file's
 	// operationcount (the built-ins say 1000), and the reverse.
 	if st.Operations > 0 {
-		p.Set("operationcount", itoa(st.Operations), b.settingSrc("run.operations"))
-		p.Set("maxexecutiontime", "0", b.settingSrc("run.operations"))
+		p.Set(core.OperationCount, itoa(st.Operations), b.settingSrc("run.operations"))
+		p.Set(core.MaxExecutionTime, "0", b.settingSrc("run.operations"))
 	} else {
 		// maxexecutiontime includes the warm-up, as in YCSB where it
 		// bounds the whole run.
-		p.Set("operationcount", "0", b.settingSrc("run.duration"))
-		p.Set("maxexecutiontime", formatSeconds(st.Duration+st.Warmup), b.settingSrc("run.duration"))
+		p.Set(core.OperationCount, "0", b.settingSrc("run.duration"))
+		p.Set(core.MaxExecutionTime, formatSeconds(st.Duration+st.Warmup), b.settingSrc("run.duration"))
 	}
-	p.Set("warmup.time", formatSeconds(st.Warmup), b.settingSrc("run.warmup"))
-	p.Set("warmup.steady", strconv.FormatBool(st.WarmupSteady), b.settingSrc("run.warmup"))
+	p.Set(core.WarmupTime, formatSeconds(st.Warmup), b.settingSrc("run.warmup"))
+	p.Set(core.WarmupSteady, strconv.FormatBool(st.WarmupSteady), b.settingSrc("run.warmup"))
 	st.Properties = p
 	return st
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbarena/dbarena/driver/drivers"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workloads"
 )
@@ -31,7 +32,7 @@ func completeDriver(_ *cobra.Command, args []string, _ string) ([]cobra.Completi
 }
 
 // requestDistributionKey is the property whose values -p completes.
-const requestDistributionKey = "requestdistribution"
+const requestDistributionKey = core.RequestDistribution
 
 // completeProperty completes -p KEY=VALUE: after "requestdistribution="
 // the distributions; before any "=", that key, with no space after it.

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/internal/workdir"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -329,7 +330,7 @@ func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
 		s.Run.Repetitions = f.reps
 	}
 	if f.records > 0 {
-		s.SetProperty("recordcount", fmt.Sprint(f.records), "--records")
+		s.SetProperty(core.RecordCount, fmt.Sprint(f.records), "--records")
 	}
 	if f.threads > 0 {
 		s.Run.Threads, s.Run.ThreadsAuto = f.threads, false

@@ -9,6 +9,7 @@ import (
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/keystats"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -76,12 +77,12 @@ func runKeys(st *State, f *keysFlags) error {
 		return usageError(err)
 	}
 	src := properties.Source{File: "--distribution"}
-	p.Set("requestdistribution", f.dist, src)
-	p.Set("recordcount", strconv.FormatInt(f.records, 10), properties.Source{File: "--records"})
-	p.Set("operationcount", strconv.FormatInt(f.draws, 10), properties.Source{File: "--draws"})
+	p.Set(core.RequestDistribution, f.dist, src)
+	p.Set(core.RecordCount, strconv.FormatInt(f.records, 10), properties.Source{File: "--records"})
+	p.Set(core.OperationCount, strconv.FormatInt(f.draws, 10), properties.Source{File: "--draws"})
 	// Reads only: with inserts in the mix the zipfian key space grows.
-	p.Set("readproportion", "1", src)
-	for _, k := range []string{"updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion", "deleteproportion"} {
+	p.Set(core.ReadProportion, "1", src)
+	for _, k := range []string{core.UpdateProportion, core.InsertProportion, core.ScanProportion, core.ReadModifyWrite, core.DeleteProportion} {
 		p.Set(k, "0", src)
 	}
 	cfg, warnings, err := workload.ParseConfig(p, drivers.Prefixes())
