@@ -177,10 +177,11 @@ goal: {throughput: 1000}
 	require.Contains(t, out, "three or more are needed to predict")
 
 	// Confirmed: the answer's size deployed again and run at the
-	// throughput (half the rate 250m met, so that the machine's noise
-	// does not decide), judged by the objective.
+	// throughput (a quarter of the rate 250m met, so that the machine's
+	// noise does not decide: at half, a CPU quota's throttling once made
+	// the p99 29.7 ms), judged by the objective.
 	confirmed := filepath.Join(dir, "confirmed")
-	code, out, errs = run(t, context.Background(), "size", res, "--throughput", fmt.Sprint(math.Round(small/2)), "--confirm", "--confirm-results", confirmed)
+	code, out, errs = run(t, context.Background(), "size", res, "--throughput", fmt.Sprint(math.Round(small/4)), "--confirm", "--confirm-results", confirmed)
 	t.Log(out)
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, errs, "dbarena: confirming redis at 250m: ")
