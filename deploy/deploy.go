@@ -14,21 +14,24 @@
 // their own format.
 //
 // Adding a database means:
-//   - a driver: a package driver/NAME, with docs/drivers/NAME.md, or a
-//     dialect of an existing driver that the entry's DriverProperties
-//     select;
+//   - a driver: a package driver/NAME, with docs/drivers/NAME.md and an
+//     Address that makes its properties of where servers are
+//     (driver.Reach: addresses, login, nodes), or a dialect of an
+//     existing driver that the entry's DriverProperties select;
 //   - for a new driver, its line in driver/drivers/drivers.go (with
 //     Reference and Endpoint when the database ships a load tool, and
 //     that tool in reference/TOOL.go, listed in For in
-//     reference/reference.go);
-//   - one catalogue entry in deploy/catalog.go, with its Login; for a
-//     new driver, also its case in Database.Endpoint (deploy/endpoint.go),
-//     which makes every provider's driver properties from the addresses;
+//     reference/reference.go) and its entry in the conformance table
+//     (driver/drivers/conformance_test.go);
+//   - one catalogue entry in deploy/catalog.go, with its Login;
 //   - one local launcher, deploy/local/NAME.go, named in launchers() in
-//     deploy/local/local.go with the programs it needs in requirements()
-//     in deploy/local/check.go, or the reason it has none in the entry's
-//     Unsupported;
+//     deploy/local/local.go with the programs it needs, or the reason it
+//     has none in the entry's Unsupported;
 //   - its row and section in docs/guide/choosing-databases.md.
+//
+// Providers name no driver and no driver property: they give the
+// driver table (drivers.Address) a Reach (Database.Reach) and take the
+// properties it makes.
 //
 // The test in deploy/providers fails while a provider cannot run a
 // database the catalogue does not excuse, or its driver is not

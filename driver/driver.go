@@ -24,6 +24,12 @@ type Params struct {
 	// Workers is the number of sessions the runner will open; drivers size
 	// their connection pools from it by default.
 	Workers int
+	// FirstWorker is the trial's number of this process's first worker:
+	// a trial split over several load generators numbers its workers
+	// across them, and a driver that spreads workers over nodes
+	// (postgres.hosts) spreads the trial's, not each process's alike (3
+	// loaders of 2 workers on 3 nodes would leave the third idle).
+	FirstWorker int
 	// Logger receives the driver's own diagnostics; nothing is logged per
 	// operation.
 	Logger *slog.Logger

@@ -21,6 +21,7 @@ import (
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
@@ -57,6 +58,9 @@ type Plan struct {
 	// Warnings are the workload's (properties YCSB knows that dbarena
 	// ignores, ...), for the caller to log with its context.
 	Warnings []workload.Warning
+	// FirstWorker is the trial's number of this process's first worker
+	// (driver.Params.FirstWorker): a loader's index times its threads.
+	FirstWorker int
 }
 
 // Parse looks the driver up and parses the workload and the settings of
@@ -96,7 +100,7 @@ func (pl *Plan) Open(ctx context.Context, log *slog.Logger) (*Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := pl.Driver.Open(ctx, driver.Params{Props: pl.Props.Map(), Workers: pl.Settings.Run.Threads, Logger: log})
+	db, err := pl.Driver.Open(ctx, driver.Params{Props: pl.Props.Map(), Workers: pl.Settings.Run.Threads, FirstWorker: pl.FirstWorker, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("open driver %s: %w", pl.Driver.Name, err)
 	}
@@ -124,7 +128,7 @@ func (t *Trial) Ready(ctx context.Context, load bool, log *slog.Logger) error {
 	if s.Run.BatchSize > 1 {
 		if sess, err := t.DB.Session(ctx, 0); err == nil {
 			if _, ok := sess.(driver.BatchInserter); !ok {
-				log.Warn("driver does not batch inserts; batchsize is ignored", "driver", t.Driver.Name, "batchsize", s.Run.BatchSize)
+				log.Warn("driver does not batch inserts; batchsize is ignored", "driver", t.Driver.Name, core.BatchSize, s.Run.BatchSize)
 			}
 			_ = sess.Close() // a probe session; nothing was done with it
 		}

@@ -17,6 +17,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 )
 
 // File is the subset of the Compose specification dbarena writes.
@@ -213,7 +215,9 @@ func Render(req deploy.Request) (*Project, error) {
 			svc.EnvFile = []string{envFile}
 		}
 	}
-	p.Props = props(req, db)
+	if p.Props, err = props(req, db); err != nil {
+		return nil, err
+	}
 	p.File.Services["loader"] = loader(req, db, p)
 	addMonitoring(p, o.Monitoring)
 	return p, nil
@@ -368,10 +372,15 @@ func serviceName(db string, i, nodes int) string {
 	return fmt.Sprintf("%s-%d", db, i)
 }
 
-// props makes the driver properties from the published addresses.
-func props(req deploy.Request, db deploy.Database) func([]string) map[string]string {
-	a := deploy.Addressing{Password: req.Options["password"]}
-	return func(addrs []string) map[string]string { return deploy.PropMap(db.Endpoint(addrs, a)) }
+// props makes the driver properties from the published addresses
+// (host:port each: the nodes' ports differ), through the driver.
+func props(req deploy.Request, db deploy.Database) (func([]string) map[string]string, error) {
+	info, err := drivers.Lookup(db.Driver)
+	if err != nil || info.Address == nil {
+		return nil, fmt.Errorf("compose: %s: driver %s makes no properties of addresses", db.Name, db.Driver)
+	}
+	pw := req.Options["password"]
+	return func(addrs []string) map[string]string { return driver.PropMap(info.Address(db.Reach(addrs, pw))) }, nil
 }
 
 // YAML is the compose file's text: services in name order, so that the

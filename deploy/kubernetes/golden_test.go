@@ -2,11 +2,14 @@ package kubernetes
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy/deploytest"
+	"github.com/dbarena/dbarena/driver"
 )
 
 // TestRenderGolden keeps what every database renders to, in every shape
@@ -33,7 +36,17 @@ func TestRenderGolden(t *testing.T) {
 			out += "--- secret\n" + string(s)
 		}
 		db, nodes := m.Database, max(v.Req.Nodes, 1)
+		// Through a port-forward, and from inside the cluster by the
+		// Service's name.
+		pf, err := address(db, []string{"127.0.0.1:40000"}, nodes, true)
+		if err != nil {
+			return "", err
+		}
+		in, err := address(db, []string{net.JoinHostPort("db.ns.svc.cluster.local", strconv.Itoa(m.Port))}, nodes, false)
+		if err != nil {
+			return "", err
+		}
 		return out + fmt.Sprintf("--- port %d service %s\n--- props\n%s--- loader props\n%s", m.Port, m.Service,
-			deploytest.Props(props(db, "127.0.0.1", 40000, nodes)), deploytest.Props(props(db, "db.ns.svc.cluster.local", m.Port, nodes))), nil
+			deploytest.Props(driver.PropMap(pf)), deploytest.Props(driver.PropMap(in))), nil
 	}))
 }

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/driver"
 )
 
 // Provider is the Kubernetes provider. Kubectl is the program; empty
@@ -141,20 +142,22 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if err != nil {
 		return fail(err)
 	}
-	d.props = props(m.Database, "127.0.0.1", port, nodes)
-	if strings.HasPrefix(d.props["cql.hosts"], "127.0.0.1") {
-		// The other nodes' addresses are the pods', unreachable here.
-		d.props["cql.discovery"] = "false"
+	// Through the port-forward, the nodes' own addresses (the pods')
+	// are unreachable: the driver keeps to the forwarded one. The
+	// loaders, inside the cluster, reach every pod.
+	props, err := address(m.Database, []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, nodes, true)
+	if err != nil {
+		return fail(err)
 	}
-	d.loaderProps = props(m.Database, pods[0].ip, m.Port, nodes)
-	if _, sql := d.loaderProps["postgres.url"]; sql && nodes > 1 {
-		// The loaders' workers spread over the pods.
-		var hosts []string
-		for _, pod := range pods {
-			hosts = append(hosts, net.JoinHostPort(pod.ip, strconv.Itoa(m.Port)))
-		}
-		d.loaderProps["postgres.hosts"] = strings.Join(hosts, ",")
+	var podAddrs []string
+	for _, pod := range pods {
+		podAddrs = append(podAddrs, net.JoinHostPort(pod.ip, strconv.Itoa(m.Port)))
 	}
+	loaderProps, err := address(m.Database, podAddrs, nodes, false)
+	if err != nil {
+		return fail(err)
+	}
+	d.props, d.loaderProps = driver.PropMap(props), driver.PropMap(loaderProps)
 	if err := d.watch(ctx, req, pods); err != nil {
 		return fail(err)
 	}
@@ -321,19 +324,6 @@ func (d *deployment) watch(ctx context.Context, req deploy.Request, pods []pod) 
 			PodMetricsURL: fmt.Sprintf("http://127.0.0.1:%d/api/v1/nodes/%s/proxy/metrics/resource", port, p.node)})
 	}
 	return nil
-}
-
-// props are the driver properties of the database at host:port.
-func props(db deploy.Database, host string, port, nodes int) map[string]string {
-	p := map[string]string{}
-	for _, kv := range endpoint(db, host, port) {
-		k, v, _ := strings.Cut(kv, "=")
-		p[k] = v
-	}
-	if _, ok := p["cql.hosts"]; ok && nodes >= 3 {
-		p["cql.replication.factor"] = "3"
-	}
-	return p
 }
 
 type deployment struct {

@@ -52,8 +52,8 @@ func TestClusterThroughOneNode(t *testing.T) {
 	t.Cleanup(func() { _ = d.Down(context.Background()) })
 	require.Equal(t, map[string]string{"cql.hosts": "127.0.0.1", "cql.port": "41234", "cql.discovery": "false", "cql.replication.factor": "3"},
 		d.Properties(), "through the forwarded port the driver must not look for the pods")
-	require.Equal(t, map[string]string{"cql.hosts": "10.244.0.5", "cql.port": "9042", "cql.replication.factor": "3"},
-		d.(deploy.LoadMachines).LoaderProperties(), "the loaders reach the first pod by its address; the driver finds the others")
+	require.Equal(t, map[string]string{"cql.hosts": "10.244.0.5,10.244.0.6,10.244.0.7", "cql.port": "9042", "cql.replication.factor": "3"},
+		d.(deploy.LoadMachines).LoaderProperties(), "the loaders reach every pod by its address, as the Terraform provider's reach every VM")
 	require.Len(t, d.Hosts(), 3)
 	require.Equal(t, deploy.Host{Name: "c-2", Pod: "dbarena-c/db-2", PodMetricsURL: "http://127.0.0.1:41235/api/v1/nodes/n3/proxy/metrics/resource"}, d.Hosts()[2])
 

@@ -25,6 +25,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -181,6 +183,13 @@ func Render(req deploy.Request) (*Manifests, error) {
 	if o.StorageClass != "" {
 		pvc["spec"].(obj)["storageClassName"] = o.StorageClass
 	}
+	// The loader Job reaches the nodes by the Service's name, as one
+	// address.
+	svcAddr := net.JoinHostPort(fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, o.Namespace), strconv.Itoa(im.Port))
+	reach, err := address(db, []string{svcAddr}, 1, false)
+	if err != nil {
+		return nil, err
+	}
 	m.Objects = []obj{
 		{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": o.Namespace, "labels": labels}},
 		// Pods are published before they are ready: a cluster's nodes
@@ -200,7 +209,7 @@ func Render(req deploy.Request) (*Manifests, error) {
 			}},
 			"volumeClaimTemplates": []any{pvc},
 		}},
-		loaderJob(req, db, o, meta, im.Port, m.Service),
+		loaderJob(req, db, o, meta, reach),
 		loaderPods(req, o, meta, labels),
 	}
 	return m, nil
@@ -340,13 +349,12 @@ func dbEnv(db deploy.Database, ns, svc string) []deploy.EnvVar {
 // loaderJob is the Indexed Job of loaders: pod i runs dbarena ycsb run
 // --loader i/N against the headless Service and writes its interval log
 // to standard output, where `kubectl logs` gathers it for dbarena merge.
-func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(string) obj, port int, svc string) obj {
-	host := fmt.Sprintf("%s.%s.svc.cluster.local", svc, o.Namespace)
+func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(string) obj, reach []driver.Prop) obj {
 	args := []any{"ycsb", "run", db.Driver, "-P", "/workloads/" + o.Workload, "-q",
 		"--" + results.FlagLoader, fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", o.Loaders), "--" + results.FlagRunID, req.Name,
 		"--" + results.FlagHdrLog, "/dev/stdout", "--" + results.FlagExport, "/dev/stderr"}
-	for _, kv := range endpoint(db, host, port) {
-		args = append(args, "-p", kv)
+	for _, p := range reach {
+		args = append(args, "-p", p.Key+"="+p.Value)
 	}
 	for k, v := range db.DriverProperties {
 		args = append(args, "-p", k+"="+v)
@@ -366,14 +374,19 @@ func loaderJob(req deploy.Request, db deploy.Database, o Options, meta func(stri
 	}}
 }
 
-// endpoint is the driver's endpoint properties at host:port, a
-// Service's name that stands for every node.
-func endpoint(db deploy.Database, host string, port int) []string {
-	var out []string
-	for _, p := range db.Endpoint([]string{net.JoinHostPort(host, strconv.Itoa(port))}, deploy.Addressing{SplitPort: true}) {
-		out = append(out, p.Key+"="+p.Value)
+// address is the driver's properties that reach the servers at addrs
+// (a Service's name that stands for every node, or the pods' IPs: all
+// on the database's port), with the catalogue's login; nodes is how
+// many serve, private that the addresses are not the ones the nodes
+// advertise (a port-forward).
+func address(db deploy.Database, addrs []string, nodes int, private bool) ([]driver.Prop, error) {
+	r := db.Reach(addrs, "")
+	r.SamePort, r.Nodes, r.Private = true, max(nodes, len(addrs)), private
+	props, err := drivers.Address(db.Driver, r)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %s: %w", db.Name, err)
 	}
-	return out
+	return props, nil
 }
 
 // YAML writes the objects as one multi-document stream, without the

@@ -80,7 +80,9 @@ func launchCassandra(ctx context.Context, d *deployment) error {
 			return err
 		}
 	}
-	d.reachAt(hostPorts(addrs, c.native)...)
+	if err := d.reachAt(hostPorts(addrs, c.native)...); err != nil {
+		return err
+	}
 	d.version = "Apache Cassandra " + CassandraVersion
 	return nil
 }
@@ -100,7 +102,7 @@ type cassandraSetup struct {
 func cassandraInstall(d *deployment) (cassandraSetup, error) {
 	var c cassandraSetup
 	var err error
-	if c.java, err = need("java", "apt-get install openjdk-17-jre-headless"); err != nil {
+	if c.java, err = jre().path(); err != nil {
 		return c, err
 	}
 	lib, err := mavenLib("cassandra", CassandraVersion, "cassandra-pom.xml", func(s string) { d.log.Info(s) })
@@ -222,7 +224,9 @@ func launchScylla(ctx context.Context, d *deployment) error {
 			return err
 		}
 	}
-	d.reachAt(hostPorts(addrs, native)...)
+	if err := d.reachAt(hostPorts(addrs, native)...); err != nil {
+		return err
+	}
 	d.version = versionOf(bin)
 	return nil
 }

@@ -28,7 +28,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +35,8 @@ import (
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/workdir"
 )
 
@@ -65,20 +66,45 @@ func New() *Provider { return &Provider{ReadyTimeout: deploy.DefaultReadyTimeout
 // Name implements deploy.Provider.
 func (p *Provider) Name() string { return deploy.Local }
 
-// launcher starts one database's servers into d and waits until they
-// answer.
-type launcher func(ctx context.Context, d *deployment) error
+// launcher starts one database's servers and says what they need
+// installed: everything the local provider knows of a database beside
+// the catalogue.
+type launcher struct {
+	// start starts the servers into d and waits until they answer.
+	start func(ctx context.Context, d *deployment) error
+	// needs are the programs it runs from PATH, with how to install
+	// each.
+	needs []requirement
+	// download is the Maven download it runs ("" none), fetched once
+	// into the cache.
+	download, version string
+	// find finds what it runs where it looks beyond PATH (nil: nothing).
+	find func() error
+}
+
+// requirement is a program a database needs, with how to install it.
+type requirement struct{ program, install string }
+
+// jre is the JVM the Maven downloads run on.
+func jre() requirement { return requirement{"java", "apt-get install openjdk-17-jre-headless"} }
+
+// path finds the program, or says how to install it.
+func (r requirement) path() (string, error) { return need(r.program, r.install) }
 
 // launchers is the table of launchers, by the name the catalogue's
 // entries give (deploy.Database.Local).
 func launchers() map[string]launcher {
 	return map[string]launcher{
-		"postgres":  launchPostgres,
-		"redis":     launchRedis,
-		"mariadb":   launchMariaDB,
-		"cassandra": launchCassandra,
-		"scylladb":  launchScylla,
-		"dynamodb":  launchDynamoDB,
+		"postgres": {start: launchPostgres, find: func() error {
+			_, err := pgBin() // looks in /usr/lib/postgresql as well as PATH
+			return err
+		}},
+		"redis":     {start: launchRedis, needs: []requirement{{"redis-server", "apt-get install redis-server"}}},
+		"mariadb":   {start: launchMariaDB, needs: []requirement{{"mariadb-install-db", "apt-get install mariadb-server"}}},
+		"cassandra": {start: launchCassandra, needs: []requirement{jre()}, download: "cassandra", version: CassandraVersion},
+		"scylladb": {start: launchScylla, needs: []requirement{{"scylla",
+			"install ScyllaDB (https://docs.scylladb.com/stable/getting-started/install-scylla/), or compare with cassandra locally: it speaks the same CQL"}}},
+		"dynamodb": {start: launchDynamoDB, needs: []requirement{jre()}, download: "dynamodb-local", version: DynamoDBLocalVersion},
 	}
 }
 
@@ -96,7 +122,7 @@ func Databases() []string { return deploy.Names(starts) }
 func launcherOf(req deploy.Request) (deploy.Database, launcher, error) {
 	d, err := deploy.LookupDatabase(req.Database)
 	if err != nil || !starts(d) {
-		return d, nil, fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
+		return d, launcher{}, fmt.Errorf("local: %s cannot be started on this machine by dbarena (local databases: %s); run it yourself and use provider \"existing\" with its address",
 			req.Database, strings.Join(Databases(), ", "))
 	}
 	return d, launchers()[d.Local], nil
@@ -141,7 +167,7 @@ func (p *Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deploymen
 	}
 	d := &deployment{req: req, dir: wd.Path, wd: wd, props: map[string]string{}, taken: map[int]bool{}, provider: p,
 		readyTimeout: p.ReadyTimeout, log: req.Logger.With("target", req.Name)}
-	if err := launch(ctx, d); err != nil {
+	if err := launch.start(ctx, d); err != nil {
 		downErr := d.Down(context.Background())
 		return nil, errors.Join(fmt.Errorf("local: %s: %w", req.Name, err), downErr)
 	}
@@ -185,16 +211,23 @@ type deployment struct {
 }
 
 // reachAt sets the driver properties of the servers at addrs (host:port
-// each) as the catalogue makes them for every provider: its login, the
-// driver's property names, the CQL hosts by name with one port.
-func (d *deployment) reachAt(addrs ...string) {
+// each, all on one port) as the driver makes them for every provider,
+// with the catalogue's login.
+func (d *deployment) reachAt(addrs ...string) error {
 	db, err := deploy.LookupDatabase(d.req.Database)
 	if err != nil {
-		return // launch runs only the catalogue's databases
+		return err
 	}
-	for k, v := range deploy.PropMap(db.Endpoint(addrs, deploy.Addressing{SplitPort: true})) {
+	r := db.Reach(addrs, "")
+	r.SamePort = true
+	props, err := drivers.Address(db.Driver, r)
+	if err != nil {
+		return fmt.Errorf("local: %s: %w", d.req.Name, err)
+	}
+	for k, v := range driver.PropMap(props) {
 		d.props[k] = v
 	}
+	return nil
 }
 
 // node is one server process with how it stops.

@@ -163,7 +163,9 @@ func launchPostgres(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "ready to accept connections"), dialReady(addr))); err != nil {
 		return err
 	}
-	d.reachAt(addr)
+	if err := d.reachAt(addr); err != nil {
+		return err
+	}
 	d.version = versionOf(filepath.Join(bin, "postgres"))
 	return nil
 }

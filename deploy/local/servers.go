@@ -45,7 +45,9 @@ func launchRedis(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "Ready to accept connections"), dialReady(addr))); err != nil {
 		return err
 	}
-	d.reachAt(addr)
+	if err := d.reachAt(addr); err != nil {
+		return err
+	}
 	d.version = versionOf(bin)
 	return nil
 }
@@ -101,7 +103,9 @@ func launchMariaDB(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
 		return err
 	}
-	d.reachAt(addr)
+	if err := d.reachAt(addr); err != nil {
+		return err
+	}
 	d.version = versionOf(server)
 	return nil
 }
@@ -109,7 +113,7 @@ func launchMariaDB(ctx context.Context, d *deployment) error {
 // launchDynamoDB runs DynamoDB Local, in memory unless options say
 // inMemory: "false" (then it keeps its SQLite file in the data dir).
 func launchDynamoDB(ctx context.Context, d *deployment) error {
-	java, err := need("java", "apt-get install openjdk-17-jre-headless")
+	java, err := jre().path()
 	if err != nil {
 		return err
 	}
@@ -142,7 +146,9 @@ func launchDynamoDB(ctx context.Context, d *deployment) error {
 	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
 		return err
 	}
-	d.reachAt(addr)
+	if err := d.reachAt(addr); err != nil {
+		return err
+	}
 	d.version = "DynamoDB Local " + DynamoDBLocalVersion
 	return nil
 }

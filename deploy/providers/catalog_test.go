@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/kubernetes"
 	"github.com/dbarena/dbarena/deploy/local"
 	"github.com/dbarena/dbarena/deploy/terraform"
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 )
 
@@ -70,27 +72,37 @@ func TestCatalogueIsWhole(t *testing.T) {
 	}
 }
 
-// TestEveryDatabaseIsReachable checks that the catalogue makes driver
-// properties for every database, that the driver accepts them as its
-// own (they carry its prefix), and that a password reaches the
-// properties of the drivers that take one in them.
+// TestEveryDatabaseIsReachable checks that the driver of every
+// catalogue entry makes properties of addresses, that they carry its
+// prefix and that its Check accepts them (with the entry's own
+// properties), and that a password reaches the properties of the
+// drivers that take one in them.
 func TestEveryDatabaseIsReachable(t *testing.T) {
 	for _, db := range deploy.Databases() {
 		info, err := drivers.Lookup(db.Driver)
 		require.NoError(t, err, db.Name)
-		for _, a := range []deploy.Addressing{{}, {SplitPort: true}} {
-			props := db.Endpoint([]string{"h1:1000", "h2:1000", "h3:1000"}, a)
-			require.NotEmpty(t, props, "%s: no case for driver %s in Database.Endpoint", db.Name, db.Driver)
-			for _, p := range props {
-				require.True(t, strings.HasPrefix(p.Key, info.Prefix+"."), "%s: property %s outside the driver's prefix %s", db.Name, p.Key, info.Prefix)
+		require.NotNil(t, info.Address, "%s: driver %s has no Address in the driver table", db.Name, db.Driver)
+		for _, r := range []driver.Reach{db.Reach([]string{"h1:1000", "h2:1000", "h3:1000"}, ""), db.Reach([]string{"h1:1000"}, "")} {
+			for _, same := range []bool{false, true} {
+				r.SamePort, r.Private = same, same
+				props, err := drivers.Address(db.Driver, r)
+				require.NoError(t, err, db.Name)
+				require.NotEmpty(t, props, "%s: driver %s made no properties", db.Name, db.Driver)
+				for _, p := range props {
+					require.True(t, strings.HasPrefix(p.Key, info.Prefix+"."), "%s: property %s outside the driver's prefix %s", db.Name, p.Key, info.Prefix)
+				}
+				m := driver.PropMap(props)
+				maps.Copy(m, db.DriverProperties)
+				require.NoError(t, info.Check(m, 4), "%s: the driver refuses its own properties %v", db.Name, m)
 			}
 		}
-		withPW := deploy.PropMap(db.Endpoint([]string{"h1:1000"}, deploy.Addressing{Password: "pw-x"}))
+		withPW, err := drivers.Address(db.Driver, db.Reach([]string{"h1:1000"}, "pw-x"))
+		require.NoError(t, err)
 		switch db.Driver {
 		case "postgres", "mysql", "redis":
 			found := false
-			for _, v := range withPW {
-				found = found || strings.Contains(v, "pw-x")
+			for _, p := range withPW {
+				found = found || strings.Contains(p.Value, "pw-x")
 			}
 			require.True(t, found, "%s: the password is in no property: %v", db.Name, withPW)
 		}

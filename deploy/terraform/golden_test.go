@@ -40,7 +40,9 @@ func TestVarsGolden(t *testing.T) {
 		}
 		for _, addrs := range [][]string{{"34.1.2.3:9042"}, {"34.1.2.3:9042", "34.1.2.4:9042", "34.1.2.5:9042"}} {
 			for _, outside := range []bool{true, false} {
-				fmt.Fprintf(&b, "--- endpoint %s nodes=%d outside=%v\n%s", db, len(addrs), outside, deploytest.Props(endpoint(db, addrs, outside)))
+				props, err := endpoint(db, addrs, outside)
+				require.NoError(t, err, db)
+				fmt.Fprintf(&b, "--- endpoint %s nodes=%d outside=%v\n%s", db, len(addrs), outside, deploytest.Props(props))
 			}
 		}
 	}

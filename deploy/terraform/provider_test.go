@@ -153,16 +153,18 @@ func TestCockroachClusterSpreadsWorkers(t *testing.T) {
 	// No CockroachDB here: SQL answers on the third try, as once the
 	// first VM's boot script has run cockroach init.
 	tries := 0
-	sqlReady := func(_ context.Context, url string) error {
+	answers := func(_ context.Context, driverName string, props map[string]string) error {
+		require.Equal(t, "postgres", driverName)
+		require.Equal(t, "cockroachdb", props["postgres.dialect"], "the catalogue's dialect")
 		tries++
 		if tries < 3 {
 			return errors.New("node is waiting for cluster initialization")
 		}
 		return nil
 	}
-	d, err := terraform.Provider{Tool: bin, SQLReady: sqlReady}.Up(context.Background(), req)
+	d, err := terraform.Provider{Tool: bin, Answers: answers}.Up(context.Background(), req)
 	require.NoError(t, err)
-	require.Equal(t, 3, tries, "Up waits for SQL, not only the port")
+	require.Equal(t, 3, tries, "Up waits for the driver, not only the port")
 	defer d.Down(context.Background())
 	p := fmt.Sprint(port)
 	require.Equal(t, map[string]string{"postgres.url": "postgres://root@10.0.0.2:" + p + "/defaultdb?sslmode=disable",

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -24,9 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/driver/drivers"
 )
 
 //go:embed modules
@@ -41,20 +42,24 @@ type Provider struct {
 	Tool         string
 	SSH          string
 	ReadyTimeout time.Duration
-	// SQLReady says whether a SQL database at a postgres URL answers
-	// queries (nil: connect with pgx and run SELECT 1).
-	SQLReady func(ctx context.Context, url string) error
+	// Answers says whether the database answers its driver at props
+	// (nil: open the driver, which connects, and close it). Up asks it
+	// of a cluster that answers only once initialised: its port opens
+	// before.
+	Answers func(ctx context.Context, driverName string, props map[string]string) error
 }
 
-// sqlReady connects and runs one query.
-func sqlReady(ctx context.Context, url string) error {
-	c, err := pgx.Connect(ctx, url)
+// answers opens the driver at props and closes it.
+func answers(ctx context.Context, driverName string, props map[string]string) error {
+	info, err := drivers.Lookup(driverName)
 	if err != nil {
 		return err
 	}
-	defer c.Close(context.Background())
-	_, err = c.Exec(ctx, "SELECT 1")
-	return err
+	db, err := info.Open(ctx, driver.Params{Props: props, Workers: 1})
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }
 
 var (
@@ -339,9 +344,9 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 	if timeout == 0 {
 		timeout = deploy.DefaultReadyTimeout
 	}
-	ready := p.SQLReady
+	ready := p.Answers
 	if ready == nil {
-		ready = sqlReady
+		ready = answers
 	}
 	if err := d.wait(ctx, req, timeout, ready); err != nil {
 		return nil, errors.Join(err, d.Down(context.Background()))
@@ -375,7 +380,7 @@ func (p Provider) sshCommand(req deploy.Request, cloud, dir string) []string {
 // wait returns once every database VM accepts connections on the
 // database's port and every loader VM runs a command over ssh: the
 // VMs boot, format their disks and pull images after apply returns.
-func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration, ready func(context.Context, string) error) error {
+func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.Duration, ready func(context.Context, string, map[string]string) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -414,11 +419,12 @@ func (d *deployment) wait(ctx context.Context, req deploy.Request, timeout time.
 			return err
 		}
 	}
-	if req.Database == "cockroachdb" {
-		// Its port opens before the first VM's boot script has run
-		// cockroach init: wait for SQL to answer.
-		url := d.props["postgres.url"]
-		err := poll("CockroachDB SQL (cluster init)", func(ctx context.Context) error { return ready(ctx, url) })
+	if db, err := deploy.LookupDatabase(req.Database); err == nil && db.Cluster != nil && len(db.Cluster.Init) > 0 {
+		// Its port opens before the first VM's boot script has
+		// initialised the cluster: wait for the driver to get answers.
+		props := maps.Clone(d.props)
+		maps.Copy(props, db.DriverProperties)
+		err := poll(db.Summary+" through its driver (cluster init)", func(ctx context.Context) error { return ready(ctx, db.Driver, props) })
 		if err != nil {
 			return err
 		}
@@ -472,32 +478,39 @@ func (d *deployment) read(req deploy.Request, out []byte) error {
 	}
 	d.loaders = o.Loaders.Value
 	d.dbAddrs = addrs
-	d.props = endpoint(req.Database, addrs, true)
+	var err error
+	if d.props, err = endpoint(req.Database, addrs, true); err != nil {
+		return err
+	}
 	d.loaderProps = d.props
 	if len(o.DBInternal.Value) == len(o.DBExternal.Value) {
 		var internal []string
 		for _, ip := range o.DBInternal.Value {
 			internal = append(internal, net.JoinHostPort(ip, strconv.Itoa(o.Port.Value)))
 		}
-		d.loaderProps = endpoint(req.Database, internal, false)
+		if d.loaderProps, err = endpoint(req.Database, internal, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// endpoint makes the driver properties of the database's addresses.
-// The operator's CQL connection (outside, external addresses) keeps to
-// the addresses given: the nodes advertise their internal ones, which
-// only the loaders reach.
-func endpoint(name string, addrs []string, outside bool) map[string]string {
+// endpoint makes the driver properties of the database's addresses,
+// which all listen on the module's port. The operator's connection
+// (outside, external addresses) keeps to the addresses given: the
+// nodes advertise their internal ones, which only the loaders reach.
+func endpoint(name string, addrs []string, outside bool) (map[string]string, error) {
 	db, err := deploy.LookupDatabase(name)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	props := deploy.PropMap(db.Endpoint(addrs, deploy.Addressing{SplitPort: true}))
-	if outside && db.Driver == "cql" && len(addrs) > 1 {
-		props["cql.discovery"] = "false"
+	r := db.Reach(addrs, "")
+	r.SamePort, r.Private = true, outside && len(addrs) > 1
+	props, err := drivers.Address(db.Driver, r)
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %s: %w", name, err)
 	}
-	return props
+	return driver.PropMap(props), nil
 }
 
 type deployment struct {

@@ -159,10 +159,14 @@ type DB struct {
 	log *slog.Logger
 	// pool is the first host's, for the schema and statistics; pools
 	// has one per host of Config.Hosts (or just pool).
-	pool   *pgxpool.Pool
-	pools  []*pgxpool.Pool
-	addr   string
-	dbName string
+	pool  *pgxpool.Pool
+	pools []*pgxpool.Pool
+	// firstWorker numbers this process's workers in the trial
+	// (driver.Params.FirstWorker): worker w of the trial uses host
+	// w mod len(pools).
+	firstWorker int
+	addr        string
+	dbName      string
 	// sticky gives every session a connection of its own for its whole
 	// life; it is only safe when the pool has a connection per worker.
 	sticky bool
@@ -200,7 +204,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 		return nil, driver.BadConfig(err)
 	}
 	log := p.Log()
-	db := &DB{cfg: cfg, log: log, sticky: cfg.PoolMax >= p.Workers}
+	db := &DB{cfg: cfg, log: log, sticky: cfg.PoolMax >= p.Workers, firstWorker: p.FirstWorker}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.url: %w", err)
@@ -324,8 +328,12 @@ func (db *DB) Session(ctx context.Context, worker int) (driver.Session, error) {
 	if err := db.ready(); err != nil {
 		return nil, err
 	}
-	return newSession(db, db.pools[max(worker, 0)%len(db.pools)]), nil
+	return newSession(db, db.pools[hostOf(db.firstWorker+max(worker, 0), len(db.pools))]), nil
 }
+
+// hostOf is the host of the trial's worker w, of n: round robin, so
+// that the loaders of a trial, numbered across, fill every host.
+func hostOf(w, n int) int { return w % n }
 
 func (db *DB) ready() error {
 	if db.missingDB || db.pool == nil {

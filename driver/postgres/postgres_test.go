@@ -141,6 +141,43 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	require.ErrorContains(t, err, "postgres.hosts")
 }
 
+// TestFirstWorkerPicksTheHost: a loader whose workers the trial
+// numbers from 2 (driver.Params.FirstWorker) sends its first worker to
+// the third of three hosts (the same server under three entries; each
+// pool names its host in application_name), so that a trial's loaders
+// fill every node rather than each start at the first.
+func TestFirstWorkerPicksTheHost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
+	pc, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))
+	props := map[string]string{"postgres.url": url, "postgres.hosts": addr + "," + addr + "," + addr}
+	check, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer check.Close(ctx)
+	for first, want := range map[int]string{0: "dbarena host 1 of 3", 2: "dbarena host 3 of 3", 4: "dbarena host 2 of 3"} {
+		db, err := postgres.Open(ctx, driver.Params{Props: props, Workers: 1, FirstWorker: first})
+		require.NoError(t, err)
+		schema := driver.Schema{Table: "dbarena_first", Fields: []string{"field0"}}
+		sm := db.(driver.SchemaManager)
+		require.NoError(t, sm.CreateSchema(ctx, schema))
+		s, err := db.Session(ctx, 0)
+		require.NoError(t, err)
+		time.Sleep(20 * time.Millisecond) // the pools' pings change state before the read
+		_, err = s.Read(ctx, schema.Table, "k", nil, nil)
+		require.True(t, err == nil || driver.Classify(err) == driver.ClassNotFound, "%v", err)
+		var last string
+		require.NoError(t, check.QueryRow(ctx,
+			"SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'dbarena host %' ORDER BY state_change DESC LIMIT 1").Scan(&last))
+		require.Equal(t, want, last, "FirstWorker %d", first)
+		require.NoError(t, s.Close())
+		require.NoError(t, sm.DropSchema(ctx, schema))
+		require.NoError(t, db.Close())
+	}
+}
+
 // TestConformanceSimpleProtocol runs the conformance suite with the URL's
 // default_query_exec_mode=simple_protocol, as behind PgBouncer in
 // transaction mode, where no statement may be prepared: every operation

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -65,26 +66,23 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 		return nil
 	}
 	src := properties.Source{File: "--" + results.FlagLoader + " " + results.LoaderIndex(ls.index, ls.count)}
-	if err := ls.rotateHosts(p, src); err != nil {
-		return err
-	}
 	if phase == runner.Transactions {
-		ops, err := p.Int64("operationcount", 0)
+		ops, err := p.Int64(core.OperationCount, 0)
 		if err != nil {
 			return err
 		}
 		if ops > 0 {
 			_, n := share(ops, ls.index, ls.count)
-			p.Set("operationcount", strconv.FormatInt(n, 10), src)
+			p.Set(core.OperationCount, strconv.FormatInt(n, 10), src)
 		}
-		target, err := p.Float("target", 0)
+		target, err := p.Float(core.Target, 0)
 		if err != nil {
 			return err
 		}
 		if target > 0 {
-			p.Set("target", strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
+			p.Set(core.Target, strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
 		}
-		if v, _, ok := p.Lookup("stages"); ok && strings.TrimSpace(v) != "" {
+		if v, _, ok := p.Lookup(core.Stages); ok && strings.TrimSpace(v) != "" {
 			// Each loader runs every stage with its threads and its
 			// share of the stage's rate.
 			stages, err := runner.ParseStages(v)
@@ -94,63 +92,44 @@ func (ls loaderSpec) apply(p *properties.Set, phase runner.Phase) error {
 			for i := range stages {
 				stages[i].Target /= float64(ls.count)
 			}
-			p.Set("stages", runner.FormatStages(stages), src)
+			p.Set(core.Stages, runner.FormatStages(stages), src)
 		}
-		if v, _, ok := p.Lookup("seed"); ok {
+		if v, _, ok := p.Lookup(core.Seed); ok {
 			seed, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
 				return fmt.Errorf("seed=%q: want an integer >= 0", v)
 			}
 			// The loaders must not all draw the same operations.
-			p.Set("seed", strconv.FormatUint(seed+uint64(ls.index)<<32, 10), src)
+			p.Set(core.Seed, strconv.FormatUint(seed+uint64(ls.index)<<32, 10), src)
 		}
 		return nil
 	}
 	// A throttled load shares its rate too.
-	target, err := p.Float("target", 0)
+	target, err := p.Float(core.Target, 0)
 	if err != nil {
 		return err
 	}
 	if target > 0 {
-		p.Set("target", strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
+		p.Set(core.Target, strconv.FormatFloat(target/float64(ls.count), 'f', -1, 64), src)
 	}
-	start, err := p.Int64("insertstart", 0)
+	start, err := p.Int64(core.InsertStart, 0)
 	if err != nil {
 		return err
 	}
-	count, err := p.Int64("insertcount", 0)
+	count, err := p.Int64(core.InsertCount, 0)
 	if err != nil {
 		return err
 	}
 	if count == 0 {
-		records, err := p.Int64("recordcount", 0)
+		records, err := p.Int64(core.RecordCount, 0)
 		if err != nil {
 			return err
 		}
 		count = records - start
 	}
 	off, n := share(count, ls.index, ls.count)
-	p.Set("insertstart", strconv.FormatInt(start+off, 10), src)
-	p.Set("insertcount", strconv.FormatInt(n, 10), src)
-	return nil
-}
-
-// rotateHosts starts this loader's workers where the previous loaders'
-// left off in postgres.hosts: each process gives worker i host i mod n,
-// so without it every loader would load the first hosts alike (3
-// loaders of 2 threads on 3 nodes would leave the third idle).
-func (ls loaderSpec) rotateHosts(p *properties.Set, src properties.Source) error {
-	v, _, ok := p.Lookup("postgres.hosts")
-	if !ok || strings.TrimSpace(v) == "" {
-		return nil
-	}
-	threads, err := p.Int("threadcount", 1)
-	if err != nil {
-		return err
-	}
-	hosts := strings.Split(v, ",")
-	k := (ls.index * threads) % len(hosts)
-	p.Set("postgres.hosts", strings.Join(append(hosts[k:], hosts[:k]...), ","), src)
+	p.Set(core.InsertStart, strconv.FormatInt(start+off, 10), src)
+	p.Set(core.InsertCount, strconv.FormatInt(n, 10), src)
 	return nil
 }
 

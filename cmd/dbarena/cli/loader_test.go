@@ -43,14 +43,6 @@ func TestLoaderShares(t *testing.T) {
 	require.Equal(t, "10s:4:100,5s:8", get(run, "stages"), "each stage's rate shared, threads kept")
 	require.NotEqual(t, "7", get(run, "seed"))
 
-	// Loader 1 of 3 with 2 threads starts at the third host.
-	hosts := properties.New()
-	hosts.Set("postgres.hosts", "a:1,b:1,c:1", src)
-	hosts.Set("threadcount", "2", src)
-	hosts.Set("recordcount", "10", src)
-	require.NoError(t, ls.apply(hosts, runner.Load))
-	require.Equal(t, "c:1,a:1,b:1", get(hosts, "postgres.hosts"))
-
 	run.Set("stages", "10s", src)
 	require.ErrorContains(t, ls.apply(run, runner.Transactions), "property stages")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/trial"
@@ -100,7 +101,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.files, results.FlagWorkloadFile, "P", nil, "YCSB property file; repeatable, later files override earlier ones")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property as key=value; repeatable, overrides every -P file")
-	fl.IntVar(&f.threads, "threads", 1, "number of workers, each with its own driver session (property threadcount)")
+	fl.IntVar(&f.threads, "threads", core.DefaultThreadCount, "number of workers, each with its own driver session (property threadcount)")
 	fl.Float64Var(&f.target, "target", 0, "total target rate in operations per second; 0 = as fast as possible (property target)")
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed; the same seed and threads draw the same operations (property seed; default: random, printed)")
 	fl.BoolVarP(&f.status, "status", "s", false, "print a YCSB status line to stderr every status.interval seconds (default 10)")
@@ -112,7 +113,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.runID, results.FlagRunID, "", "the shared run's id, written into the JSON summary and the HdrHistogram log")
 	fl.StringVar(&f.startAt, results.FlagStartAt, "", "wait until this RFC 3339 time before starting, so that every loader starts together")
 	fl.BoolVar(&f.stdinStops, results.FlagStopOnStdinClose, false, "stop as an interrupt does (results so far kept) when standard input closes: a loader started over ssh or kubectl exec then stops with the experiment that started it")
-	fl.Float64Var(&f.stopRate, "stop-on-error-rate", runner.DefaultStopOnErrorRate, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
+	fl.Float64Var(&f.stopRate, core.StopOnErrorRate, runner.DefaultStopOnErrorRate, "stop when more than this fraction of one second's operations fail, keeping what was measured; 0 = never (property stop-on-error-rate)")
 	if phase == runner.Load || phase == runner.Transactions {
 		fl.BoolVar(&f.drop, "drop", false, "drop the table before loading, to start clean (property drop)")
 		fl.BoolVar(&f.noCreate, "no-create", false, "do not create the database/keyspace and table (property schema.create=false)")
@@ -141,16 +142,16 @@ func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties
 			p.Set(key, value, properties.Source{File: "--" + flag})
 		}
 	}
-	set("threads", "threadcount", strconv.Itoa(f.threads))
-	set("target", "target", strconv.FormatFloat(f.target, 'f', -1, 64))
-	set("seed", "seed", strconv.FormatUint(f.seed, 10))
-	set(results.FlagJSON, "json.output", f.jsonOut)
-	set(results.FlagHdrLog, "hdr.log", f.hdrLog)
-	set(results.FlagExport, "exportfile", f.exportFile)
-	set("stop-on-error-rate", "stop-on-error-rate", strconv.FormatFloat(f.stopRate, 'f', -1, 64))
-	set("drop", "drop", strconv.FormatBool(f.drop))
-	set("no-create", "schema.create", strconv.FormatBool(!f.noCreate))
-	set("verify", "verify", strconv.FormatBool(f.verify))
+	set("threads", core.ThreadCount, strconv.Itoa(f.threads))
+	set("target", core.Target, strconv.FormatFloat(f.target, 'f', -1, 64))
+	set("seed", core.Seed, strconv.FormatUint(f.seed, 10))
+	set(results.FlagJSON, core.JSONOutput, f.jsonOut)
+	set(results.FlagHdrLog, core.HdrLog, f.hdrLog)
+	set(results.FlagExport, core.ExportFile, f.exportFile)
+	set(core.StopOnErrorRate, core.StopOnErrorRate, strconv.FormatFloat(f.stopRate, 'f', -1, 64))
+	set("drop", core.Drop, strconv.FormatBool(f.drop))
+	set("no-create", core.SchemaCreate, strconv.FormatBool(!f.noCreate))
+	set("verify", core.Verify, strconv.FormatBool(f.verify))
 	// Credentials may come from the environment or a file, so that they
 	// stay out of property files and shell history.
 	if f.refs, err = trial.ResolveSecrets(p, st.Secrets); err != nil {
@@ -177,6 +178,7 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if err != nil {
 		return usageError(err)
 	}
+	plan.FirstWorker = f.ls.index * plan.Settings.Run.Threads
 	for _, w := range plan.Warnings {
 		st.Logger.Warn(w.String())
 	}
