@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
+	"github.com/dbarena/dbarena/internal/testkit"
 )
 
 func TestTLS(t *testing.T) {
-	files := drivertest.NewTLSFiles(t)
+	files := testkit.NewTLSFiles(t)
 	cfg := func(m map[string]string) (*tls.Config, error) { return driver.NewProps("x", m).TLS() }
 
 	c, err := cfg(nil)

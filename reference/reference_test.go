@@ -12,12 +12,9 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
-	"github.com/dbarena/dbarena/driver/postgres"
-	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/reference"
-	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -50,10 +47,12 @@ func config(t *testing.T, prefix string, extra ...string) workload.Config {
 }
 
 // load creates the table and loads the records with dbarena itself.
-func load(t *testing.T, open driver.Opener, props map[string]string, cfg workload.Config) {
+func load(t *testing.T, driverName string, props map[string]string, cfg workload.Config) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := open(ctx, driver.Params{Props: props, Workers: 2})
+	info, err := drivers.Lookup(driverName)
+	require.NoError(t, err)
+	db, err := info.Open(ctx, driver.Params{Props: props, Workers: 2})
 	require.NoError(t, err)
 	defer db.Close()
 	wl, err := workload.New(cfg)
@@ -63,10 +62,20 @@ func load(t *testing.T, open driver.Opener, props map[string]string, cfg workloa
 		require.NoError(t, sm.DropSchema(ctx, schema))
 		require.NoError(t, sm.CreateSchema(ctx, schema))
 	}
-	res, err := runner.Run(ctx, runner.Config{Phase: runner.Load, Threads: 2, Seed: 1}, wl, db)
+	// Loaded through the driver's session directly: the reference tools
+	// sit below the runner, and their tests too.
+	wk, err := wl.NewWorker(0, 1)
 	require.NoError(t, err)
-	require.Equal(t, int64(records), res.Measured.Operations)
-	require.Zero(t, res.Measured.Errors)
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	n := 0
+	for op := wk.NextInsert(); op != nil; op = wk.NextInsert() {
+		require.NoError(t, sess.Insert(ctx, op.Table, op.Key, op.Values))
+		wk.Done(op)
+		n++
+	}
+	require.Equal(t, records, n)
 }
 
 func pgURL(t *testing.T) string {
@@ -86,8 +95,8 @@ func TestPgbench(t *testing.T) {
 		{"table", "ref_padded", "insertorder", "ordered", "zeropadding", "8"}, // padded, not hashed
 	} {
 		t.Run(keys[1], func(t *testing.T) {
-			cfg := config(t, postgres.Prefix, keys...)
-			load(t, postgres.Open, props, cfg)
+			cfg := config(t, "postgres", keys...)
+			load(t, "postgres", props, cfg)
 			res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
 				Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
 			require.NoError(t, err)
@@ -108,8 +117,8 @@ func TestPgbench(t *testing.T) {
 
 func TestRedisBenchmark(t *testing.T) {
 	props := map[string]string{"redis.addr": testenv.Addr(t, "DBARENA_TEST_REDIS")}
-	cfg := config(t, redis.Prefix, "insertorder", "ordered", "zeropadding", "12")
-	load(t, redis.Open, props, cfg)
+	cfg := config(t, "redis", "insertorder", "ordered", "zeropadding", "12")
+	load(t, "redis", props, cfg)
 	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",
 		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))
 	require.NoError(t, err)
@@ -118,7 +127,7 @@ func TestRedisBenchmark(t *testing.T) {
 	require.Contains(t, res.Command, "HGETALL user__rand_int__")
 	require.Contains(t, res.Command, "-r "+strconv.Itoa(records))
 
-	cfg = config(t, redis.Prefix) // hashed keys: the tool cannot build them
+	cfg = config(t, "redis") // hashed keys: the tool cannot build them
 	_, err = reference.Run(context.Background(), withDriver(t, reference.Request{Driver: "redis", Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second}))
 	var na *reference.NotApplicableError
 	require.True(t, errors.As(err, &na), "%v", err)

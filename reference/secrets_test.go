@@ -16,8 +16,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/postgres"
-	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/reference"
 )
@@ -82,8 +80,8 @@ func TestPgbenchPasswordOffTheCommandLine(t *testing.T) {
 	}
 	u.User = url.UserPassword(user, secret)
 	props := map[string]string{"postgres.url": u.String()}
-	cfg := config(t, postgres.Prefix, "table", "ref_secret")
-	load(t, postgres.Open, props, cfg)
+	cfg := config(t, "postgres", "table", "ref_secret")
+	load(t, "postgres", props, cfg)
 	stop := watchCommandLines(t, "pgbench", secret)
 	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
 		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
@@ -118,8 +116,8 @@ func TestRedisBenchmarkPasswordOffTheCommandLine(t *testing.T) {
 	require.Eventually(t, func() bool { return c.Ping(context.Background()).Err() == nil }, 10*time.Second, 50*time.Millisecond)
 
 	props := map[string]string{"redis.addr": addr, "redis.password": secret}
-	cfg := config(t, redis.Prefix, "insertorder", "ordered", "zeropadding", "12")
-	load(t, redis.Open, props, cfg)
+	cfg := config(t, "redis", "insertorder", "ordered", "zeropadding", "12")
+	load(t, "redis", props, cfg)
 	stop := watchCommandLines(t, "redis-benchmark", secret)
 	res, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",
 		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))

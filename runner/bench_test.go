@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -22,7 +21,7 @@ import (
 func BenchmarkHarness(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			db, err := basic.Open(context.Background(), basicParams())
+			db, err := openBasic(basicParams())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -80,7 +79,7 @@ func BenchmarkPacing(b *testing.B) {
 				continue
 			}
 			b.Run(fmt.Sprintf("rate=%d/workers=%d/timer=%s", c.rate, c.workers, mode), func(b *testing.B) {
-				db, err := basic.Open(context.Background(), driver.Params{Props: map[string]string{"basic.delay": delay.String()}})
+				db, err := openBasic(driver.Params{Props: map[string]string{"basic.delay": delay.String()}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -39,7 +38,7 @@ func (o *slowObserver) Interval(iv *runner.Interval) {
 // observers ran (261 in 6 ms where 65 fit).
 func TestIntervalHoldsWhatCompletedInIt(t *testing.T) {
 	const threads, delay = 4, time.Millisecond
-	db, err := basic.Open(context.Background(), basicParams("basic.delay", delay.String()))
+	db, err := openBasic(basicParams("basic.delay", delay.String()))
 	require.NoError(t, err)
 	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
 	obs := &slowObserver{cost: 40 * time.Millisecond}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/memory"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/record"
@@ -76,9 +76,9 @@ func (d *stallDB) Delete(_ context.Context, _, key string) error                
 var _ driver.Session = (*stallDB)(nil)
 
 // loaded returns a memory database holding the workload's records.
-func loaded(t testing.TB, kv ...string) *memory.DB {
+func loaded(t testing.TB, kv ...string) memoryDB {
 	t.Helper()
-	db := memory.New()
+	db := newMemory(t)
 	wl := newWorkload(t, kv...)
 	res, err := runnerLoad(wl, db)
 	require.NoError(t, err)
@@ -100,4 +100,32 @@ func recordOf(kv ...string) record.Record {
 		r = append(r, record.Field{Name: kv[i], Value: []byte(kv[i+1])})
 	}
 	return r
+}
+
+// openBasic opens the basic driver through the driver table, as every
+// package but the table reaches a driver.
+func openBasic(p driver.Params) (driver.DB, error) {
+	info, err := drivers.Lookup("basic")
+	if err != nil {
+		return nil, err
+	}
+	return info.Open(context.Background(), p)
+}
+
+// memoryDB is the memory driver's database, which counts its records.
+type memoryDB interface {
+	driver.DB
+	Len(table string) int
+}
+
+// newMemory opens an empty memory database through the driver table.
+func newMemory(t testing.TB) memoryDB {
+	t.Helper()
+	info, err := drivers.Lookup("memory")
+	require.NoError(t, err)
+	db, err := info.Open(context.Background(), driver.Params{Props: map[string]string{}, Workers: 4})
+	require.NoError(t, err)
+	m, ok := db.(memoryDB)
+	require.True(t, ok, "the memory driver counts its records")
+	return m
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
@@ -21,7 +20,7 @@ import (
 // split where it ended, so that neither part's rate is diluted by the
 // other's time: no dip to zero, or to half, at the end of the warm-up.
 func TestWarmupBoundaryIntervalSplit(t *testing.T) {
-	db, err := basic.Open(context.Background(), basicParams("basic.delay", "1ms"))
+	db, err := openBasic(basicParams("basic.delay", "1ms"))
 	require.NoError(t, err)
 	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
 	log := &intervalLog{}
@@ -196,7 +195,7 @@ func TestNoAllocationsPerOperation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			allocs := func(ops int64) uint64 {
-				db, err := basic.Open(context.Background(), basicParams())
+				db, err := openBasic(basicParams())
 				require.NoError(t, err)
 				var before, after runtime.MemStats
 				runtime.GC()

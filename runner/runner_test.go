@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/basic"
-	"github.com/dbarena/dbarena/driver/memory"
 	"github.com/dbarena/dbarena/internal/clock"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/record"
@@ -20,7 +18,7 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-func runnerLoad(wl *workload.Workload, db *memory.DB) (*runner.Result, error) {
+func runnerLoad(wl *workload.Workload, db driver.DB) (*runner.Result, error) {
 	return runner.Run(context.Background(), runner.Config{Phase: runner.Load, Threads: 4, Seed: 1}, wl, db)
 }
 
@@ -112,7 +110,7 @@ func TestReproducible(t *testing.T) {
 }
 
 func TestMaxExecutionTime(t *testing.T) {
-	db, err := basic.Open(context.Background(), basicParams("basic.delay", "1ms"))
+	db, err := openBasic(basicParams("basic.delay", "1ms"))
 	require.NoError(t, err)
 	wl := newWorkload(t, "recordcount", "100")
 	start := time.Now()
@@ -127,7 +125,7 @@ func TestMaxExecutionTime(t *testing.T) {
 }
 
 func TestInterruptKeepsMeasurements(t *testing.T) {
-	db, err := basic.Open(context.Background(), basicParams("basic.delay", "1ms"))
+	db, err := openBasic(basicParams("basic.delay", "1ms"))
 	require.NoError(t, err)
 	wl := newWorkload(t, "recordcount", "100")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -180,7 +178,7 @@ func TestErrorsCountedByClass(t *testing.T) {
 // TestLoadPartitionsAndRunInserts loads two key ranges as two loaders
 // would, then runs workload D whose inserts must not collide with them.
 func TestLoadPartitionsAndRunInserts(t *testing.T) {
-	db := memory.New()
+	db := newMemory(t)
 	for _, part := range [][2]string{{"0", "600"}, {"600", "400"}} {
 		wl := newWorkload(t, "recordcount", "1000", "insertstart", part[0], "insertcount", part[1])
 		res, err := runnerLoad(wl, db)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/basic"
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -17,7 +16,7 @@ import (
 // intervals are steady, long before its maximum, and the measured phase
 // keeps its length.
 func TestWarmupUntilSteady(t *testing.T) {
-	db, err := basic.Open(context.Background(), basicParams())
+	db, err := openBasic(basicParams())
 	require.NoError(t, err)
 	wl := newWorkload(t, "recordcount", "100", "readproportion", "1", "updateproportion", "0")
 	start := time.Now()

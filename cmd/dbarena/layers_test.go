@@ -63,39 +63,83 @@ func implementation(pkg string) (family string, ok bool) {
 // the only packages that import them.
 func table(pkg string) bool { return pkg == "driver/drivers" || pkg == "deploy/providers" }
 
-// TestLayers walks every import edge of the module (go list) and fails
-// on one that runs upward, or that reaches a plug-in implementation
-// other than through its table.
+// testDebt are the test import edges that still break the layers, each
+// with why it is still there: the runner-driven conformance runs and
+// benchmarks some driver packages hold, which belong to the pipeline's
+// tests (issue 27, item 6). TestLayers fails on an edge not listed here
+// and on a listed one that is gone, so that the list only shrinks.
+func testDebt() map[string]string {
+	const through = "its benchmarks or cluster conformance runs drive it through the runner"
+	return map[string]string{
+		"driver/cql -> driver/drivertest":      through,
+		"driver/dynamodb -> driver/drivertest": through,
+		"driver/mongodb -> driver/drivertest":  through,
+		"driver/mysql -> driver/drivertest":    through,
+		"driver/postgres -> driver/drivertest": through,
+		"driver/redis -> driver/drivertest":    through,
+		"driver/drivers -> driver/drivertest":  "the conformance table runs every driver's suite through the runner",
+	}
+}
+
+// TestLayers walks every import edge of the module (go list), its
+// tests' too, and fails on one that runs upward, or that reaches a
+// plug-in implementation other than through its table.
 func TestLayers(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	// A package's tests are held to its floor too: a test that drives a
+	// plug-in through the pipeline belongs to the pipeline's tests.
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}`, module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	debt := testDebt()
+	owed := map[string]bool{}
 	var bad []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		from := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		parts := strings.Split(line, "|")
+		from := strings.TrimPrefix(strings.TrimPrefix(parts[0], module), "/")
 		ff, ok := floorOf(from)
 		if !ok {
 			bad = append(bad, from+": on no floor; add it to floors and to the README's map")
 			continue
 		}
-		for _, imp := range fields[1:] {
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
+		for i, list := range parts[1:] {
+			test := i == 1
+			for _, imp := range strings.Fields(list) {
+				if !strings.HasPrefix(imp, module+"/") {
+					continue
+				}
+				to := strings.TrimPrefix(imp, module+"/")
+				tf, ok := floorOf(to)
+				if !ok || to == from {
+					continue // reported as a package of its own; a package's external tests import it
+				}
+				var why []string
+				if tf < ff {
+					why = append(why, from+" ("+floors[ff].name+") imports "+to+" ("+floors[tf].name+")")
+				}
+				if _, impl := implementation(to); impl && !strings.HasPrefix(to, from+"/") && !table(from) {
+					why = append(why, from+" imports the plug-in "+to+": reach it through its table ("+
+						"driver/drivers, deploy/providers) and a capability of its contract")
+				}
+				if len(why) == 0 {
+					continue
+				}
+				if edge := from + " -> " + to; test && debt[edge] != "" {
+					owed[edge] = true
+					continue
+				}
+				for _, w := range why {
+					if test {
+						w += " (in its tests)"
+					}
+					bad = append(bad, w)
+				}
 			}
-			to := strings.TrimPrefix(imp, module+"/")
-			tf, ok := floorOf(to)
-			if !ok {
-				continue // reported as a package of its own
-			}
-			if tf < ff {
-				bad = append(bad, from+" ("+floors[ff].name+") imports "+to+" ("+floors[tf].name+")")
-			}
-			if _, impl := implementation(to); impl && !strings.HasPrefix(to, from+"/") && !table(from) {
-				bad = append(bad, from+" imports the plug-in "+to+": reach it through its table ("+
-					"driver/drivers, deploy/providers) and a capability of its contract")
-			}
+		}
+	}
+	for edge := range debt {
+		if !owed[edge] {
+			bad = append(bad, edge+": no longer breaks the layers; drop it from testDebt")
 		}
 	}
 	sort.Strings(bad)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/cql"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -132,7 +132,7 @@ func TestServerGoesAway(t *testing.T) {
 	// Through a proxy that is cut mid-run: operations fail as
 	// SERVICE_UNAVAILABLE (or TIMEOUT), promptly, and the error says so.
 	addr := testenv.Addr(t, envNode)
-	proxy := drivertest.NewProxy(t, addr)
+	proxy := testkit.NewProxy(t, addr)
 	ctx := context.Background()
 	db := open(t, map[string]string{"cql.hosts": proxy.Addr(), "cql.keyspace": testKeyspace, "cql.timeout": "2s"})
 	schema := driver.Schema{Table: "dbarena_gone", Fields: []string{"field0"}}

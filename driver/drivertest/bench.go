@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
@@ -146,7 +147,7 @@ func (bn Bench) Run(b *testing.B, db driver.DB) *runner.Result {
 func Timed(b *testing.B, run func() (*runner.Result, error)) *runner.Result {
 	b.Helper()
 	b.ReportAllocs()
-	cpu := ProcessCPU()
+	cpu := testkit.ProcessCPU()
 	b.ResetTimer()
 	start := time.Now()
 	res, err := run()
@@ -154,7 +155,7 @@ func Timed(b *testing.B, run func() (*runner.Result, error)) *runner.Result {
 	b.StopTimer()
 	require.NoError(b, err)
 	RequireNoErrors(b, res)
-	ReportCPU(b, cpu, wall, res.Measured.Operations)
+	testkit.ReportCPU(b, cpu, wall, res.Measured.Operations)
 	return res
 }
 
@@ -195,7 +196,7 @@ func RunTool(b *testing.B, cmd *exec.Cmd, ops int) {
 func Alone(b *testing.B, workers int, op func(ctx context.Context, worker int, rng *rand.Rand) error) {
 	b.Helper()
 	b.ReportAllocs()
-	cpu := ProcessCPU()
+	cpu := testkit.ProcessCPU()
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -222,5 +223,5 @@ func Alone(b *testing.B, workers int, op func(ctx context.Context, worker int, r
 	for err := range errs {
 		require.NoError(b, err)
 	}
-	ReportCPU(b, cpu, wall, int64(per*workers))
+	testkit.ReportCPU(b, cpu, wall, int64(per*workers))
 }

@@ -14,9 +14,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mongodb"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -158,7 +158,7 @@ func TestServerGone(t *testing.T) {
 	if i := strings.IndexAny(host, "/?"); i >= 0 {
 		host = host[:i]
 	}
-	proxy := drivertest.NewProxy(t, host)
+	proxy := testkit.NewProxy(t, host)
 	props := testProps(t, map[string]string{"mongodb.url": "mongodb://" + proxy.Addr() + "/", "mongodb.connect.timeout": "1s"})
 	db, err := mongodb.Open(ctx, driver.Params{Props: props, Workers: 1})
 	require.NoError(t, err)

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/mysql"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -135,7 +135,7 @@ func TestBadPassword(t *testing.T) {
 func TestServerDiesMidRun(t *testing.T) {
 	cfg, err := gomysql.ParseDSN(testenv.Addr(t, envAddr))
 	require.NoError(t, err)
-	proxy := drivertest.NewProxy(t, cfg.Addr)
+	proxy := testkit.NewProxy(t, cfg.Addr)
 	cfg.Addr = proxy.Addr()
 	db := open(t, map[string]string{"mysql.url": cfg.FormatDSN(), "mysql.database": testDatabase})
 	ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -276,11 +277,11 @@ func frozenRow() record.Record { return record.Record{{Name: "field0", Value: []
 
 // frozenDB opens a one-worker database, and so one connection, through a
 // proxy it returns, on a fresh table.
-func frozenDB(t *testing.T) (driver.DB, *drivertest.Proxy) {
+func frozenDB(t *testing.T) (driver.DB, *testkit.Proxy) {
 	t.Helper()
 	u, err := neturl.Parse(withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test_frozen"))
 	require.NoError(t, err)
-	proxy := drivertest.NewProxy(t, u.Host)
+	proxy := testkit.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
 	db, _ := openTable(t, u.String(), 1, "field0")
 	t.Cleanup(proxy.Cut) // before db.Close: closing waits on a frozen server
@@ -306,7 +307,7 @@ func writeAndEnd(t *testing.T, sess driver.Session) {
 
 // updateFrozen freezes the server, runs an update under ctx, calls end
 // after a moment, and returns the update's error and how long it took.
-func updateFrozen(t *testing.T, sess driver.Session, proxy *drivertest.Proxy, ctx context.Context, end func()) (time.Duration, error) {
+func updateFrozen(t *testing.T, sess driver.Session, proxy *testkit.Proxy, ctx context.Context, end func()) (time.Duration, error) {
 	t.Helper()
 	proxy.Stall()
 	start := time.Now()

@@ -21,6 +21,7 @@ import (
 	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -74,13 +75,13 @@ func BenchmarkWorkloadC(b *testing.B) {
 	b.Run("client=dbarena", func(b *testing.B) { bn.Run(b, db) })
 
 	b.Run("client=go-minimal", func(b *testing.B) {
-		cpu := drivertest.ProcessCPU()
+		cpu := testkit.ProcessCPU()
 		b.ResetTimer()
 		start := time.Now()
 		minimalClient(b, addr, b.N)
 		wall := time.Since(start)
 		b.StopTimer()
-		drivertest.ReportCPU(b, cpu, wall, int64(b.N/benchWorkers*benchWorkers))
+		testkit.ReportCPU(b, cpu, wall, int64(b.N/benchWorkers*benchWorkers))
 	})
 
 	// The two maintained Go clients alone, with no runner: the choice of

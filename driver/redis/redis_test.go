@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
@@ -86,7 +86,7 @@ func TestCheckSchema(t *testing.T) {
 
 func TestServerDiesMidRun(t *testing.T) {
 	addr := testenv.Addr(t, envAddr)
-	proxy := drivertest.NewProxy(t, addr)
+	proxy := testkit.NewProxy(t, addr)
 	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "1s"})
 	ctx := context.Background()
 	sess, err := db.Session(ctx, 0)
@@ -105,7 +105,7 @@ func TestServerDiesMidRun(t *testing.T) {
 // ever, and so do operations of concurrent workers sharing a connection.
 func TestServerHangs(t *testing.T) {
 	addr := testenv.Addr(t, envAddr)
-	proxy := drivertest.NewProxy(t, addr)
+	proxy := testkit.NewProxy(t, addr)
 	db := open(t, map[string]string{"redis.addr": proxy.Addr(), "redis.db": checkedDB, "redis.timeout": "500ms", "redis.pool": "1"})
 	ctx := context.Background()
 	proxy.Stall()

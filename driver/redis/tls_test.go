@@ -13,15 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/record"
 )
 
 // startTLSRedis starts a redis-server that speaks TLS only, with the
 // test authority's certificate, and returns its address.
-func startTLSRedis(t *testing.T, files drivertest.TLSFiles) string {
+func startTLSRedis(t *testing.T, files testkit.TLSFiles) string {
 	t.Helper()
 	bin := testenv.Program(t, "redis-server")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,7 +52,7 @@ func startTLSRedis(t *testing.T, files drivertest.TLSFiles) string {
 }
 
 func TestTLS(t *testing.T) {
-	files := drivertest.NewTLSFiles(t)
+	files := testkit.NewTLSFiles(t)
 	addr := startTLSRedis(t, files)
 	ctx := context.Background()
 	db, err := redis.Open(ctx, driver.Params{Props: map[string]string{"redis.addr": addr, "redis.tls.ca": files.CA}, Workers: 1})

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/results"
 )
@@ -76,7 +76,7 @@ func TestServerDiesMidRun(t *testing.T) {
 		{"goes on, any error rate", "0", "1", ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			proxy := drivertest.NewProxy(t, u.Host)
+			proxy := testkit.NewProxy(t, u.Host)
 			pu := *u
 			pu.Host = proxy.Addr()
 			jsonPath := filepath.Join(t.TempDir(), "s.json")

@@ -1,4 +1,4 @@
-package drivertest
+package testkit
 
 import (
 	"crypto/ecdsa"

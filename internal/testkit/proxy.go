@@ -1,4 +1,8 @@
-package drivertest
+// Package testkit holds what the tests and benchmarks of drivers and
+// commands share below the pipeline: a TCP proxy that stalls or cuts a
+// connection (failures a real server does not produce on cue),
+// throwaway TLS certificates, and the process's CPU time.
+package testkit
 
 import (
 	"net"
