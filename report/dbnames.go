@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"unicode"
+
+	"github.com/dbarena/dbarena/driver/drivers"
 )
 
 // metricLook is how one database metric reads in a panel: a title for
@@ -17,15 +19,6 @@ type metricLook struct {
 	// share marks a fraction of a whole (a hit ratio, a wait share, a
 	// utilisation), which is drawn smoothed.
 	share bool
-}
-
-// databaseNames spell the metric names' first word, the source's name
-// (dbmetrics.csv names every metric after its database, the drivers'
-// own counts after their driver).
-var databaseNames = map[string]string{
-	"pg": "PostgreSQL", "postgres": "PostgreSQL driver", "redis": "Redis", "mysql": "MySQL",
-	"mongodb": "MongoDB", "cassandra": "Cassandra", "scylla": "ScyllaDB", "cql": "CQL driver",
-	"dynamodb": "DynamoDB", "aerospike": "Aerospike",
 }
 
 // metricWords spell the words of metric names that are abbreviations.
@@ -88,7 +81,7 @@ func lookOf(metric string) metricLook {
 		look.title = metric
 		return look
 	}
-	if name, ok := databaseNames[strings.ToLower(words[0])]; ok {
+	if name, ok := drivers.MetricSource(strings.ToLower(words[0])); ok {
 		words[0] = name
 	}
 	look.title = strings.Join(append(words[:1], spelt(strings.Join(words[1:], "_"))...), " ")

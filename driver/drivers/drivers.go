@@ -42,6 +42,10 @@ type Info struct {
 	// Address makes the driver's properties of where a deployment's
 	// servers are (nil for a driver that reaches no server).
 	Address driver.Addresser
+	// Metrics spell, for people, the first word of the names of the
+	// metrics the driver reads (driver.MetricsReader): the database's,
+	// or the driver's own counts ("pg" is PostgreSQL).
+	Metrics map[string]string
 }
 
 // Description is what `dbarena drivers --format json` prints of a
@@ -78,16 +82,16 @@ func Describe() Catalogue {
 // table lists every built-in driver, each opened through redacted.
 func table() []Info {
 	t := []Info{
-		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open, Address: aerospike.Address, Check: driver.CheckWith(aerospike.ParseConfig)},
+		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open, Address: aerospike.Address, Metrics: map[string]string{"aerospike": "Aerospike"}, Check: driver.CheckWith(aerospike.ParseConfig)},
 		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open, Check: basic.Check},
-		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open, Address: cql.Address, Check: driver.CheckWith(func(p map[string]string, _ int) (cql.Config, error) { return cql.ParseConfig(p) })},
-		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Address: dynamodb.Address, Check: driver.CheckWith(dynamodb.ParseConfig)},
+		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open, Address: cql.Address, Metrics: map[string]string{"cassandra": "Cassandra", "scylla": "ScyllaDB", "cql": "CQL driver"}, Check: driver.CheckWith(func(p map[string]string, _ int) (cql.Config, error) { return cql.ParseConfig(p) })},
+		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Address: dynamodb.Address, Metrics: map[string]string{"dynamodb": "DynamoDB"}, Check: driver.CheckWith(dynamodb.ParseConfig)},
 		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open, Check: memory.Check},
-		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open, Address: mongodb.Address, Check: driver.CheckWith(mongodb.ParseConfig)},
-		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Address: mysql.Address, Check: driver.CheckWith(mysql.ParseConfig)},
-		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open, Address: postgres.Address, Check: driver.CheckWith(postgres.ParseConfig),
+		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open, Address: mongodb.Address, Metrics: map[string]string{"mongodb": "MongoDB"}, Check: driver.CheckWith(mongodb.ParseConfig)},
+		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Address: mysql.Address, Metrics: map[string]string{"mysql": "MySQL"}, Check: driver.CheckWith(mysql.ParseConfig)},
+		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open, Address: postgres.Address, Metrics: map[string]string{"pg": "PostgreSQL", "postgres": "PostgreSQL driver"}, Check: driver.CheckWith(postgres.ParseConfig),
 			Reference: "pgbench", Endpoint: postgres.Endpoint},
-		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open, Address: redis.Address, Check: driver.CheckWith(redis.ParseConfig),
+		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open, Address: redis.Address, Metrics: map[string]string{"redis": "Redis"}, Check: driver.CheckWith(redis.ParseConfig),
 			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
 	}
 	for i := range t {
@@ -125,6 +129,17 @@ func Address(name string, r driver.Reach) ([]driver.Prop, error) {
 		return nil, fmt.Errorf("driver %s reaches no server: it cannot be deployed", name)
 	}
 	return info.Address(r), nil
+}
+
+// MetricSource spells the first word of a metric's name for people
+// ("pg": "PostgreSQL"), as the driver that reads the metric declares it.
+func MetricSource(word string) (string, bool) {
+	for _, d := range table() {
+		if name, ok := d.Metrics[word]; ok {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // All returns the registered drivers sorted by name.

@@ -3,6 +3,7 @@ package drivers_test
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,6 +43,10 @@ func testMetrics(t *testing.T, d drivers.Info, tg target, props map[string]strin
 	after := readMetrics(t, mr)
 	for _, name := range tg.metrics {
 		require.Contains(t, after, name, "after a workload")
+	}
+	for name := range after {
+		first, _, _ := strings.Cut(name, "_")
+		require.Contains(t, d.Metrics, first, "%s: the first word of %s is spelled for people in the driver table's Metrics", d.Name, name)
 	}
 	// A counter a fresh server has not started yet (FerretDB's, before
 	// its first insert) counts from 0.
