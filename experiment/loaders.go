@@ -21,6 +21,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/workdir"
+	"github.com/dbarena/dbarena/loader"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
@@ -203,7 +204,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
 	startAt := time.Now().Add(loaderStartDelay)
-	runs := make([]results.LoaderRun, lp.n)
+	runs := make([]loader.Run, lp.n)
 	for i := range runs {
 		pfile, out := propsFile, dir
 		if r := remotes[i]; r != nil {
@@ -212,7 +213,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		// The interval log streams back on the loader's standard
 		// output as it is written: whatever happens to the loader, what
 		// it measured until then is here.
-		runs[i] = results.LoaderRun{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Index: i, Count: lp.n, RunID: st.ID,
+		runs[i] = loader.Run{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Slot: loader.Slot{Index: i, Count: lp.n}, RunID: st.ID,
 			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, loaderFile(i, "json"))}
 	}
 	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, logDir, startAt, prog)
@@ -429,7 +430,7 @@ func (s *stream) read(r io.Reader) {
 // remote process, which stops when its standard input closes. The
 // error is one that kept a loader from starting (the others are then
 // killed).
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []results.LoaderRun, logDir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
+func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []loader.Run, logDir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
 	n := len(runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)

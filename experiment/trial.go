@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/live"
+	"github.com/dbarena/dbarena/loader"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/results"
@@ -265,13 +266,8 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 		}
 		if m.res != nil {
 			// The rows count every loader's workers.
-			m.cfg.Threads *= lp.n
+			m.cfg = loader.Whole(m.cfg, lp.n)
 			m.res.Config.Threads = m.cfg.Threads
-			stages := append([]runner.Stage(nil), m.cfg.Stages...)
-			for i := range stages {
-				stages[i].Threads *= lp.n
-			}
-			m.cfg.Stages = stages
 		}
 	} else {
 		m.cfg.Abort = s.opts.Abort

@@ -158,7 +158,7 @@ func marshalSummary(s Summary) ([]byte, error) {
 const StdoutPath = "-"
 
 // The `dbarena ycsb` flags a loader's command line uses. The CLI
-// declares its flags with these names, and LoaderRun.Args and the
+// declares its flags with these names, and loader.Run.Args and the
 // Kubernetes loader Job write them, so a renamed flag changes every
 // side at once.
 const (
@@ -172,33 +172,6 @@ const (
 	FlagExport           = "export"
 	FlagStopOnStdinClose = "stop-on-stdin-close"
 )
-
-// LoaderRun is one loader process's part of a trial: what the
-// experiment asks of `dbarena ycsb load|run` on a loader machine.
-type LoaderRun struct {
-	// Verb is "load" or "run".
-	Verb   string
-	Driver string
-	// Properties is the property file with the trial's settings.
-	Properties string
-	// Index and Count place this loader among the trial's loaders.
-	Index, Count int
-	RunID        string
-	// StartAt is the common start of every loader.
-	StartAt time.Time
-	// HdrLog and JSON are where the loader writes its HdrHistogram log
-	// and its Summary.
-	HdrLog, JSON string
-}
-
-// Args is the loader's command line after the binary's name. The loader
-// stops, keeping what it measured, when its standard input closes.
-func (l LoaderRun) Args() []string {
-	return []string{"ycsb", l.Verb, l.Driver, "--" + FlagWorkloadFile, l.Properties, "--" + FlagQuiet,
-		"--" + FlagLoader, LoaderIndex(l.Index, l.Count), "--" + FlagRunID, l.RunID,
-		"--" + FlagStartAt, l.StartAt.UTC().Format(time.RFC3339Nano),
-		"--" + FlagHdrLog, l.HdrLog, "--" + FlagJSON, l.JSON, "--" + FlagStopOnStdinClose}
-}
 
 // LoaderIndex writes loader i of n as "I/N".
 func LoaderIndex(i, n int) string { return fmt.Sprintf("%d/%d", i, n) }

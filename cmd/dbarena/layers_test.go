@@ -18,7 +18,7 @@ var floors = []struct {
 	packages []string
 }{
 	{"entry", []string{"cmd/"}},
-	{"pipeline", []string{"experiment", "trial", "runner", "merge", "report", "analysis/", "live",
+	{"pipeline", []string{"experiment", "trial", "loader", "runner", "merge", "report", "analysis/", "live",
 		// The conformance suite drives every driver through the runner.
 		"driver/drivertest"}},
 	{"plug-ins", []string{"driver/", "deploy/", "sysmetrics", "dbmetrics", "reference"}},

@@ -158,10 +158,10 @@ func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]str
 	if sum.Loader != nil {
 		sum.Loader.RunCPU, sum.Loader.RunWall = usage.cpu, usage.wall
 	}
-	if ls.count > 0 || ls.runID != "" {
+	if !ls.slot.Alone() || ls.runID != "" {
 		sum.RunID, sum.Host = ls.runID, hostname()
-		if ls.count > 0 {
-			sum.LoaderIndex = results.LoaderIndex(ls.index, ls.count)
+		if !ls.slot.Alone() {
+			sum.LoaderIndex = ls.slot.String()
 		}
 	}
 	if rs.JSONOut == stdoutPath {

@@ -171,14 +171,14 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if f.ls, err = parseLoader(f, time.Now()); err != nil {
 		return usageError(err)
 	}
-	if err := f.ls.apply(props, phase); err != nil {
+	if err := f.ls.slot.Apply(props, phase); err != nil {
 		return usageError(err)
 	}
 	plan, err := trial.Parse(driverName, props, phase)
 	if err != nil {
 		return usageError(err)
 	}
-	plan.FirstWorker = f.ls.index * plan.Settings.Run.Threads
+	plan.FirstWorker = f.ls.slot.FirstWorker(plan.Settings.Run.Threads)
 	for _, w := range plan.Warnings {
 		st.Logger.Warn(w.String())
 	}
