@@ -123,26 +123,6 @@ func (lp loaderPlan) runs(kind spec.StepKind) bool {
 	return lp.n > 1 || lp.remote()
 }
 
-// opsScale turns the values a merged window holds into operations: a
-// read-modify-write records its read and update besides itself, and a
-// loader's summary counts it once. It is 1 where no operation nests
-// others; 0 when the result is missing.
-func opsScale(res *runner.Result, out *loaderOutcome) float64 {
-	if res == nil || out == nil {
-		return 0
-	}
-	var values int64
-	for name, h := range out.merged.Totals {
-		if tag := hlog.ParseTag(name); !tag.Warmup && tag.Kind == hlog.Service {
-			values += h.TotalCount()
-		}
-	}
-	if values == 0 {
-		return 0
-	}
-	return float64(res.Measured.Operations-res.Measured.Errors) / float64(values)
-}
-
 // loaderOutcome is what a step run by loaders leaves besides its result:
 // the merge, the loaders' machines' CPU and their common start.
 type loaderOutcome struct {
@@ -234,9 +214,9 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	for _, fl := range m.Flags {
 		s.log.Warn("loaders", "step", st.ID, "warning", fl)
 	}
-	fillLostSummaries(m, sums, inputs)
-	res := mergedResult(m, summariesOf(sums), cfg)
-	out := &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, summariesOf(sums)), startAt: startAt}
+	loader.FillLost(m, sums)
+	res := loader.Result(m, loader.Summaries(sums), cfg)
+	out := &loaderOutcome{merged: m, result: res, machines: loaderMachines(lp, loader.Summaries(sums)), startAt: startAt}
 	if loss := lossOf(ends, m, inputs, startAt, cfg); loss != nil {
 		return res, out, loss
 	}
@@ -698,52 +678,6 @@ func measuredSomething(path string) bool {
 	return err == nil
 }
 
-// fillLostSummaries gives a loader that left no summary one made from
-// the intervals it streamed: its operations and failures by the tags'
-// counts.
-func fillLostSummaries(m *merge.Result, sums []*results.Summary, inputs []merge.Input) {
-	byName := map[string]merge.Loader{}
-	for _, l := range m.Loaders {
-		byName[l.Name] = l
-	}
-	for i, sum := range sums {
-		if sum != nil {
-			continue
-		}
-		l, ok := byName[fmt.Sprintf("loader %d", i)]
-		if !ok {
-			continue
-		}
-		s := &results.Summary{StopReason: "lost"}
-		for tag, c := range l.Counts {
-			t := hlog.ParseTag(tag)
-			if t.Warmup || t.Op == runner.VerifySeries {
-				continue
-			}
-			switch t.Kind {
-			case hlog.Service:
-				s.Measured.Operations += c
-			case hlog.Failed:
-				s.Measured.Operations += c
-				s.Measured.Errors += c
-			}
-		}
-		sums[i] = s
-	}
-}
-
-// summariesOf are the summaries by loader, an empty one for a loader
-// that left none and measured nothing.
-func summariesOf(sums []*results.Summary) []results.Summary {
-	out := make([]results.Summary, len(sums))
-	for i, s := range sums {
-		if s != nil {
-			out[i] = *s
-		}
-	}
-	return out
-}
-
 // loaderLoss is a trial some of whose loaders were lost: it holds what
 // every loader measured until then, and fails by the error policy.
 type loaderLoss struct {
@@ -826,80 +760,6 @@ func loaderMachines(lp loaderPlan, sums []results.Summary) []machineCPU {
 		out = append(out, *m)
 	}
 	return out
-}
-
-// mergedResult turns a merge into the runner's result for the trial
-// row: one series per operation, histograms added, errors and counts
-// from the loaders' summaries.
-func mergedResult(m *merge.Result, sums []results.Summary, cfg runner.Config) *runner.Result {
-	intended := cfg.Paced()
-	rs := measure.NewResults(runner.Series(), intended)
-	var start, end time.Time
-	for _, w := range m.Windows {
-		if hlog.ParseTag(w.Tag).Warmup {
-			continue
-		}
-		if start.IsZero() || w.Start.Before(start) {
-			start = w.Start
-		}
-		if e := w.Start.Add(m.Window); e.After(end) {
-			end = e
-		}
-	}
-	var ops, errCount, aborted int64
-	interrupted, errorStopped, stopReason := false, false, ""
-	for i, sum := range sums {
-		ops += sum.Measured.Operations
-		errCount += sum.Measured.Errors
-		aborted += sum.Measured.Aborted
-		interrupted = interrupted || sum.Interrupted
-		if !errorStopped && strings.Contains(sum.StopReason, core.StopOnErrorRate) {
-			errorStopped, stopReason = true, fmt.Sprintf("loader %d of %d: %s", i, len(sums), sum.StopReason)
-		}
-	}
-	for i := range rs {
-		r := &rs[i]
-		merged := func(k hlog.Kind) *hdrhistogram.Histogram { return m.Totals[hlog.Tag{Kind: k, Op: r.Name}.String()] }
-		if h := merged(hlog.Service); h != nil {
-			r.Service.Merge(h)
-		}
-		if h := merged(hlog.Intended); intended && h != nil {
-			r.Response.Merge(h)
-		}
-		if h := merged(hlog.Failed); h != nil {
-			r.ErrorLatency.Merge(h)
-		}
-		if h := merged(hlog.CutOff); h != nil && h.TotalCount() > 0 {
-			// The loaders' windows closed on these: the stall flag
-			// and a closed loop's latency count them.
-			r.CutOff = measure.NewHistogram()
-			r.CutOff.Merge(h)
-		}
-		for _, sum := range sums {
-			for _, op := range sum.Measured.Ops {
-				if op.Name == r.Name {
-					for class, c := range op.Errors {
-						r.Errors[class] += c
-					}
-					r.Aborted += op.Aborted
-				}
-			}
-		}
-		r.Counted = r.OK() + r.ErrorCount()
-		r.CountedErrors = r.ErrorCount()
-	}
-	if h := m.Totals[hlog.Tag{Kind: hlog.Pacing}.String()]; intended && h != nil {
-		// The log's PACING tag is every operation type's: kept with
-		// the first series, which PacingHistogram merges all of.
-		rs[0].Pacing.Merge(h)
-	}
-	phase := measure.NewPhase(start, end.Sub(start), rs)
-	// The loaders counted composite operations once; their totals win
-	// over the series' sums.
-	phase.Operations, phase.Errors, phase.Aborted = ops, errCount, aborted
-	phase.SetRates()
-	return &runner.Result{Phase: cfg.Phase, Config: cfg, Series: runner.Series(), Start: start, End: end,
-		Measured: phase, MeasuredResults: rs, Interrupted: interrupted, ErrorStopped: errorStopped, StopReason: stopReason}
 }
 
 // writeMerged writes the merged series to timeseries.csv and the merged
@@ -1222,3 +1082,11 @@ func (r *remoteLoader) clean() {
 // loaderCleanWait bounds removing a loader's directory: a host that
 // no longer answers (its link cut) must not hold the experiment.
 const loaderCleanWait = 10 * time.Second
+
+// opsScale is loader.OpsScale of the outcome's merge (0 without one).
+func (out *loaderOutcome) opsScale(res *runner.Result) float64 {
+	if out == nil {
+		return 0
+	}
+	return loader.OpsScale(out.merged, res)
+}

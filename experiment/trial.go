@@ -285,7 +285,7 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 	if m.out != nil {
 		// After the observer closed its (empty) log: the merged one
 		// takes its place.
-		errs = append(errs, tr.writeMerged(st.ID, m.out, m.cfg, m.obs, opsScale(m.res, m.out)))
+		errs = append(errs, tr.writeMerged(st.ID, m.out, m.cfg, m.obs, m.out.opsScale(m.res)))
 	}
 	if err := errors.Join(errs...); err != nil {
 		// The loaders' own logs stay: the report merges them.
