@@ -82,6 +82,16 @@ func TestJDBCProperties(t *testing.T) {
 	require.Equal(t, 4, c.PoolMax, "one connection per worker by default")
 }
 
+// sameServerHosts is the test server's URL and properties that list it
+// n times in postgres.hosts, as n nodes of a cluster.
+func sameServerHosts(t *testing.T, n int) (string, map[string]string) {
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
+	pc, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))
+	return url, map[string]string{"postgres.url": url, "postgres.hosts": strings.TrimSuffix(strings.Repeat(addr+",", n), ",")}
+}
+
 // TestHostsSpreadWorkers gives postgres.hosts the same server under two
 // entries, as two nodes of a cluster: the workers' sessions must split
 // between them (each pool names its host in application_name), and the
@@ -91,11 +101,7 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	// the pool does not have: fail, not hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
-	pc, err := pgx.ParseConfig(url)
-	require.NoError(t, err)
-	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))
-	props := map[string]string{"postgres.url": url, "postgres.hosts": addr + "," + addr}
+	url, props := sameServerHosts(t, 2)
 	drivertest.Run(t, drivertest.Options{Open: postgres.Open, Prefix: postgres.Prefix, Props: props,
 		ScanOrdered: true, StrictInsert: true, Records: 200})
 
@@ -134,7 +140,7 @@ func TestHostsSpreadWorkers(t *testing.T) {
 	// must survive the host's rewriting (the test server has no TLS).
 	prefer := strings.Replace(url, "sslmode=disable", "sslmode=prefer", 1)
 	require.Contains(t, prefer, "sslmode=prefer")
-	db2, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": prefer, "postgres.hosts": addr + "," + addr}, Workers: 2})
+	db2, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": prefer, "postgres.hosts": props["postgres.hosts"]}, Workers: 2})
 	require.NoError(t, err, "sslmode=prefer falls back to plain on each host")
 	require.NoError(t, db2.Close())
 
@@ -150,11 +156,7 @@ func TestHostsSpreadWorkers(t *testing.T) {
 func TestFirstWorkerPicksTheHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
-	pc, err := pgx.ParseConfig(url)
-	require.NoError(t, err)
-	addr := net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))
-	props := map[string]string{"postgres.url": url, "postgres.hosts": addr + "," + addr + "," + addr}
+	url, props := sameServerHosts(t, 3)
 	check, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	defer check.Close(ctx)
