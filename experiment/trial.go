@@ -11,7 +11,6 @@ import (
 	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/littles"
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/live"
 	"github.com/dbarena/dbarena/loader"
@@ -192,14 +191,23 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 			failure = m.lost
 		}
 	}
-	if failure == "" && !res.Interrupted && st.Kind == spec.Load {
-		failure = tr.verify(ctx, p, m.out != nil, label)
+	if failure == "" && m.here != nil {
+		failure = tr.verified(m.here, label)
 	}
 	if st.Kind == spec.Load && failure == "" {
 		tr.afterLoad()
 	}
 	tr.peakMemory()
-	tr.counters(p.DB, &row)
+	counters := p.Counters()
+	if m.here != nil {
+		counters = m.here.Counters
+	}
+	for _, c := range counters {
+		if row.Counters == nil {
+			row.Counters = map[string]float64{}
+		}
+		row.Counters[c.Name] = c.Value
+	}
 	row.DBFigures = tr.dbFigures(row.Start, row.End)
 	if failure == "" {
 		tr.judge(&row, m.out != nil, machines)
@@ -241,6 +249,9 @@ type measured struct {
 	// lost says which loaders were lost, when and why ("" when none
 	// was): the trial keeps what they all measured, and fails.
 	lost string
+	// here is the outcome of a trial run in this process (nil when its
+	// loaders ran it).
+	here *trial.Outcome
 }
 
 // measure runs a prepared step here or on its loaders, writing its
@@ -270,13 +281,16 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 			m.res.Config.Threads = m.cfg.Threads
 		}
 	} else {
-		m.cfg.Abort = s.opts.Abort
+		p.Settings.Run.Abort = s.opts.Abort
+		m.cfg = p.Settings.Run
 		observers := []runner.Observer{m.obs}
 		if s.opts.Live != nil {
 			observers = append(observers, s.opts.Live.Observer(live.Labels{Trial: st.ID, Target: tr.t.Name,
 				Database: tr.t.Database, Workload: stepOf(st).Workload}))
 		}
-		m.res, m.runErr = runner.Run(ctx, m.cfg, p.Workload, p.DB, observers...)
+		if m.here, m.runErr = p.Run(ctx, observers...); m.here != nil {
+			m.res = m.here.Result
+		}
 	}
 	stopCounters()
 	s.setTrial("")
@@ -295,36 +309,21 @@ func (tr *targetRun) measure(ctx context.Context, st *spec.Step, p *trial.Trial,
 	return m, os.RemoveAll(s.w.LoaderLogDir(st.ID))
 }
 
-// verify reads back what a load wrote when load.verify asks for it,
-// and returns why the load failed ("" when every record is there and
-// right). Loaders verify their own share themselves.
-func (tr *targetRun) verify(ctx context.Context, p *trial.Trial, viaLoaders bool, label string) string {
-	if viaLoaders || !p.Settings.Verify {
+// verified says why a load run here failed its read-back ("" when
+// every record is there and right, or none was asked for). Loaders
+// verify their own share themselves.
+func (tr *targetRun) verified(o *trial.Outcome, label string) string {
+	if o.VerifyErr != nil {
+		return o.VerifyErr.Error()
+	}
+	if o.Verify == nil {
 		return ""
 	}
-	rep, err := runner.VerifyLoad(ctx, p.Settings.Run, p.WorkloadConfig, p.DB)
-	if err != nil {
-		return err.Error()
-	}
-	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", label, rep)
-	if rep.Failed() {
-		return rep.String()
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", label, o.Verify)
+	if o.Verify.Failed() {
+		return o.Verify.String()
 	}
 	return ""
-}
-
-// counters adds the driver's own counts to row.
-func (tr *targetRun) counters(db driver.DB, row *results.Trial) {
-	cs, ok := db.(driver.CounterSource)
-	if !ok {
-		return
-	}
-	for _, c := range cs.Counters() {
-		if row.Counters == nil {
-			row.Counters = map[string]float64{}
-		}
-		row.Counters[c.Name] = c.Value
-	}
 }
 
 // emptyRow is the row of a trial that measured nothing.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/properties"
@@ -32,12 +31,10 @@ func newSummary(t *trial.Trial, shown map[string]string, res *runner.Result) res
 	return s
 }
 
-// execute runs the phase and writes every output. Outputs are written even
-// when the run was interrupted: nothing measured is lost.
-//
-// after, when not nil, runs once the phase ended uninterrupted (the verify
-// pass of load --verify); its report goes into the outputs.
-func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after func() (*results.VerifyReport, error)) error {
+// execute runs the phase (and the read-back of load --verify) and
+// writes every output. Outputs are written even when the run was
+// interrupted: nothing measured is lost.
+func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error {
 	rs := t.Settings
 	var observers []runner.Observer
 	if f.status {
@@ -71,7 +68,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.Run.Seed)
 	}
 	span := startUsage()
-	res, runErr := runner.Run(ctx, rs.Run, t.Workload, t.DB, observers...)
+	out, runErr := t.Run(ctx, observers...)
 	usage := span()
 	if prog != nil {
 		prog.Finish()
@@ -83,22 +80,14 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial, after
 	if runErr != nil {
 		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
 	}
-	var rep *results.VerifyReport
-	if res.Phase == runner.Verify {
-		rep = runner.NewVerifyReport(res, t.WorkloadConfig.DataIntegrity)
+	res, rep := out.Result, out.Verify
+	if out.VerifyErr != nil {
+		errs = append(errs, out.VerifyErr)
+	}
+	if rep != nil {
 		fmt.Fprintln(st.Stderr, rep)
-	} else if after != nil && !res.Interrupted && !res.ErrorStopped {
-		var err error
-		if rep, err = after(); err != nil {
-			errs = append(errs, err)
-		}
 	}
-	var counters []results.Counter
-	if cs, ok := t.DB.(driver.CounterSource); ok {
-		for _, c := range cs.Counters() {
-			counters = append(counters, results.Counter{Name: c.Name, Value: c.Value, Help: c.Help})
-		}
-	}
+	counters := out.Counters
 	errs = append(errs, writeOutputs(st, f.text, t, f.refs, res, rep, counters, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}

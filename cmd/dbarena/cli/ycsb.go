@@ -219,17 +219,7 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	} else if err := requireRecords(t, phase); err != nil {
 		return err
 	}
-	var after func() (*results.VerifyReport, error)
-	if phase == runner.Load && plan.Settings.Verify {
-		after = func() (*results.VerifyReport, error) {
-			rep, err := runner.VerifyLoad(ctx, plan.Settings.Run, plan.WorkloadConfig, t.DB)
-			if err == nil {
-				fmt.Fprintln(st.Stderr, rep)
-			}
-			return rep, err
-		}
-	}
-	return execute(ctx, st, f, t, after)
+	return execute(ctx, st, f, t)
 }
 
 // requireRecords refuses a run phase on an in-process store this process
