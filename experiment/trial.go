@@ -198,9 +198,13 @@ func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, e
 		tr.afterLoad()
 	}
 	tr.peakMemory()
-	counters := p.Counters()
+	// A trial run here read its driver's counts when it ended; one its
+	// loaders ran has only this process's.
+	var counters []results.Counter
 	if m.here != nil {
 		counters = m.here.Counters
+	} else {
+		counters = p.Counters()
 	}
 	for _, c := range counters {
 		if row.Counters == nil {
