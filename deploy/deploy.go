@@ -22,7 +22,7 @@
 //     Reference and Endpoint when the database ships a load tool, and
 //     that tool in reference/TOOL.go, listed in For in
 //     reference/reference.go) and its entry in the conformance table
-//     (driver/drivers/conformance_test.go);
+//     (driver/drivertest/conformance_test.go);
 //   - one catalogue entry in deploy/catalog.go, with its Login;
 //   - one local launcher, deploy/local/NAME.go, named in launchers() in
 //     deploy/local/local.go with the programs it needs, or the reason it

@@ -9,7 +9,10 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/dbarena/dbarena/record"
@@ -82,6 +85,109 @@ type Session interface {
 type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []record.Record) error
 }
+
+// Transferer is implemented by sessions that can move an amount between
+// two records' balances as one transaction: the ledger workload
+// (transferproportion). A balance is a field holding a decimal integer.
+// The transfer reads both balances, and writes From's less Amount and
+// To's plus Amount only when From's would stay at or above Floor;
+// otherwise it writes nothing and returns ErrDeclined. Whatever runs
+// beside it, the balances must still sum to what they summed to before:
+// how a driver achieves that (a transaction with row locks, compare and
+// set, MULTI/EXEC) and what it cannot promise is in its docs page.
+type Transferer interface {
+	Transfer(ctx context.Context, table string, t Transfer) error
+}
+
+// Transfer is one transfer: Amount from From's Field to To's.
+type Transfer struct {
+	From, To, Field string
+	Amount, Floor   int64
+}
+
+// Apply is the transfer's rule, for drivers that read both balances and
+// write them back: the balances after it, from the balances before
+// (decimal text). It returns ErrDeclined when the payer would go below
+// the floor, a ClassBadRequest error for a transfer to the payer
+// itself, and a ClassError error for a balance that is not an integer
+// or a sum that would overflow.
+func (t Transfer) Apply(from, to []byte) (newFrom, newTo int64, err error) {
+	if err := t.Valid(); err != nil {
+		return 0, 0, err
+	}
+	f, err := parseBalance(t.From, from)
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := parseBalance(t.To, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	if f-t.Amount < t.Floor || f < math.MinInt64+t.Amount {
+		return f, g, ErrDeclined
+	}
+	if g > math.MaxInt64-t.Amount {
+		return f, g, Errorf(ClassError, "transfer to %s: balance %d plus %d overflows", t.To, g, t.Amount)
+	}
+	return f - t.Amount, g + t.Amount, nil
+}
+
+// Valid refuses a transfer from an account to itself (ClassBadRequest):
+// written back as two balances, it would make money.
+func (t Transfer) Valid() error {
+	if t.From == t.To {
+		return Errorf(ClassBadRequest, "transfer from %s to itself: a transfer needs two accounts", t.From)
+	}
+	return nil
+}
+
+// parseBalance reads one account's balance.
+func parseBalance(key string, v []byte) (int64, error) {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return 0, Errorf(ClassError, "account %s: balance %.20q is not an integer", key, v)
+	}
+	return n, nil
+}
+
+// Locked gathers the rows a transfer's locking read returned (key and
+// balance, in any order), for the SQL drivers that lock both accounts
+// and then apply the transfer.
+type Locked struct {
+	from, to []byte
+	rows     int
+}
+
+// Add records one row of the read.
+func (l *Locked) Add(t Transfer, key string, balance []byte) {
+	switch key {
+	case t.From:
+		l.from = balance
+	case t.To:
+		l.to = balance
+	}
+	l.rows++
+}
+
+// Apply is t.Apply on the balances read: ErrNotFound unless both
+// accounts were.
+func (l *Locked) Apply(t Transfer) (newFrom, newTo int64, err error) {
+	if l.rows < 2 {
+		return 0, 0, ErrNotFound
+	}
+	return t.Apply(l.from, l.to)
+}
+
+// BalanceReader is implemented by sessions whose ordinary reads may be
+// stale (eventually consistent, or below a quorum): Balance reads an
+// account's latest balance, and the ledger's audit reads with it.
+type BalanceReader interface {
+	Balance(ctx context.Context, table, key, field string) ([]byte, error)
+}
+
+// ErrDeclined is a transfer refused because it would take its payer
+// below the floor: a correct outcome of the transaction, not a failure.
+var ErrDeclined = errors.New("transfer declined: the payer's balance would go below the floor")
 
 // InProcess is implemented by a DB that keeps its records in the memory
 // of the process that opened it, such as the memory driver. Every process

@@ -3,9 +3,12 @@ package driver
 import (
 	"fmt"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Props reads one driver's properties: every key is looked up under the
@@ -14,6 +17,55 @@ import (
 type Props struct {
 	prefix string
 	m      map[string]string
+	// aliased are the aliases whose other name was given (see
+	// NewPropsAliased), for GivenAs.
+	aliased []Alias
+}
+
+// Alias is a setting a YCSB binding (or a fork of one) spells otherwise:
+// Theirs is its full property name ("as.host", "dynamodb.connectMax"),
+// Ours the driver's key that reads the same setting ("host", "pool"), so
+// that a YCSB property file works unchanged.
+type Alias struct{ Theirs, Ours string }
+
+// NewPropsAliased is NewProps over m with each alias's value, when given
+// under its other name, read under the driver's. The same setting given
+// under both names with different values is an error naming both.
+func NewPropsAliased(prefix string, m map[string]string, aliases []Alias) (Props, error) {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	p := Props{prefix: prefix, m: out}
+	for _, a := range aliases {
+		theirs, has := m[a.Theirs]
+		if !has {
+			continue
+		}
+		ours := p.Key(a.Ours)
+		if v, has := m[ours]; has && strings.TrimSpace(v) != strings.TrimSpace(theirs) {
+			return p, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one",
+				a.Theirs, redact.Value(a.Theirs, theirs), ours, redact.Value(ours, v))
+		}
+		out[ours] = theirs
+		p.aliased = append(p.aliased, a)
+	}
+	return p, nil
+}
+
+// GivenAs makes an error about a property the user set under another
+// name (see NewPropsAliased) say so, since the message names the
+// driver's; nil stays nil.
+func (p Props) GivenAs(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, a := range p.aliased {
+		if ours := p.Key(a.Ours); strings.Contains(err.Error(), ours) {
+			err = fmt.Errorf("%w (%s is read as %s)", err, a.Theirs, ours)
+		}
+	}
+	return err
 }
 
 // NewProps returns a reader for the properties under prefix ("postgres").
@@ -136,4 +188,30 @@ func CheckWith[C any](parse func(props map[string]string, workers int) (C, error
 		_, err := parse(props, workers)
 		return BadConfig(err)
 	}
+}
+
+// HostList reads the comma-separated list of host or host:port that key
+// holds into host:port addresses; a host without a port (a bare name or
+// IPv6 address) gets port. An empty list is an error.
+func HostList(key, list string, port int) ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(list, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		host, ps, err := net.SplitHostPort(h)
+		if err != nil {
+			out = append(out, net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(port)))
+			continue
+		}
+		if n, err := strconv.Atoi(ps); err != nil || n < 1 || n > 65535 || host == "" {
+			return nil, fmt.Errorf("%s=%q: %q is not host or host:port", key, list, h)
+		}
+		out = append(out, h)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s=%q: want at least one host, comma-separated, each host or host:port", key, list)
+	}
+	return out, nil
 }

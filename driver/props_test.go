@@ -35,3 +35,43 @@ func TestPropsDuration(t *testing.T) {
 		})
 	}
 }
+
+// TestAliases: a setting given under a YCSB binding's name is read under
+// the driver's, the same value under both names is fine, two values
+// conflict, and an error about the driver's name says which name the
+// user wrote.
+func TestAliases(t *testing.T) {
+	aliases := []driver.Alias{{Theirs: "as.timeout", Ours: "timeout"}, {Theirs: "x.connectMax", Ours: "pool"}}
+	p, err := driver.NewPropsAliased("x", map[string]string{"as.timeout": "5", "x.pool": "3", "x.connectMax": " 3"}, aliases)
+	require.NoError(t, err)
+	d, err := p.Duration("timeout", 0)
+	require.NoError(t, err)
+	require.Equal(t, 5*time.Millisecond, d)
+
+	_, err = p.Int("timeout", 0, 10)
+	require.EqualError(t, p.GivenAs(err), `x.timeout="5": want an integer >= 10 (as.timeout is read as x.timeout)`)
+	require.NoError(t, p.GivenAs(nil))
+	plain := driver.NewProps("x", map[string]string{"x.timeout": "5"})
+	_, err = plain.Int("timeout", 0, 10)
+	require.EqualError(t, plain.GivenAs(err), `x.timeout="5": want an integer >= 10`, "written under the driver's own name")
+
+	_, err = driver.NewPropsAliased("x", map[string]string{"x.connectMax": "4", "x.pool": "3"}, aliases)
+	require.EqualError(t, err, `x.connectMax="4" and x.pool="3": both set the same thing; keep one`)
+}
+
+// TestHostList: hosts get the default port, their own port is kept,
+// IPv6 works both ways, and a bad port or an empty list names the key.
+func TestHostList(t *testing.T) {
+	hosts, err := driver.HostList("k", " a, b:9, ::1 ,[::2]:8,", 7)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a:7", "b:9", "[::1]:7", "[::2]:8"}, hosts)
+	for list, want := range map[string]string{
+		"a:0": `k="a:0": "a:0" is not host or host:port`,
+		"a:x": `k="a:x": "a:x" is not host or host:port`,
+		":9":  `k=":9": ":9" is not host or host:port`,
+		" , ": `k=" , ": want at least one host, comma-separated, each host or host:port`,
+	} {
+		_, err := driver.HostList("k", list, 7)
+		require.EqualError(t, err, want, list)
+	}
+}

@@ -30,6 +30,13 @@ type SchemaManager interface {
 	CheckSchema(ctx context.Context, s Schema) error
 }
 
+// DatabaseCreator is implemented by DBs whose load can create the
+// database (or keyspace) a workload's own tables go in, such as TPC-C's,
+// which names no YCSB table. A database already there is not an error.
+type DatabaseCreator interface {
+	CreateDatabase(ctx context.Context) error
+}
+
 // Counter is one event count a driver keeps of its own: retries done by a
 // client library, throttled requests, consumed capacity units.
 type Counter struct {

@@ -4,60 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/loader"
-	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
-	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/trial"
 )
 
 // loaderStartDelay is how far ahead the common start is set: every
 // loader must have started and connected by then.
 const loaderStartDelay = 3 * time.Second
-
-// loaderStopWait is how long a loader may take to stop and write its
-// files after its standard input closed: its own stop's grace and
-// abandon time, and a margin to write.
-const loaderStopWait = runner.DefaultStopGrace + 3*time.Second
-
-// loaderFetchWait bounds copying a remote loader's files back.
-const loaderFetchWait = time.Minute
-
-// killOnAbort kills every loader when abort closes (a second Ctrl-C);
-// the returned function stops watching.
-func killOnAbort(abort <-chan struct{}, cmds []*exec.Cmd) func() {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-abort:
-			for _, c := range cmds {
-				_ = c.Process.Kill()
-			}
-		case <-done:
-		}
-	}()
-	return func() { close(done) }
-}
 
 // loaderClockSlack is the clock-offset uncertainty above which the
 // one-second merge windows may mix a loader's neighbouring seconds.
@@ -137,17 +104,16 @@ type loaderOutcome struct {
 // and rate (or keys), starting together, and merges their logs into one
 // runner.Result the trial row is made from. The merged series goes to
 // timeseries.csv and the merged log to hdr/ID.hlog.
-func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, cfg runner.Config, prog *progress) (*runner.Result, *loaderOutcome, error) {
+func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPlan, set trial.Settings, prog *progress) (*runner.Result, *loaderOutcome, error) {
 	s := tr.s
-	props, verb, err := tr.loaderProps(st, lp, cfg)
+	cfg := set.Run
+	props, verb, err := tr.loaderProps(st, lp, set)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loaders: %w", err)
 	}
-	bin := s.opts.LoaderBinary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, nil, fmt.Errorf("loaders: find the dbarena binary: %w", err)
-		}
+	bin, err := s.loaderBinary()
+	if err != nil {
+		return nil, nil, err
 	}
 	wd, err := workdir.Claim(s.workRoot(), workdir.Loaders, "trial", false)
 	if err != nil {
@@ -165,7 +131,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	defer func() {
 		for _, r := range remotes {
 			if r != nil {
-				r.clean()
+				r.Clean()
 			}
 		}
 	}()
@@ -188,7 +154,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	for i := range runs {
 		pfile, out := propsFile, dir
 		if r := remotes[i]; r != nil {
-			pfile, out = r.path("trial.properties"), r.dir
+			pfile, out = r.Path("trial.properties"), r.Dir
 		}
 		// The interval log streams back on the loader's standard
 		// output as it is written: whatever happens to the loader, what
@@ -203,7 +169,35 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 	// The summaries come back also after an interrupt: they hold what
 	// was measured. A lost loader may have left none.
 	fetchLoaderSummaries(ctx, remotes, dir, ends)
-	inputs, sums, err := readLoaderFiles(dir, logDir, offsets, ends)
+	return tr.mergeLoaders(st.ID, lp, cfg, loaderFiles{dir: dir, logDir: logDir, offsets: offsets}, ends, startAt)
+}
+
+// loaderBinary is the dbarena binary the loaders run: --loader-binary,
+// or this one.
+func (s *runState) loaderBinary() (string, error) {
+	if s.opts.LoaderBinary != "" {
+		return s.opts.LoaderBinary, nil
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("loaders: find the dbarena binary: %w", err)
+	}
+	return bin, nil
+}
+
+// loaderFiles is where a trial's loaders left their files: their
+// summaries in dir, their interval logs in logDir with their clocks'
+// offsets.
+type loaderFiles struct {
+	dir, logDir string
+	offsets     []merge.Offset
+}
+
+// mergeLoaders merges what trial id's loaders measured into its result:
+// the error is a loaderLoss when a loader was lost (the result then
+// holds what the others measured).
+func (tr *targetRun) mergeLoaders(id string, lp loaderPlan, cfg runner.Config, f loaderFiles, ends []loaderEnd, startAt time.Time) (*runner.Result, *loaderOutcome, error) {
+	inputs, sums, err := readLoaderFiles(f.dir, f.logDir, f.offsets, ends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,7 +206,7 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		return nil, nil, err
 	}
 	for _, fl := range m.Flags {
-		s.log.Warn("loaders", "step", st.ID, "warning", fl)
+		tr.s.log.Warn("loaders", "step", id, "warning", fl)
 	}
 	loader.FillLost(m, sums)
 	res := loader.Result(m, loader.Summaries(sums), cfg)
@@ -243,29 +237,28 @@ func (tr *targetRun) loaderLogDir(id string, offsets []merge.Offset) (string, er
 }
 
 // loaderProps are the properties every loader of a step runs with, and
-// the ycsb verb ("run" or "load") it runs.
-func (tr *targetRun) loaderProps(st *spec.Step, lp loaderPlan, cfg runner.Config) (*properties.Set, string, error) {
+// the ycsb verb ("run" or "load") it runs: the step's, with the trial's
+// settled settings written over them by the code that parses them back
+// (trial.Settings.Write), so that a loader runs the threads, rate,
+// schedule, seed and error policy this process settled, whatever the
+// property files said.
+func (tr *targetRun) loaderProps(st *spec.Step, lp loaderPlan, set trial.Settings) (*properties.Set, string, error) {
 	props, err := tr.stepPropsOn(st, lp.props)
 	if err != nil {
 		return nil, "", err
 	}
-	// Each loader runs the whole schedule with the stages' threads and
-	// its share of their rates (a property file's own stages never
-	// reach them: the experiment's settings win).
-	props.Set(core.Stages, runner.FormatStages(cfg.Stages), properties.Source{File: "run.stages"})
 	// The experiment judges the merged trial by its error policy; each
 	// loader only stops, as the policy says, when a second of its own is
 	// mostly failures.
-	props.Set(core.MaxErrorRate, "1", properties.Source{File: "loaders"})
-	props.Set(core.StopOnErrorRate, strconv.FormatFloat(cfg.StopOnErrorRate, 'f', -1, 64), properties.Source{File: "run.stop_on_error_rate"})
-	if st.Kind != spec.Load {
-		return props, "run", nil
+	set.Run.MaxErrorRate = 1
+	verb := "run"
+	if st.Kind == spec.Load {
+		// The table exists: this process made it before the loaders
+		// start, and none of them may drop it under the others.
+		verb, set.CreateSchema, set.Drop = "load", false, false
 	}
-	// The table exists: this process made it before the loaders start,
-	// and none of them may drop it under the others.
-	props.Set(core.SchemaCreate, "false", properties.Source{File: "loaders"})
-	props.Set(core.Drop, "false", properties.Source{File: "loaders"})
-	return props, "load", nil
+	set.Write(props, properties.Source{File: "dbarena (" + st.ID + ", settled)"})
+	return props, verb, nil
 }
 
 // writePrivate writes props to a new file only its owner reads.
@@ -288,14 +281,14 @@ func loaderFile(i int, ext string) string { return fmt.Sprintf("loader-%d.%s", i
 // and cat is needed on the other side. The slice has a nil for each
 // loader that runs here; it holds the loaders staged so far also with
 // an error, for the caller to clean.
-func stageRemotes(ctx context.Context, lp loaderPlan, bin, propsFile string) ([]*remoteLoader, error) {
-	remotes := make([]*remoteLoader, lp.n)
+func stageRemotes(ctx context.Context, lp loaderPlan, bin, propsFile string) ([]*loader.Remote, error) {
+	remotes := make([]*loader.Remote, lp.n)
 	for i, prefix := range lp.prefixes {
 		if i >= lp.n || len(prefix) == 0 {
 			continue
 		}
-		r := &remoteLoader{prefix: prefix, dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
-		if err := r.stage(ctx, bin, propsFile); err != nil {
+		r := &loader.Remote{Prefix: prefix, Dir: fmt.Sprintf("/tmp/dbarena-loader-%d-%d", os.Getpid(), i)}
+		if err := r.Stage(ctx, bin, propsFile); err != nil {
 			return remotes, fmt.Errorf("loader %d of %d: %w", i, lp.n, err)
 		}
 		remotes[i] = r
@@ -307,14 +300,14 @@ func stageRemotes(ctx context.Context, lp loaderPlan, bin, propsFile string) ([]
 // its command prefix before the run: the merge puts the loaders'
 // intervals on this host's clock. A loader without a prefix shares this
 // clock (offset 0).
-func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes []*remoteLoader) ([]merge.Offset, error) {
+func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes []*loader.Remote) ([]merge.Offset, error) {
 	n := len(remotes)
 	offsets := make([]merge.Offset, n)
 	for i, r := range remotes {
 		if r == nil {
 			continue
 		}
-		o, err := merge.MeasureCommand(ctx, r.command(r.path("dbarena"), "clock"))
+		o, err := merge.MeasureCommand(ctx, r.Command(r.Path("dbarena"), "clock"))
 		if err != nil {
 			return nil, fmt.Errorf("loader %d of %d: measure its clock (if dbarena cannot run there, give --loader-binary a build for its OS and CPU, e.g. GOOS=linux GOARCH=amd64 go build ./cmd/dbarena): %w", i, n, err)
 		}
@@ -327,284 +320,10 @@ func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes [
 	return offsets, nil
 }
 
-// loaderStall is how long a running loader may send nothing before it
-// is declared lost: it writes an interval every second.
-const loaderStall = 5 * time.Second
-
-// loaderEnd is how one loader process ended.
-type loaderEnd struct {
-	// lost says why the loader is lost ("" when it finished): killed by
-	// a signal, no data for loaderStall, or ended with an error and left
-	// no summary.
-	lost string
-	// failed is how a loader that exited with an error status ended
-	// ("exited with status 1"), until its summary says why: one that
-	// stopped by its own stop-on-error-rate is not lost, it wrote what it
-	// measured and why it stopped. Without a summary it is lost.
-	failed string
-	// at is when it ended or was declared lost.
-	at time.Time
-	// tail is the end of its standard error, for the log.
-	tail string
-}
-
-// stream is a loader's standard output copied into its interval log
-// file, with the time of the last write, and read as it comes for the
-// live line.
-type stream struct {
-	f    *os.File
-	last atomic.Int64 // unix nanoseconds
-	live *io.PipeWriter
-	// rate is the operations per second of the loader's latest
-	// interval (float64 bits), warm whether it was the warm-up's.
-	rate atomic.Uint64
-	warm atomic.Bool
-}
-
-func (s *stream) Write(p []byte) (int, error) {
-	s.last.Store(time.Now().UnixNano())
-	n, err := s.f.Write(p)
-	if err == nil {
-		// The reader drains the pipe whatever it finds in it.
-		_, _ = s.live.Write(p)
-	}
-	return n, err
-}
-
-// read follows the interval log on r: each interval's operations, of
-// every operation type's successes and failures, give the loader's
-// latest rate.
-func (s *stream) read(r io.Reader) {
-	// Drain what is left, so that the loader's output never blocks.
-	defer func() { _, _ = io.Copy(io.Discard, r) }()
-	rd := hlog.NewReader(r)
-	var start time.Time
-	var count int64
-	var length time.Duration
-	var warm bool
-	for {
-		iv, err := rd.Next()
-		if err != nil {
-			return
-		}
-		tag := hlog.ParseTag(iv.Tag)
-		if tag.Kind != hlog.Service && tag.Kind != hlog.Failed {
-			continue
-		}
-		if !iv.Start.Equal(start) {
-			if length > 0 {
-				s.rate.Store(math.Float64bits(float64(count) / length.Seconds()))
-				s.warm.Store(warm)
-			}
-			start, count, length = iv.Start, 0, iv.Length
-		}
-		count += iv.Histogram.TotalCount()
-		warm = tag.Warmup
-	}
-}
-
-// runLoaderProcesses starts every loader, streams its interval log into
-// logDir, and waits for all of them. A loader that sends nothing for
-// loaderStall after the common start is declared lost and killed; its
-// process (or the ssh or kubectl in front of it) ends, and with it the
-// remote process, which stops when its standard input closes. The
-// error is one that kept a loader from starting (the others are then
-// killed).
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*remoteLoader, runs []loader.Run, logDir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
-	n := len(runs)
-	cmds := make([]*exec.Cmd, n)
-	logs := make([]*strings.Builder, n)
-	streams := make([]*stream, n)
-	defer func() {
-		for _, st := range streams {
-			if st != nil {
-				_ = st.f.Close()
-				_ = st.live.Close()
-			}
-		}
-	}()
-	for i, lr := range runs {
-		argv := append([]string{bin}, lr.Args()...)
-		if r := remotes[i]; r != nil {
-			argv = r.command(append([]string{r.path("dbarena")}, lr.Args()...)...)
-		}
-		f, err := os.Create(filepath.Join(logDir, loaderFile(i, "hlog")))
-		if err != nil {
-			return nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
-		}
-		pr, pw := io.Pipe()
-		streams[i] = &stream{f: f, live: pw}
-		streams[i].last.Store(startAt.UnixNano())
-		go streams[i].read(pr)
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		logs[i] = &strings.Builder{}
-		cmd.Stdout, cmd.Stderr = streams[i], logs[i]
-		// A pipe nothing is written to, open while this process lives:
-		// when it is closed (at an interrupt) or this process is killed,
-		// ssh or kubectl passes the close on, and the loader stops as if
-		// interrupted, writing what it measured, rather than loading the
-		// database on its own. It is killed only after its own stop's
-		// grace, or at a second interrupt.
-		stdin, err := cmd.StdinPipe()
-		cmd.Cancel = func() error { return stdin.Close() }
-		cmd.WaitDelay = loaderStopWait
-		if err == nil {
-			err = cmd.Start()
-		}
-		if err != nil {
-			for _, c := range cmds[:i] {
-				_ = c.Process.Kill()
-				_ = c.Wait()
-			}
-			return nil, fmt.Errorf("loader %d of %d: start %s: %w", i, n, argv[0], err)
-		}
-		cmds[i] = cmd
-	}
-	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
-	defer stopAbort()
-	w := &loaderWatch{exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{}), stopped: make(chan struct{})}
-	go tr.watchLoaders(w, cmds, streams, startAt, prog)
-	ends := tr.waitLoaders(ctx, w, cmds, logs)
-	// The watchdog may be drawing the live line: the caller clears it
-	// next, and must not race it.
-	close(w.done)
-	<-w.stopped
-	return ends, nil
-}
-
-// waitLoaders waits for every loader and says how each ended: lost when
-// the watchdog killed it or a signal ended it, failed when it exited with
-// an error status (until its summary says why).
-func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*exec.Cmd, logs []*strings.Builder) []loaderEnd {
-	n := len(cmds)
-	ends := make([]loaderEnd, n)
-	var wg sync.WaitGroup
-	for i, c := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := c.Wait()
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			w.exited[i] = true
-			e := loaderEnd{at: time.Now(), tail: tail(logs[i].String(), 600)}
-			switch {
-			case w.stall[i] != "":
-				e.lost = w.stall[i]
-			case err != nil && ctx.Err() == nil && signaled(err):
-				e.lost = exitReason(err)
-			case err != nil && ctx.Err() == nil:
-				e.failed = exitReason(err)
-			}
-			switch {
-			case e.lost != "":
-				tr.s.log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.lost, "output", e.tail)
-			case e.failed != "":
-				// Lost too if no summary comes back; its own words are
-				// here either way.
-				tr.s.log.Warn("loader ended with an error", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.failed, "output", e.tail)
-			}
-			ends[i] = e
-		}()
-	}
-	wg.Wait()
-	return ends
-}
-
-// loaderWatch is what the watchdog of a step's loaders shares with the
-// goroutines that wait for them.
-type loaderWatch struct {
-	mu sync.Mutex
-	// exited marks the loaders that ended; stall says why the watchdog
-	// killed one ("" when it did not).
-	exited []bool
-	stall  []string
-	// done closes when every loader has ended; the watchdog closes
-	// stopped when it has returned.
-	done, stopped chan struct{}
-}
-
-// watchLoaders is the watchdog of a step's loaders until w.done: a loader
-// that sent nothing for loaderStall after the common start is lost and
-// killed. It also draws the live line each second.
-func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*stream, startAt time.Time, prog *progress) {
-	defer close(w.stopped)
-	n := len(cmds)
-	var lastLine time.Time
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.done:
-			return
-		case now := <-t.C:
-			if now.Sub(lastLine) >= time.Second && now.After(startAt) {
-				lastLine = now
-				tr.liveLine(prog, now.Sub(startAt), streams)
-			}
-			if now.Before(startAt.Add(loaderStall)) {
-				continue
-			}
-			w.mu.Lock()
-			for i, st := range streams {
-				if w.exited[i] || w.stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < loaderStall {
-					continue
-				}
-				w.stall[i] = fmt.Sprintf("no data for %s", loaderStall)
-				tr.s.log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", loaderStall)
-				_ = cmds[i].Process.Kill()
-			}
-			w.mu.Unlock()
-		}
-	}
-}
-
-// liveLine draws the live line from the loaders' latest rates.
-func (tr *targetRun) liveLine(prog *progress, elapsed time.Duration, streams []*stream) {
-	if prog == nil {
-		return
-	}
-	var rate float64
-	warm, sending := false, 0
-	for _, st := range streams {
-		if r := math.Float64frombits(st.rate.Load()); r > 0 {
-			rate += r
-			warm = warm || st.warm.Load()
-		}
-		if time.Since(time.Unix(0, st.last.Load())) < 2*time.Second {
-			sending++
-		}
-	}
-	prog.loaders(elapsed, rate, warm, sending, len(streams))
-}
-
-// signaled says whether err is that of a process a signal ended.
-func signaled(err error) bool {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return true
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled()
-}
-
-// exitReason says how a loader process ended badly, in words: "killed
-// by signal 9", "exited with status 1".
-func exitReason(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
-		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
-	}
-	return err.Error()
-}
-
 // fetchLoaderSummaries copies each remote loader's summary into dir,
 // within loaderFetchWait and also after ctx ended. A summary that does
 // not come back is logged: the loader's intervals streamed back already.
-func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir string, ends []loaderEnd) {
+func fetchLoaderSummaries(ctx context.Context, remotes []*loader.Remote, dir string, ends []loaderEnd) {
 	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
 	defer cancel()
 	for i, r := range remotes {
@@ -614,7 +333,7 @@ func fetchLoaderSummaries(ctx context.Context, remotes []*remoteLoader, dir stri
 			continue
 		}
 		f := loaderFile(i, "json")
-		if err := r.fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
+		if err := r.Fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
 			ends[i].lost = fmt.Sprintf("its summary did not come back: %v", err)
 			if ends[i].failed != "" {
 				// Its link is the likelier culprit (ssh ends with 255,
@@ -787,301 +506,21 @@ func (tr *targetRun) writeMerged(id string, out *loaderOutcome, cfg runner.Confi
 		}
 		return -1
 	}
-	byStart := map[time.Time][]merge.Window{}
-	var order []time.Time
-	for _, w := range m.Windows {
-		if _, ok := byStart[w.Start]; !ok {
-			order = append(order, w.Start)
-		}
-		byStart[w.Start] = append(byStart[w.Start], w)
-	}
-	// The FAILED- tags hold a composite operation's failed parts and
-	// retried inserts' failed attempts too: their counts are scaled to
-	// the operations the loaders counted as failed, as the successes are
-	// by scale.
-	errScale := 1.0
-	var failed int64
-	for name, h := range m.Totals {
-		if tag := hlog.ParseTag(name); !tag.Warmup && tag.Kind == hlog.Failed && tag.Op != runner.VerifySeries {
-			failed += h.TotalCount()
-		}
-	}
-	if res := out.result; res != nil && failed > 0 {
-		errScale = float64(res.Measured.Errors) / float64(failed)
-	}
 	var points []results.Point
-	for _, t := range order {
-		for _, part := range mergedWindow(id, m, t, byStart[t], errScale) {
-			stage := stageOf(t)
-			for i := range part.points {
-				part.points[i].Stage = stage + 1
-			}
-			points = append(points, part.points...)
-			obs.addRate(part.points[len(part.points)-1])
-			if stage >= 0 && !part.warm {
-				ok := int64(math.Round(float64(part.all.TotalCount()) * scale))
-				obs.addStageSpan(stage, t, t.Add(m.Window), part.all, ok+part.errs, part.errs)
-			}
+	for _, part := range loader.Series(id, m, out.result) {
+		stage := stageOf(part.Start)
+		for i := range part.Points {
+			part.Points[i].Stage = stage + 1
+		}
+		points = append(points, part.Points...)
+		obs.addRate(part.Points[len(part.Points)-1])
+		if stage >= 0 && !part.Warm {
+			ok := int64(math.Round(float64(part.All.TotalCount()) * scale))
+			obs.addStageSpan(stage, part.Start, part.Start.Add(m.Window), part.All, ok+part.Errs, part.Errs)
 		}
 	}
 	return tr.s.w.AddPoints(points)
 }
-
-// windowPart is the warm-up's or the measured phase's part of one merged
-// window: its timeseries rows (an ALL row last), its successful
-// operations' merged latency histogram and its failures.
-type windowPart struct {
-	warm   bool
-	points []results.Point
-	all    *hdrhistogram.Histogram
-	errs   int64
-}
-
-// windowOp is one operation's histograms in a part of a merged window:
-// its successes, the latency a user saw, and its failures.
-type windowOp struct {
-	ok, latency *hdrhistogram.Histogram
-	// cut holds the operations the window's end cut off, which a
-	// closed loop's latency counts besides ok (a paced one's latency,
-	// response time, holds them already).
-	cut  *hdrhistogram.Histogram
-	errs int64
-}
-
-// windowAcc is a part (warm-up or measured) of a merged window by
-// operation, in the order the operations came, and its pacing.
-type windowAcc struct {
-	byOp   map[string]*windowOp
-	names  []string
-	pacing *hdrhistogram.Histogram
-}
-
-// splitWindow sorts a merged window's histograms by part (warm-up
-// first, then measured; nil where a part has none) and operation.
-// Failure counts are scaled by errScale; data-integrity mismatches
-// (VERIFY) are not operations' failures.
-func splitWindow(ws []merge.Window, errScale float64) [2]*windowAcc {
-	var parts [2]*windowAcc
-	for _, w := range ws {
-		tag := hlog.ParseTag(w.Tag)
-		pi := 1
-		if tag.Warmup {
-			pi = 0
-		}
-		if parts[pi] == nil {
-			parts[pi] = &windowAcc{byOp: map[string]*windowOp{}}
-		}
-		p := parts[pi]
-		h := measure.NewHistogram()
-		w.Hist.MergeInto(h)
-		if tag.Kind == hlog.Pacing {
-			p.pacing = h
-			continue
-		}
-		a := p.byOp[tag.Op]
-		if a == nil {
-			a = &windowOp{}
-			p.byOp[tag.Op] = a
-			p.names = append(p.names, tag.Op)
-		}
-		switch tag.Kind {
-		case hlog.Service:
-			a.ok = h
-			if a.latency == nil {
-				a.latency = h
-			}
-		case hlog.Intended:
-			a.latency = h
-		case hlog.CutOff:
-			a.cut = h
-		case hlog.Failed:
-			if tag.Op != runner.VerifySeries {
-				a.errs = int64(math.Round(float64(h.TotalCount()) * errScale))
-			}
-		}
-	}
-	return parts
-}
-
-// mergedWindow is one merged window's rows: the warm-up's part, when a
-// loader's warm-up ended in the window, then the measured part. The
-// latency is the one a user saw: response time where the loaders were
-// paced, service time where not. Failure counts are scaled by errScale;
-// data-integrity mismatches (VERIFY) are not operations' failures.
-func mergedWindow(id string, m *merge.Result, t time.Time, ws []merge.Window, errScale float64) []windowPart {
-	parts := splitWindow(ws, errScale)
-	end := t.Add(m.Window)
-	var out []windowPart
-	for pi, p := range parts {
-		if p == nil {
-			continue
-		}
-		warm := pi == 0
-		mk := func(op string, ok, errs int64, h *hdrhistogram.Histogram) results.Point {
-			pt := results.Point{Trial: id, Time: end, Elapsed: end.Sub(m.Start), Length: m.Window, Warmup: warm, Op: op,
-				Ops: ok + errs, Errors: errs, Latency: latencyOf(measure.StatsOf(h))}
-			pt.SetRates()
-			return pt
-		}
-		part := windowPart{warm: warm, all: measure.NewHistogram()}
-		for _, name := range p.names {
-			a := p.byOp[name]
-			var ok int64
-			if a.ok != nil {
-				ok = a.ok.TotalCount()
-			}
-			lat := a.latency
-			if lat == nil {
-				lat = measure.NewHistogram()
-			}
-			if a.cut != nil && lat == a.ok {
-				// Service times: the cut-off operations join them
-				// at their latency so far, as in a single process.
-				withCut := measure.NewHistogram()
-				withCut.Merge(lat)
-				withCut.Merge(a.cut)
-				lat = withCut
-			}
-			part.points = append(part.points, mk(name, ok, a.errs, lat))
-			part.all.Merge(lat)
-			part.errs += a.errs
-		}
-		sum := mk(results.AllOps, part.all.TotalCount(), part.errs, part.all)
-		if p.pacing != nil {
-			sum.Pacing = pacingOf(measure.StatsOf(p.pacing))
-		}
-		part.points = append(part.points, sum)
-		out = append(out, part)
-	}
-	return out
-}
-
-// tail is the end of a loader's output, for an error message.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = "..." + s[len(s)-n:]
-	}
-	return s
-}
-
-// remoteLoader is a loader reached through a command prefix, with a
-// directory of its own on the other side.
-type remoteLoader struct {
-	prefix []string
-	dir    string
-}
-
-func (r *remoteLoader) path(name string) string { return r.dir + "/" + name }
-
-// command is the argv that runs args through the prefix. ssh does not
-// pass an argv: it joins its words with spaces for the remote shell to
-// split again, so behind ssh each word is quoted for that shell; other
-// prefixes (ip netns exec, docker exec, kubectl exec --) exec the argv
-// as it is.
-func (r *remoteLoader) command(args ...string) []string {
-	argv := append([]string(nil), r.prefix...)
-	if !remoteShell(r.prefix) {
-		return append(argv, args...)
-	}
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
-	}
-	return append(argv, strings.Join(q, " "))
-}
-
-// remoteShell says whether a prefix hands its command to a remote shell
-// as one string: ssh, autossh and gcloud compute ssh, also behind sudo
-// or env (whose own flags and settings come first).
-func remoteShell(prefix []string) bool {
-	for i, w := range prefix {
-		switch filepath.Base(w) {
-		case "ssh", "autossh":
-			return true
-		case "gcloud":
-			compute := false
-			for _, x := range prefix[i+1:] {
-				compute = compute || x == "compute"
-				if compute && x == "ssh" {
-					return true
-				}
-			}
-			return false
-		}
-		if i == 0 && filepath.Base(w) != "sudo" && filepath.Base(w) != "env" {
-			// The program itself, and not one of the above.
-			return false
-		}
-	}
-	return false
-}
-
-// shellQuote quotes a word for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// sh runs a shell command through the prefix, with stdin from a file
-// when given.
-func (r *remoteLoader) sh(ctx context.Context, script string, stdin *os.File, stdout *os.File) error {
-	argv := r.command("sh", "-c", script)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	if stdout != nil {
-		cmd.Stdout = stdout
-	}
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, tail(errb.String(), 400))
-	}
-	return nil
-}
-
-// stage creates the directory (its owner's only) and copies the binary
-// and the properties, which hold resolved secrets, into it.
-func (r *remoteLoader) stage(ctx context.Context, bin, props string) error {
-	for _, c := range []struct{ from, to, mode string }{{bin, "dbarena", "700"}, {props, "trial.properties", "600"}} {
-		f, err := os.Open(c.from)
-		if err != nil {
-			return err
-		}
-		err = r.sh(ctx, fmt.Sprintf("umask 077 && mkdir -p %s && cat > %s && chmod %s %s", r.dir, r.path(c.to), c.mode, r.path(c.to)), f, nil)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("copy %s to the loader: %w", c.to, err)
-		}
-	}
-	return nil
-}
-
-// fetch copies a file of the loader's directory here.
-func (r *remoteLoader) fetch(ctx context.Context, name, to string) error {
-	f, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	err = r.sh(ctx, "cat "+r.path(name), nil, f)
-	return errors.Join(err, f.Close())
-}
-
-// clean removes the loader's directory; a failure leaves a directory in
-// the other side's /tmp, nothing more.
-func (r *remoteLoader) clean() {
-	ctx, cancel := context.WithTimeout(context.Background(), loaderCleanWait)
-	defer cancel()
-	_ = r.sh(ctx, "rm -rf "+r.dir, nil, nil)
-}
-
-// loaderCleanWait bounds removing a loader's directory: a host that
-// no longer answers (its link cut) must not hold the experiment.
-const loaderCleanWait = 10 * time.Second
 
 // opsScale is loader.OpsScale of the outcome's merge (0 without one).
 func (out *loaderOutcome) opsScale(res *runner.Result) float64 {

@@ -77,7 +77,7 @@ func (o *trialObserver) Interval(iv *runner.Interval) {
 	}
 	sum := point(o.trial, iv, results.AllOps, iv.Ops, allErrs, allAborted, all)
 	if p := iv.Results.PacingHistogram(); p != nil && p.TotalCount() > 0 {
-		sum.Pacing = pacingOf(measure.StatsOf(p))
+		sum.Pacing = results.PacingOf(measure.StatsOf(p))
 	}
 	points = append(points, sum)
 	o.addRate(sum)
@@ -129,7 +129,7 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 		st.Start, st.End, st.Duration = a.start, a.end, a.end.Sub(a.start)
 		st.Operations, st.Errors, st.Aborted, st.Pacing = a.ops, a.errs, 0, results.PacingLateness{}
 		st.SetRates()
-		st.Latency = latencyOf(measure.StatsOf(a.hist))
+		st.Latency = results.LatencyOf(measure.StatsOf(a.hist))
 		st.Ops, st.Flags, st.Reference, st.Concurrency = nil, nil, results.Reference{}, 0
 		out = append(out, st)
 	}
@@ -141,24 +141,13 @@ func (o *trialObserver) stageRows(row results.Trial, stages []runner.Stage) []re
 // the interval's own length.
 func point(trial string, iv *runner.Interval, op string, ops, errs, aborted int64, h *hdrhistogram.Histogram) results.Point {
 	p := results.Point{Trial: trial, Time: iv.End, Elapsed: iv.Elapsed, Length: iv.End.Sub(iv.Start), Warmup: iv.Warmup, Op: op,
-		Ops: ops, Errors: errs, Aborted: aborted, Latency: latencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
+		Ops: ops, Errors: errs, Aborted: aborted, Latency: results.LatencyOf(measure.StatsOf(h)), Stage: iv.Stage + 1}
 	p.SetRates()
 	return p
 }
 
 // Close flushes the log and returns the first error met.
 func (o *trialObserver) Close() error { return errors.Join(o.err, o.hl.Close()) }
-
-// pacingOf keeps the figures of a pacing lateness summary the results
-// files hold.
-func pacingOf(s measure.Stats) results.PacingLateness {
-	return results.PacingLateness{P50: s.P50, P99: s.P99, Max: s.Max}
-}
-
-// latencyOf converts measure's summary to the results file's.
-func latencyOf(s measure.Stats) results.Latency {
-	return results.Latency{Mean: s.Mean, P50: s.P50, P90: s.P90, P95: s.P95, P99: s.P99, P999: s.P999, Max: s.Max}
-}
 
 // progress prints one line per interval: trial i of N, live ops/s and
 // p99, and the time left. On a terminal it rewrites one line; elsewhere it

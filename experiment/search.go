@@ -42,35 +42,11 @@ const busyShare = 0.9
 func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error) {
 	s := tr.s
 	slo := sloOf(s.plan.Spec.SLO)
-	closed := *st
-	closed.Search, closed.ID = false, st.ID+".closed"
-	closed.Params = append(append([]spec.KV(nil), st.Params...), spec.KV{Key: "probe", Value: "closed"})
-	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: searching the highest rate at %s: a closed loop first, then rates to within %.0f%%\n",
-		st.ID, slo, 100*s.plan.Spec.Run.Resolution)
-	row, err := tr.trial(ctx, &closed)
-	var tf *trialFailure
-	if err != nil && !errors.As(err, &tf) {
-		return 0, err
-	}
-	rec := results.Search{ID: st.ID, Target: tr.t.Name, Workload: st.Workload.Name, Params: stepOf(st).Params,
-		Objective: slo.String(), Resolution: s.plan.Spec.Run.Resolution}
-	if tf != nil || row.Throughput <= 0 {
-		rec.Stop = "the closed-loop probe measured nothing: " + row.StatusReason
-		tr.addSearch(rec)
-		return 0, &trialFailure{id: st.ID, reason: rec.Stop}
-	}
-	rec.Closed = row.Throughput
-	opts := capacity.Options{Hint: row.Throughput, Resolution: s.plan.Spec.Run.Resolution, MaxProbes: s.plan.Spec.Run.MaxProbes}
-	if e, spread, from := tr.predict(st); e > 0 {
-		opts.Expect, opts.Spread = e, spread
-		note := fmt.Sprintf("started from %s ops/s ±%.0f%%, predicted from %s", results.FormatOps(e), 100*spread, from)
-		rec.Notes = append(rec.Notes, note)
-		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", st.ID, note)
-	}
-	srch, err := capacity.New(opts)
+	row, rec, srch, err := tr.searchStart(ctx, st, slo)
 	if err != nil {
 		return 0, err
 	}
+	var tf *trialFailure
 	procs := 1
 	if lp := tr.loaders(); lp.runs(spec.Run) {
 		procs = lp.n
@@ -173,13 +149,48 @@ func (tr *targetRun) predict(st *spec.Step) (expect, spread float64, from string
 	return e, spread, strings.Join(names, ", ") + " (" + model + " over cores)"
 }
 
+// searchStart runs a search's closed-loop probe, the most the target
+// serves at all, and starts the search from it (or from a prediction
+// from the sizes already searched). The error is a trialFailure when
+// the closed loop measured nothing.
+func (tr *targetRun) searchStart(ctx context.Context, st *spec.Step, slo *results.SLO) (results.Trial, results.Search, *capacity.Search, error) {
+	s := tr.s
+	closed := *st
+	closed.Search, closed.Probe, closed.ID = false, true, st.ID+".closed"
+	closed.Params = append(append([]spec.KV(nil), st.Params...), spec.KV{Key: "probe", Value: "closed"})
+	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: searching the highest rate at %s: a closed loop first, then rates to within %.0f%%\n",
+		st.ID, slo, 100*s.plan.Spec.Run.Resolution)
+	row, err := tr.trial(ctx, &closed)
+	var tf *trialFailure
+	if err != nil && !errors.As(err, &tf) {
+		return row, results.Search{}, nil, err
+	}
+	rec := results.Search{ID: st.ID, Target: tr.t.Name, Workload: st.Workload.Name, Params: stepOf(st).Params,
+		Objective: slo.String(), Resolution: s.plan.Spec.Run.Resolution}
+	if tf != nil || row.Throughput <= 0 {
+		rec.Stop = "the closed-loop probe measured nothing: " + row.StatusReason
+		tr.addSearch(rec)
+		return row, rec, nil, &trialFailure{id: st.ID, reason: rec.Stop}
+	}
+	rec.Closed = row.Throughput
+	opts := capacity.Options{Hint: row.Throughput, Resolution: s.plan.Spec.Run.Resolution, MaxProbes: s.plan.Spec.Run.MaxProbes}
+	if e, spread, from := tr.predict(st); e > 0 {
+		opts.Expect, opts.Spread = e, spread
+		note := fmt.Sprintf("started from %s ops/s ±%.0f%%, predicted from %s", results.FormatOps(e), 100*spread, from)
+		rec.Notes = append(rec.Notes, note)
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", st.ID, note)
+	}
+	srch, err := capacity.New(opts)
+	return row, rec, srch, err
+}
+
 // probeStep is the trial of a search step at rate with threads workers:
 // its ID and matrix point name the rate (a repetition of the rate, the
 // try), so that the probes read as the rate sweep they are.
 func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *spec.Step {
 	p := *st
 	r := strconv.FormatFloat(math.Round(rate), 'f', -1, 64)
-	p.Search, p.ThreadsAuto, p.Threads, p.Rate = false, false, threads, rate
+	p.Search, p.Probe, p.ThreadsAuto, p.Threads, p.Rate = false, true, false, threads, rate
 	p.ID = st.ID + ".target=" + r
 	if try > 1 {
 		p.ID += ".try" + strconv.Itoa(try)
@@ -253,8 +264,10 @@ func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, 
 			}
 		}
 	}
-	if !boosted && threads < maxProbeThreads && row.Concurrency >= busyShare*float64(threads) {
-		p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("workers nearly all busy (Little's law: %.1f of %d in use): operations waited for a free one", row.Concurrency, threads)
+	// threads is each loader's; the row counts every loader's workers.
+	workers := max(threads, row.Threads)
+	if !boosted && threads < maxProbeThreads && row.Concurrency >= busyShare*float64(workers) {
+		p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("workers nearly all busy (Little's law: %.1f of %d in use): operations waited for a free one", row.Concurrency, workers)
 	}
 	return p
 }

@@ -24,6 +24,10 @@ func TestJudgeProbe(t *testing.T) {
 		r.Pacing.P99 = p99us
 		return r
 	}
+	loaders := func(r results.Trial, workers int) results.Trial {
+		r.Threads = workers
+		return r
+	}
 	for name, c := range map[string]struct {
 		row        results.Trial
 		boosted    bool
@@ -52,7 +56,10 @@ func TestJudgeProbe(t *testing.T) {
 		"workers 9 of 10, missed":  {row: row(1000, 6, 9), outcome: capacity.Unfair, why: "workers nearly all busy (Little's law: 9.0 of 10 in use): operations waited for a free one"},
 		"workers 8.9/10, missed":   {row: row(1000, 6, 8.9), outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
 		"workers 9 of 10, met":     {row: row(1000, 3, 9), outcome: capacity.Met},
-		"busy, boosted":            {row: row(1000, 6, 10), boosted: true, outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
+		// Two loaders of 10 workers each: 12 in use is not all busy.
+		"two loaders, 12 of 20": {row: loaders(row(1000, 6, 12), 20), outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
+		"two loaders, 18 of 20": {row: loaders(row(1000, 6, 18), 20), outcome: capacity.Unfair, why: "workers nearly all busy (Little's law: 18.0 of 20 in use): operations waited for a free one"},
+		"busy, boosted":         {row: row(1000, 6, 10), boosted: true, outcome: capacity.Missed, why: "p99 6.00 ms > 5 ms"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := judgeProbe(c.row, 1000, 10, slo, c.boosted)

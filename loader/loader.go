@@ -1,10 +1,11 @@
 // Package loader is the protocol of a trial split over several load
 // generator processes: each process's slot ("I/N"), its share of the
 // trial (operations, rate, key range, seed, the numbers of its
-// workers), the command line that starts it, and the settings of the
-// whole trial its merged result is recorded with. The process side
-// (`dbarena ycsb --loader`) and the experiment side use these, and
-// nothing else spells them.
+// workers), the command line that starts it, a loader reached through
+// a command prefix (Remote), the settings of the whole trial its merged
+// result is recorded with, and the merged result and time series. The
+// process side (`dbarena ycsb --loader`) and the experiment side use
+// these, and nothing else spells them.
 package loader
 
 import (

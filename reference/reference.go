@@ -113,7 +113,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 // ReadOnly reports whether every operation of the workload is a point
 // read, the only operation a reference is matched on.
 func ReadOnly(c workload.Config) bool {
-	others := c.UpdateProportion + c.InsertProportion + c.ScanProportion + c.ReadModifyWriteProportion + c.DeleteProportion
+	others := c.UpdateProportion + c.InsertProportion + c.ScanProportion + c.ReadModifyWriteProportion + c.DeleteProportion + c.TransferProportion
 	return c.ReadProportion > 0 && others == 0
 }
 

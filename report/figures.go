@@ -79,30 +79,7 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 	if len(overview.Figures) > 0 {
 		groups = append(groups, overview)
 	}
-	if sweeps := findSweeps(s); len(sweeps) > 0 {
-		g := figureGroup{Title: "Client sweeps"}
-		for i, sw := range sweeps {
-			if i == maxSweepFigures {
-				g.Note = fmt.Sprintf("Only the first %d of %d sweeps are drawn; the scalability table covers all.", maxSweepFigures, len(sweeps))
-				break
-			}
-			g.Figures = append(g.Figures, sweepFigure(s, sw, d.Manifest.SLO, name("sweep-"+sw.label)))
-		}
-		groups = append(groups, g)
-		budget -= len(g.Figures)
-	}
-	if sweeps := findSweepsOn(s, rateAxis); len(sweeps) > 0 {
-		g := figureGroup{Title: "Rate sweeps"}
-		for i, sw := range sweeps {
-			if i == maxSweepFigures {
-				g.Note = fmt.Sprintf("Only the first %d of %d rate sweeps are drawn; the rate sweep tables cover all.", maxSweepFigures, len(sweeps))
-				break
-			}
-			g.Figures = append(g.Figures, rateSweepFigure(s, sw, d.Manifest.SLO, name("rates-"+sw.label)))
-		}
-		groups = append(groups, g)
-		budget -= len(g.Figures)
-	}
+	groups = append(groups, sweepGroups(s, d.Manifest.SLO, name)...)
 	if figs := sizingFigures(d, name); len(figs) > 0 {
 		groups = append(groups, figureGroup{Title: "Capacity by size", Figures: figs})
 	}
@@ -122,6 +99,35 @@ func buildFigures(d *results.Data, s *summary) ([]figureGroup, string) {
 		}
 	}
 	return groups, note
+}
+
+// sweepGroups are the figures of the client sweeps and of the rate
+// sweeps, at most maxSweepFigures of each.
+func sweepGroups(s *summary, slo *results.SLO, name func(string) string) []figureGroup {
+	var groups []figureGroup
+	for _, k := range []struct {
+		title, what, prefix, tables string
+		axis                        string
+		draw                        func(*summary, *sweep, *results.SLO, string) *figure
+	}{
+		{"Client sweeps", "sweeps", "sweep-", "the scalability table covers all", sweepAxis, sweepFigure},
+		{"Rate sweeps", "rate sweeps", "rates-", "the rate sweep tables cover all", rateAxis, rateSweepFigure},
+	} {
+		sweeps := findSweepsOn(s, k.axis)
+		if len(sweeps) == 0 {
+			continue
+		}
+		g := figureGroup{Title: k.title}
+		for i, sw := range sweeps {
+			if i == maxSweepFigures {
+				g.Note = fmt.Sprintf("Only the first %d of %d %s are drawn; %s.", maxSweepFigures, len(sweeps), k.what, k.tables)
+				break
+			}
+			g.Figures = append(g.Figures, k.draw(s, sw, slo, name(k.prefix+sw.label)))
+		}
+		groups = append(groups, g)
+	}
+	return groups
 }
 
 // slugify makes a file-name-safe stem: "latency-a · threads=8" ->

@@ -178,12 +178,12 @@ func sysRows(dbHost string, from, to time.Time) []results.Sys {
 	for ts, i := from, 0; ts.Before(to); ts, i = ts.Add(time.Second), i+1 {
 		f := float64(i)
 		out = append(out,
-			results.Sys{Time: ts, Host: dbHost, Role: "database", CPUPercent: 150 + 20*math.Sin(f/5), MemoryBytes: 1.5e9 + 1e6*f,
-				DiskReadBps: 2e6, DiskWriteBps: 8e6 + 1e5*f, DiskReadIOPS: nan, DiskWriteIOPS: nan, NetRxBps: 3e6, NetTxBps: 5e6},
-			results.Sys{Time: ts, Host: "loadgen", Role: "loader", CPUPercent: 120 + 10*math.Cos(f/3), MemoryBytes: 2e8,
-				DiskReadBps: nan, DiskWriteBps: nan, DiskReadIOPS: nan, DiskWriteIOPS: nan, NetRxBps: 5e6, NetTxBps: 3e6},
-			results.Sys{Time: ts, Host: "machine", Role: "machine", CPUPercent: 290, MemoryBytes: 9e9,
-				DiskReadBps: 2.1e6, DiskWriteBps: 8.5e6, DiskReadIOPS: 40, DiskWriteIOPS: 300, NetRxBps: 8e6, NetTxBps: 8e6})
+			results.Sys{Usage: results.Usage{Time: ts, Host: dbHost, Role: "database", CPUPercent: 150 + 20*math.Sin(f/5), MemoryBytes: 1.5e9 + 1e6*f,
+				DiskReadBps: 2e6, DiskWriteBps: 8e6 + 1e5*f, DiskReadIOPS: nan, DiskWriteIOPS: nan, NetRxBps: 3e6, NetTxBps: 5e6}},
+			results.Sys{Usage: results.Usage{Time: ts, Host: "loadgen", Role: "loader", CPUPercent: 120 + 10*math.Cos(f/3), MemoryBytes: 2e8,
+				DiskReadBps: nan, DiskWriteBps: nan, DiskReadIOPS: nan, DiskWriteIOPS: nan, NetRxBps: 5e6, NetTxBps: 3e6}},
+			results.Sys{Usage: results.Usage{Time: ts, Host: "machine", Role: "machine", CPUPercent: 290, MemoryBytes: 9e9,
+				DiskReadBps: 2.1e6, DiskWriteBps: 8.5e6, DiskReadIOPS: 40, DiskWriteIOPS: 300, NetRxBps: 8e6, NetTxBps: 8e6}})
 	}
 	return out
 }

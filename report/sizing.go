@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -127,57 +128,17 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 		p.Add(dots)
 	}
 	caption := fmt.Sprintf("The highest rate each size sustained at %s (dots; whiskers reach the lowest rate that missed)", g.Objective)
-	if fit, err := sizing.Fit(sized); err == nil {
-		hi := maxC * 1.5
-		cx, cy := sampleCurve(fit.Predict, maxC/20, hi)
-		var lo, up plotter.XYs
-		for _, x := range cx {
-			l, h, ok := fit.Interval(x, sizingLevel)
-			if ok {
-				lo, up = append(lo, plotter.XY{X: x, Y: math.Max(l, 0)}), append(up, plotter.XY{X: x, Y: h})
-				maxY = math.Max(maxY, math.Min(h, 2*fit.Predict(hi)))
-			}
-		}
-		for _, b := range []plotter.XYs{lo, up} {
-			if len(b) > 1 {
-				bx, by := splitXY(b)
-				if l := xyLine(bx, by, clr, []vg.Length{1, 2}, false); l != nil {
-					p.Add(l)
-				}
-			}
-		}
-		if l := xyLine(cx, cy, clr, dashed(), true); l != nil {
-			p.Add(l)
-		}
-		caption += fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s per %g cores, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
-			fmtRate(fit.Lambda), fit.Unit, fit.Sigma, fit.Kappa, 100*sizingLevel)
-		if a, err := sizing.Decide(sized, nil, sizing.Ask{Throughput: 1, Level: sizingLevel}); err == nil && len(a.HeldOut) > 0 {
-			var ho []string
-			for _, h := range a.HeldOut {
-				ho = append(ho, fmt.Sprintf("%s %+.1f%%", h.Label, 100*h.Error))
-			}
-			caption += fmt.Sprintf(". Each size predicted from the others: %s", strings.Join(ho, ", "))
-		}
-		p.X.Max = hi
+	if fitted, top := addSizingFit(p, sized, maxC, clr); fitted != "" {
+		caption += fitted
+		maxY = math.Max(maxY, top)
 	} else {
 		p.X.Max = maxC * 1.1
 		caption += "; three or more sizes are needed to fit capacity against cores"
 	}
 	f.Caption = caption + ". " + strings.Join(parts, "; ") + ". Sizes are priced at GCP's N2D per-vCPU and per-GiB rates (dbarena size prices them otherwise with --prices, --per-core, --per-gib)."
 	if answer != nil {
-		addHLine(p, answer.Need, 0, p.X.Max)
+		f.Caption += addSizingAnswer(p, answer, clr)
 		maxY = math.Max(maxY, answer.Need)
-		f.Caption += fmt.Sprintf(" Grey dashed: the goal's need, %s ops/s", fmtRate(answer.Need))
-		if answer.Choice >= 0 {
-			c := answer.Options[answer.Choice]
-			if ring, err := plotter.NewScatter(plotter.XYs{{X: c.Cores, Y: c.Capacity}}); err == nil && finite(c.Capacity) {
-				ring.Color, ring.Shape, ring.Radius = clr, draw.RingGlyph{}, vg.Points(7)
-				p.Add(ring)
-			}
-			f.Caption += fmt.Sprintf("; ringed: the answer, %s.", c.Label)
-		} else {
-			f.Caption += "; no size serves it."
-		}
 	}
 	if len(xs) == 0 {
 		f.Message = "No size met the objective."
@@ -190,6 +151,64 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 	p.Y.Min, p.Y.Max = 0, maxY*1.1
 	f.panels = []*panel{p}
 	return f
+}
+
+// addSizingFit draws the capacity curve fitted over cores with its
+// prediction band, and returns its caption and the highest rate it
+// draws; "" when fewer sizes than a fit needs met the objective.
+func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGBA) (caption string, top float64) {
+	fit, err := sizing.Fit(sized)
+	if err != nil {
+		return "", 0
+	}
+	hi := maxC * 1.5
+	cx, cy := sampleCurve(fit.Predict, maxC/20, hi)
+	var lo, up plotter.XYs
+	for _, x := range cx {
+		l, h, ok := fit.Interval(x, sizingLevel)
+		if ok {
+			lo, up = append(lo, plotter.XY{X: x, Y: math.Max(l, 0)}), append(up, plotter.XY{X: x, Y: h})
+			top = math.Max(top, math.Min(h, 2*fit.Predict(hi)))
+		}
+	}
+	for _, b := range []plotter.XYs{lo, up} {
+		if len(b) > 1 {
+			bx, by := splitXY(b)
+			if l := xyLine(bx, by, clr, []vg.Length{1, 2}, false); l != nil {
+				p.Add(l)
+			}
+		}
+	}
+	if l := xyLine(cx, cy, clr, dashed(), true); l != nil {
+		p.Add(l)
+	}
+	caption = fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s per %g cores, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
+		fmtRate(fit.Lambda), fit.Unit, fit.Sigma, fit.Kappa, 100*sizingLevel)
+	if a, err := sizing.Decide(sized, nil, sizing.Ask{Throughput: 1, Level: sizingLevel}); err == nil && len(a.HeldOut) > 0 {
+		var ho []string
+		for _, h := range a.HeldOut {
+			ho = append(ho, fmt.Sprintf("%s %+.1f%%", h.Label, 100*h.Error))
+		}
+		caption += fmt.Sprintf(". Each size predicted from the others: %s", strings.Join(ho, ", "))
+	}
+	p.X.Max = hi
+	return caption, top
+}
+
+// addSizingAnswer draws the goal's need and rings the size chosen for
+// it, and returns their caption.
+func addSizingAnswer(p *panel, answer *sizing.Answer, clr color.RGBA) string {
+	addHLine(p, answer.Need, 0, p.X.Max)
+	caption := fmt.Sprintf(" Grey dashed: the goal's need, %s ops/s", fmtRate(answer.Need))
+	if answer.Choice < 0 {
+		return caption + "; no size serves it."
+	}
+	c := answer.Options[answer.Choice]
+	if ring, err := plotter.NewScatter(plotter.XYs{{X: c.Cores, Y: c.Capacity}}); err == nil && finite(c.Capacity) {
+		ring.Color, ring.Shape, ring.Radius = clr, draw.RingGlyph{}, vg.Points(7)
+		p.Add(ring)
+	}
+	return caption + fmt.Sprintf("; ringed: the answer, %s.", c.Label)
 }
 
 func xyOf(xs, ys []float64) plotter.XYs {

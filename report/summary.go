@@ -108,6 +108,11 @@ func summarize(d *results.Data) *summary {
 			}
 			continue
 		}
+		if t.Status == results.StatusSuperseded {
+			// Measured again under its retry's ID: the trials table
+			// shows it, no figure counts it.
+			continue
+		}
 		key := rowKey(t)
 		r, ok := byKey[key]
 		if !ok {

@@ -30,6 +30,8 @@ func trialFlags(t *results.Trial) []results.Flag {
 		if !results.HasFlag(flags, results.FlagInterrupted) {
 			flags = append(flags, results.InterruptedFlag())
 		}
+	case results.StatusSuperseded:
+		flags = append(flags, results.NewFlag(results.FlagSuperseded, t.StatusReason+"; left out of every comparison"))
 	case results.StatusFailed:
 		if !results.HasFlag(flags, results.FlagFailed) {
 			reason := t.StatusReason

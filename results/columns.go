@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // column is one CSV column: its header and how a row's value is written
@@ -79,6 +80,20 @@ func strCol[T any](name string, f func(*T) *string) column[T] {
 	return column[T]{name,
 		func(v *T) string { return *f(v) },
 		func(v *T, s string) error { *f(v) = s; return nil }}
+}
+
+// nameCol is a column of a name that also names files (a trial's ID:
+// hdr/ID.hlog): a control character in it is refused on reading.
+func nameCol[T any](name string, f func(*T) *string) column[T] {
+	return column[T]{name,
+		func(v *T) string { return *f(v) },
+		func(v *T, s string) error {
+			if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+				return fmt.Errorf("%q: a control character at byte %d; want a name as dbarena writes it", s, i)
+			}
+			*f(v) = s
+			return nil
+		}}
 }
 
 // maxFigure bounds every figure read back: no rate, latency in µs,
@@ -285,7 +300,7 @@ func trialOpCols(op string) []column[Trial] {
 
 func trialColumns() []column[Trial] {
 	cols := []column[Trial]{
-		strCol("id", func(t *Trial) *string { return &t.ID }),
+		nameCol("id", func(t *Trial) *string { return &t.ID }),
 		intCol("index", func(t *Trial) *int { return &t.Index }),
 		strCol("kind", func(t *Trial) *string { return &t.Kind }),
 		strCol("target", func(t *Trial) *string { return &t.Target }),

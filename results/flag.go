@@ -68,6 +68,11 @@ const (
 	// FlagFailed: the trial did not finish and is left out of every
 	// comparison. The report adds it from the row's status.
 	FlagFailed FlagKind = "failed"
+	// FlagSuperseded: the trial was measured again (its throughput moved
+	// within its window) and is left out of every comparison; the
+	// retry's row counts instead. The report adds it from the row's
+	// status.
+	FlagSuperseded FlagKind = "superseded"
 )
 
 // NewFlag returns a flag of kind with details.

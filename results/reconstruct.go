@@ -425,9 +425,17 @@ func (l *logHists) add(rd io.Reader, path string, s span, offset, round time.Dur
 }
 
 // latencyOf summarizes a histogram of nanoseconds in microseconds.
-func latencyOf(h *hdrhistogram.Histogram) Latency {
-	s := measure.StatsOf(h)
+func latencyOf(h *hdrhistogram.Histogram) Latency { return LatencyOf(measure.StatsOf(h)) }
+
+// LatencyOf is measure's summary as the results files hold it.
+func LatencyOf(s measure.Stats) Latency {
 	return Latency{Mean: s.Mean, P50: s.P50, P90: s.P90, P95: s.P95, P99: s.P99, P999: s.P999, Max: s.Max}
+}
+
+// PacingOf keeps the figures of a pacing lateness summary the results
+// files hold.
+func PacingOf(s measure.Stats) PacingLateness {
+	return PacingLateness{P50: s.P50, P99: s.P99, Max: s.Max}
 }
 
 // loaderCPU fills in the load generator's CPU over the trial's measured

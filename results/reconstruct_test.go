@@ -93,14 +93,14 @@ func writeKilledRun(t *testing.T, withPlan bool) *killedRun {
 			{Trial: killedTrial, Time: end, Elapsed: end.Sub(k.base), Warmup: i == 0, Op: AllOps, Ops: readOps + update.TotalCount(), Rate: float64(readOps + update.TotalCount()), Errors: readErrs, Latency: lat(all)},
 		}
 		require.NoError(t, w.AddPoints(pts))
-		sys = append(sys, Sys{Time: end, Trial: killedTrial, Host: "loader", Role: "loader", CPUPercent: float64(10 * (i + 1))})
+		sys = append(sys, Sys{Trial: killedTrial, Usage: Usage{Time: end, Host: "loader", Role: "loader", CPUPercent: float64(10 * (i + 1))}})
 		if i > 0 {
 			k.read, k.update = append(k.read, read), append(k.update, update)
 			k.readOps = append(k.readOps, readOps)
 			k.errors += readErrs
 		}
 	}
-	sys = append(sys, Sys{Time: k.base, Trial: killedTrial, Host: "loader", Role: "loader", CPUPercent: 99}) // in the warm-up
+	sys = append(sys, Sys{Trial: killedTrial, Usage: Usage{Time: k.base, Host: "loader", Role: "loader", CPUPercent: 99}}) // in the warm-up
 	require.NoError(t, w.AddSys(sys))
 	require.NoError(t, f.Close())
 	require.NoError(t, w.Close())

@@ -50,7 +50,17 @@ const (
 	StatusCompleted   = "completed"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	// StatusSuperseded marks a trial row measured again: its throughput
+	// moved within its window (not-steady), the experiment ran the step
+	// once more under the ID RetryID gives, and this row stays on record
+	// but is left out of every comparison.
+	StatusSuperseded = "superseded"
 )
+
+// RetryID is the ID of a run step measured again after id was
+// superseded.
+// (".retry": a rate search names its repeated probes ".tryN").
+func RetryID(id string) string { return id + ".retry" }
 
 // Trial kinds.
 const (
@@ -135,7 +145,8 @@ type RunDesign struct {
 	DurationSeconds float64 `json:"duration_seconds,omitempty"`
 	// WarmupSeconds is the warm-up, or its longest with WarmupSteady;
 	// RepeatWarmupSeconds the warm-up of repetitions after the first
-	// when that differs.
+	// when that differed (results written before every repetition
+	// warmed up until steady).
 	WarmupSeconds       float64 `json:"warmup_seconds,omitempty"`
 	WarmupSteady        bool    `json:"warmup_steady,omitempty"`
 	RepeatWarmupSeconds float64 `json:"repeat_warmup_seconds,omitempty"`
@@ -479,97 +490,12 @@ func (t *Trial) Ratio() float64 {
 	return t.Throughput / t.Reference.Throughput
 }
 
-// Point is one row of timeseries.csv: one operation type (or "ALL") in
-// one interval of a trial.
-type Point struct {
-	Trial   string
-	Time    time.Time
-	Elapsed time.Duration
-	// Length is the interval's own length: shorter than the others for
-	// the last one and for the two parts of the one the warm-up ended
-	// in; its rates are per second of its own length.
-	Length time.Duration
-	Warmup bool
-	Op     string
-	// Ops counts completed operations, successful or failed, Errors the
-	// failed ones and Aborted those the run's stop cut short.
-	Ops     int64
-	Errors  int64
-	Aborted int64
-	// Rate is successful operations per second (format 2; format 1
-	// counted failed ones too), ErrorRate failed ones.
-	Rate      float64
-	ErrorRate float64
-	Latency   Latency
-	// Pacing is the harness's lateness in this interval, on the ALL row
-	// of a paced run.
-	Pacing PacingLateness
-	// Stage is the schedule's stage, from 1; 0 for a run without stages.
-	Stage int
-}
-
-// Sys is one row of sysmetrics.csv: one host's resource use over the
-// second ending at Time. NaN marks a figure the source cannot measure.
-type Sys struct {
-	Time        time.Time
-	Trial       string
-	Host, Role  string
-	CPUPercent  float64
-	MemoryBytes float64
-	// DiskReadBps and DiskWriteBps (disk_read_bytes_sec,
-	// disk_write_bytes_sec) are bytes per second that the block devices
-	// read and wrote: a machine's disks, or for a process tree what its
-	// own cgroup sent them. A process tree without a cgroup of its own
-	// has reads from /proc/PID/io's read_bytes and no writes (NaN).
-	DiskReadBps, DiskWriteBps float64
-	// PageCacheWriteBps (pagecache_write_bytes_sec) is bytes per second
-	// a process tree dirtied in the page cache or wrote with direct I/O
-	// (/proc/PID/io write_bytes), counted in whole pages and large folios
-	// as they become dirty: it can exceed what reaches the disk many
-	// times over. NaN for machines and remote hosts. Directories written
-	// before the column existed had it in disk_write_bytes_sec; Read
-	// moves it here (see fromOldSysmetrics).
-	PageCacheWriteBps float64
-	// DiskReadIOPS and DiskWriteIOPS (disk_read_iops, disk_write_iops)
-	// are the devices' completed operations per second; NaN for process
-	// trees.
-	DiskReadIOPS, DiskWriteIOPS float64
-	// DiskBusyPercent is the share of the second the disks had I/O in
-	// flight, summed over disks (NaN: not measured; 0 in directories
-	// written before it existed).
-	DiskBusyPercent    float64
-	NetRxBps, NetTxBps float64
-	// NetLink is the network interface of known capacity that carried
-	// the largest share of it, NetLinkBps what it carried in its busier
-	// direction and NetLinkCapacityBps its capacity ("" and NaN: no
-	// interface's capacity known; "" and 0 in directories written before
-	// these columns existed).
-	NetLink                        string
-	NetLinkBps, NetLinkCapacityBps float64
-	// LeadThreadPercent is a process tree's main thread's share of the
-	// second on a CPU or waiting for one (NaN: not measured; 0 in
-	// directories written before the column existed).
-	LeadThreadPercent float64
-}
-
-// DBMetric is one row of dbmetrics.csv: one figure a database reported
-// about itself over the second ending at Time. Counters are written as
-// per-second rates ("pg_commits_per_s"), gauges as read, ratios as
-// fractions; the unit is in the name.
-type DBMetric struct {
-	Time     time.Time
-	Trial    string
-	Host     string
-	Database string
-	Metric   string
-	Value    float64
-}
-
 // AllOps is the pseudo operation name of a merged row.
 const AllOps = "ALL"
 
 // OpNames returns the operation types trials.csv has columns for, in
 // YCSB's order.
 func OpNames() []string {
-	return []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+	return []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "TRANSFER",
+		"NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL"}
 }

@@ -42,9 +42,9 @@ func TestRoundTrip(t *testing.T) {
 	pt := Point{Trial: tr.ID, Time: tr.Start.Add(time.Second), Elapsed: time.Second, Warmup: true, Op: "READ",
 		Ops: 10, Rate: 10, Errors: 1, Latency: Latency{1, 2, 3, 4, 5, 6, 7}}
 	require.NoError(t, w.AddPoints([]Point{pt}))
-	sy := Sys{Time: tr.Start, Trial: tr.ID, Host: "postgres", Role: "database", CPUPercent: 50,
+	sy := Sys{Trial: tr.ID, Usage: Usage{Time: tr.Start, Host: "postgres", Role: "database", CPUPercent: 50,
 		MemoryBytes: 1 << 20, DiskReadBps: 1, DiskWriteBps: 2, PageCacheWriteBps: 60, DiskReadIOPS: math.NaN(), DiskWriteIOPS: math.NaN(),
-		NetRxBps: 3, NetTxBps: 4}
+		NetRxBps: 3, NetTxBps: 4}}
 	require.NoError(t, w.AddSys([]Sys{sy}))
 	m := &Manifest{Tool: "dbarena", Experiment: "x", Status: StatusCompleted, Start: tr.Start}
 	require.NoError(t, w.WriteManifest(m))

@@ -37,6 +37,10 @@ type Summary struct {
 	Loader      *LoaderUsage      `json:"loader,omitempty"`
 	// Verify is the read-back check of a load (load --verify, ycsb verify).
 	Verify *VerifyReport `json:"verify,omitempty"`
+	// Ledger is the audit of a ledger's accounts after its load or run.
+	Ledger *LedgerReport `json:"ledger,omitempty"`
+	// TPCC is the check of TPC-C's consistency conditions after its run.
+	TPCC *ConsistencyReport `json:"tpcc,omitempty"`
 	// DriverCounters are events the driver counted itself: client library
 	// retries, consumed capacity units.
 	DriverCounters []Counter `json:"driver_counters,omitempty"`
@@ -97,6 +101,135 @@ func (r *VerifyReport) String() string {
 	}
 	return fmt.Sprintf("verify: %d records read back in %.2fs: %d ok, %d missing, %d mismatched, %d errors (%s)",
 		r.Records, r.Seconds, r.OK, r.Missing, r.Mismatched, r.Errors, how)
+}
+
+// LedgerReport is the audit of a ledger's accounts: every account read
+// back, its balance parsed, the balances summed. Transfers move money
+// and never make or destroy it, and decline what would take a payer
+// below the floor, so the total must be what was loaded and no balance
+// below the floor.
+type LedgerReport struct {
+	// Accounts is how many accounts were asked for, Read how many were
+	// read and held a balance.
+	Accounts int64 `json:"accounts"`
+	Read     int64 `json:"read"`
+	// Total is the sum of the balances read, Expected what the load put
+	// in (accounts x ledger.balance).
+	Total    int64 `json:"total"`
+	Expected int64 `json:"expected_total"`
+	// Floor is ledger.floor and BelowFloor how many balances were under
+	// it.
+	Floor      int64 `json:"floor"`
+	BelowFloor int64 `json:"below_floor"`
+	// Missing accounts were not found, Unreadable ones held no integer,
+	// Errors could not be read.
+	Missing    int64 `json:"missing"`
+	Unreadable int64 `json:"unreadable"`
+	Errors     int64 `json:"errors"`
+	// Evidence names up to MaxEvidence accounts that break the
+	// invariants, with what they hold.
+	Evidence []string `json:"evidence,omitempty"`
+	Seconds  float64  `json:"seconds"`
+}
+
+// Audit is a check of a workload's invariants after its run phase, which
+// fails the trial when they are broken: a ledger's balances
+// (LedgerReport), TPC-C's consistency conditions (ConsistencyReport).
+type Audit interface {
+	// Failed says the invariants are broken, or could not all be
+	// checked.
+	Failed() bool
+	// String is the one-line verdict, with the evidence when it failed.
+	String() string
+	// Counters are the audit's figures for the trial's row.
+	Counters() map[string]float64
+}
+
+// Counters implements Audit.
+func (r *LedgerReport) Counters() map[string]float64 {
+	return map[string]float64{
+		"ledger.accounts_read":  float64(r.Read),
+		"ledger.total":          float64(r.Total),
+		"ledger.expected_total": float64(r.Expected),
+		"ledger.below_floor":    float64(r.BelowFloor),
+		"ledger.unchecked":      float64(r.Missing + r.Unreadable + r.Errors),
+	}
+}
+
+// ConsistencyReport is the check of TPC-C's consistency conditions
+// (clause 3.3.2) after a run: each condition with the rows that break it.
+type ConsistencyReport struct {
+	Conditions []ConditionVerdict `json:"conditions"`
+	Seconds    float64            `json:"seconds"`
+}
+
+// ConditionVerdict is one consistency condition checked: Broken rows
+// break it, Evidence names the first of them.
+type ConditionVerdict struct {
+	Number   int      `json:"number"`
+	Rule     string   `json:"rule"`
+	Broken   int      `json:"broken"`
+	Evidence []string `json:"evidence,omitempty"`
+}
+
+// Failed implements Audit.
+func (r *ConsistencyReport) Failed() bool {
+	for _, c := range r.Conditions {
+		if c.Broken > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// String implements Audit.
+func (r *ConsistencyReport) String() string {
+	var broken []string
+	for _, c := range r.Conditions {
+		if c.Broken > 0 {
+			broken = append(broken, fmt.Sprintf("condition %d, %s: %d rows break it (%s)", c.Number, c.Rule, c.Broken, strings.Join(c.Evidence, "; ")))
+		}
+	}
+	s := fmt.Sprintf("TPC-C consistency: %d of %d conditions checked in %.2fs", len(r.Conditions)-len(broken), len(r.Conditions), r.Seconds)
+	if len(broken) == 0 {
+		return s + " hold"
+	}
+	return s + " hold; BROKEN: " + strings.Join(broken, "; ")
+}
+
+// Counters implements Audit.
+func (r *ConsistencyReport) Counters() map[string]float64 {
+	failed := 0
+	for _, c := range r.Conditions {
+		if c.Broken > 0 {
+			failed++
+		}
+	}
+	return map[string]float64{"tpcc.conditions_checked": float64(len(r.Conditions)), "tpcc.conditions_broken": float64(failed)}
+}
+
+// MaxEvidence is how many broken accounts a LedgerReport names.
+const MaxEvidence = 10
+
+// Failed reports whether the audit found the invariants broken, or could
+// not check them all.
+func (r *LedgerReport) Failed() bool {
+	return r.Total != r.Expected || r.BelowFloor+r.Missing+r.Unreadable+r.Errors > 0
+}
+
+// String is the one-line summary of an audit, with its evidence when it
+// failed.
+func (r *LedgerReport) String() string {
+	s := fmt.Sprintf("ledger audit: %d of %d accounts read in %.2fs, total %d (loaded %d, difference %+d), %d below the floor %d, %d missing, %d unreadable, %d errors",
+		r.Read, r.Accounts, r.Seconds, r.Total, r.Expected, r.Total-r.Expected, r.BelowFloor, r.Floor, r.Missing, r.Unreadable, r.Errors)
+	if !r.Failed() {
+		return s + ": invariants hold"
+	}
+	s += ": INVARIANTS BROKEN"
+	if len(r.Evidence) > 0 {
+		s += " (" + strings.Join(r.Evidence, "; ") + ")"
+	}
+	return s
 }
 
 // Counter is one figure a driver counted itself.

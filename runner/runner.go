@@ -84,6 +84,10 @@ type Result struct {
 	// ErrorStopped is true when the run stopped because its error rate
 	// went above Config.StopOnErrorRate.
 	ErrorStopped bool
+	// LeftBehind is how many workers were still in a driver call when
+	// the run returned (a frozen server): their operations may yet
+	// land.
+	LeftBehind int
 }
 
 // Run executes the phase against db with the given workload. Measurements
@@ -164,8 +168,11 @@ type run struct {
 	series    []string
 	planned   []bool
 	sessions  []driver.Session
-	workers   []*workload.Worker
-	timers    []clock.Timer
+	// tpcc holds each worker's TPC-C terminal (nil entries when the
+	// workload is not TPC-C).
+	tpcc    []*tpccWorker
+	workers []*workload.Worker
+	timers  []clock.Timer
 	// exited marks the workers that returned; the others were left
 	// behind in a driver call that ignored its cancelled context, and
 	// their sessions are not closed under them.
@@ -243,6 +250,21 @@ func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB
 		}
 		s.workers = append(s.workers, wk)
 		s.sessions = append(s.sessions, sess)
+		if _, ok := sess.(driver.Transferer); !ok && cfg.Phase == Transactions && wl.Config().IsLedger() {
+			s.release()
+			return nil, &driver.Error{Class: driver.ClassUnsupported,
+				Err: fmt.Errorf("transferproportion %g: this driver's sessions cannot transfer between accounts (driver.Transferer): no ledger on it", wl.Config().TransferProportion)}
+		}
+		if c := wl.Config(); c.IsTPCC() && cfg.Phase != Verify {
+			tw, err := newTPCCWorker(sess, c, i, cfg.Seed)
+			if err != nil {
+				s.release()
+				return nil, err
+			}
+			s.tpcc = append(s.tpcc, tw)
+		} else {
+			s.tpcc = append(s.tpcc, nil)
+		}
 	}
 	return s, nil
 }
@@ -395,127 +417,10 @@ func (s *run) drain(finished <-chan struct{}) {
 	}
 }
 
-// inFlight is one worker's operation in flight, on cache lines of its
-// own: written twice per operation, it would otherwise bounce between the
-// cores of neighbouring workers (two workers ran 40% slower).
-type inFlight struct {
-	_ [64]byte
-	// v is 1 + the series of the operation the driver is running, 0
-	// between operations.
-	v atomic.Int32
-	// since is when the operation in flight was due (its start in a
-	// closed loop).
-	since atomic.Int64
-	// due is when the worker's next operation not yet issued is due,
-	// every the pacing interval: under a target rate, the operations
-	// due from then to the window's end and never issued are cut off
-	// (runner.cutOff). 0 in a closed loop.
-	due, every atomic.Int64
-	_          [36]byte
-}
-
-// cutOff records, at their latency so far to the window's end, the
-// operations that were due in the measured window and had not completed
-// when it closed: the one each left-behind worker's driver is still in
-// (its own record, should the driver ever return, comes after the final
-// collection and is lost), and under a target rate those its schedule
-// made due while it waited on the database and that it never issued.
-// Without them, a stall at the very end of a run vanished: Redis paced
-// at 1,000 ops/s and silent for the last 3 s of 6 read p99 1.0 ms over
-// 2,997 operations, the other 3,000 in no count. The operations whose
-// driver returned cut short recorded themselves (workerState.record).
-func (s *run) cutOff(end int64) {
-	if s.warming.Load() {
-		return // nothing was measured
-	}
-	from := s.measuredStart.Load()
-	mix := newMix(s.wl.OperationWeights(), s.cfg.Phase)
-	for i := range s.workers {
-		h := s.mainRec.Handle(i)
-		if !s.exited[i].Load() {
-			if series := s.inFlight[i].v.Load() - 1; series >= 0 {
-				h.RecordAborted(int(series))
-				s.cutOffAt(h, int(series), s.inFlight[i].since.Load())
-			}
-		}
-		due, every := s.inFlight[i].due.Load(), s.inFlight[i].every.Load()
-		if due <= 0 || every <= 0 || due >= end {
-			continue
-		}
-		if due < from { // due in the warm-up: the first due in the window
-			due += (from - due + every - 1) / every * every
-		}
-		recordUnissued(h, mix, due, every, end)
-	}
-}
-
-// cutOffAt records one operation due at since that the stop cut short,
-// at its latency to the window's end (from its due time, which may lie
-// in the warm-up: its latency is its own).
-func (s *run) cutOffAt(h measure.Handle, series int, since int64) {
-	end := s.stopMono.Load()
-	if end == 0 || s.warming.Load() {
-		return
-	}
-	h.RecordCutOff(series, end-since, 1)
-}
-
 // unissuedBatch bounds the records of one worker's unissued operations:
 // beyond it, consecutive ones share a record at their mean latency (a
 // 10 s stall at 1,000,000 ops/s is 10^7 operations).
 const unissuedBatch = 100000
-
-// recordUnissued records the operations due at due, due+every ... before
-// end, each at end - its due time, their kinds drawn in turn from mix.
-func recordUnissued(h measure.Handle, mix *mix, due, every, end int64) {
-	n := (end - due + every - 1) / every
-	group := max(n/unissuedBatch, 1)
-	for k := int64(0); k < n; k += group {
-		g := min(group, n-k)
-		// the group's mean due time
-		at := due + (k+(g-1)/2)*every
-		h.RecordCutOff(mix.next(), end-at, g)
-	}
-}
-
-// mix hands out operation kinds in the proportions of the workload's
-// mix, deterministically (smooth weighted round-robin): the kinds of
-// operations that were due but never drawn.
-type mix struct {
-	weights, credit []float64
-	total           float64
-}
-
-func newMix(weights []float64, phase Phase) *mix {
-	if phase != Transactions {
-		weights = make([]float64, len(weights))
-		weights[workload.Insert] = 1
-	}
-	m := &mix{weights: weights, credit: make([]float64, len(weights))}
-	for _, w := range weights {
-		m.total += max(w, 0)
-	}
-	return m
-}
-
-// next returns the next kind's series.
-func (m *mix) next() int {
-	if m.total <= 0 {
-		return int(workload.Read)
-	}
-	best := -1
-	for i, w := range m.weights {
-		if w <= 0 {
-			continue
-		}
-		m.credit[i] += w
-		if best < 0 || m.credit[i] > m.credit[best] {
-			best = i
-		}
-	}
-	m.credit[best] -= m.total
-	return best
-}
 
 func (s *run) naturalStopReason() string {
 	switch s.cfg.Phase {
@@ -547,6 +452,11 @@ func (s *run) result(col *collector, endMono int64) *Result {
 		r.WarmupResults = col.warmCum
 	}
 	r.Measured = measure.NewPhase(s.wallAt(ms), time.Duration(endMono-ms), col.mainCum)
+	for i := range s.exited {
+		if !s.exited[i].Load() {
+			r.LeftBehind++
+		}
+	}
 	return r
 }
 
@@ -562,6 +472,7 @@ func plannedSeries(phase Phase, wc workload.Config) []bool {
 		for kind, p := range map[workload.OpKind]float64{
 			workload.Read: wc.ReadProportion, workload.Update: wc.UpdateProportion, workload.Insert: wc.InsertProportion,
 			workload.Scan: wc.ScanProportion, workload.Delete: wc.DeleteProportion, workload.ReadModifyWrite: wc.ReadModifyWriteProportion,
+			workload.Transfer: wc.TransferProportion,
 		} {
 			out[kind] = out[kind] || p > 0
 		}
@@ -570,81 +481,4 @@ func plannedSeries(phase Phase, wc workload.Config) []bool {
 		}
 	}
 	return out
-}
-
-// Paced says whether the run, or a stage of its schedule, has a target
-// rate: its latency is then measured from each operation's intended
-// start (response time), not only from when it was sent.
-func (c *Config) Paced() bool {
-	paced := c.Target > 0
-	for _, st := range c.Stages {
-		paced = paced || st.Target > 0
-	}
-	return paced
-}
-
-// stageAt returns the index of the stage running at now (0 during the
-// warm-up), or -1 without stages.
-func (s *run) stageAt(now int64) int {
-	i := len(s.stageStarts) - 1
-	for i > 0 && now < s.stageStarts[i] {
-		i--
-	}
-	return i
-}
-
-// stageEnd is when stage i ends.
-func (s *run) stageEnd(i int) int64 {
-	if i+1 < len(s.stageStarts) {
-		return s.stageStarts[i+1]
-	}
-	return s.deadline.Load()
-}
-
-// settle ends a warm-up until steady at now, and moves the deadline so
-// that the measured phase keeps its length.
-func (s *run) settle(now int64) {
-	if !s.warming.Load() || now >= s.warmEnd.Load() {
-		return
-	}
-	s.warmEnd.Store(now)
-	s.keepMeasuredLength(now)
-}
-
-// keepMeasuredLength moves the deadline so that a measured phase that
-// began at now lasts MaxExecutionTime - WarmupTime, whether the warm-up
-// ended early (steady) or late: its operations count came later than its
-// time, or every worker was still in a warm-up operation when its time
-// was up. A late end used to shorten the measured phase (a 2 s trial
-// measured 0.92 s after a stall at its warm-up's end), and the trial's
-// figures then held less than the time asked for. A schedule's stages
-// keep their times: they were laid out at the start.
-func (s *run) keepMeasuredLength(now int64) {
-	if s.cfg.MaxExecutionTime <= 0 || len(s.stageStarts) > 0 {
-		return
-	}
-	end := now + int64(s.cfg.MaxExecutionTime-s.cfg.WarmupTime)
-	if end == s.deadline.Load() {
-		return
-	}
-	s.deadline.Store(end)
-	if s.limit != nil {
-		s.limit.Reset(time.Duration(end - s.cfg.Clock.Now()))
-	}
-}
-
-// inWarmup reports whether an operation starting at now belongs to the
-// warm-up, ending the warm-up when both its conditions are met.
-func (s *run) inWarmup(now int64) bool {
-	if !s.warming.Load() {
-		return false
-	}
-	if now >= s.warmEnd.Load() && s.warmOps.Load() >= s.cfg.WarmupOperations {
-		if s.warming.CompareAndSwap(true, false) {
-			s.measuredStart.Store(now)
-			s.keepMeasuredLength(now)
-		}
-		return false
-	}
-	return true
 }

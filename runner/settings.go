@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,4 +87,38 @@ func ParseConfig(p *properties.Set, phase Phase, wcfg workload.Config) (Config, 
 		c.JudgeErrors, c.StopOnErrorRate = false, 0
 	}
 	return c, nil
+}
+
+// Write sets in p every property ParseConfig reads, from c: ParseConfig
+// of p then gives c back (save what the phase and the workload decide:
+// the collection interval, the insert retries, the error policy's
+// switches). It is how a typed Config crosses to a process that reads
+// properties, a loader, with no second spelling of the keys: the
+// property file a loader runs is written by the code that reads it.
+func (c Config) Write(p *properties.Set, src properties.Source) {
+	set := func(key, v string) { p.Set(key, v, src) }
+	set(core.ThreadCount, strconv.Itoa(c.Threads))
+	set(core.Target, strconv.FormatFloat(c.Target, 'f', -1, 64))
+	if c.Phase == Transactions {
+		set(core.OperationCount, strconv.FormatInt(c.OperationCount, 10))
+	}
+	// An empty schedule is no schedule: it hides one a property file set.
+	set(core.Stages, FormatStages(c.Stages))
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{
+		{core.MaxExecutionTime, c.MaxExecutionTime},
+		{core.WarmupTime, c.WarmupTime},
+		{core.LateThreshold, c.LateThreshold},
+		{core.StopGrace, c.StopGrace},
+	} {
+		// A Go duration reads back to the nanosecond.
+		set(d.key, d.v.String())
+	}
+	set(core.WarmupOperations, strconv.FormatInt(c.WarmupOperations, 10))
+	set(core.WarmupSteady, strconv.FormatBool(c.WarmupSteady))
+	set(core.StopOnErrorRate, strconv.FormatFloat(c.StopOnErrorRate, 'f', -1, 64))
+	set(core.MaxErrorRate, strconv.FormatFloat(c.MaxErrorRate, 'f', -1, 64))
+	set(core.BatchSize, strconv.Itoa(c.BatchSize))
 }

@@ -1,7 +1,6 @@
 package sysmetrics
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testkit"
 )
 
 // fakeSource counts its calls; after the priming call every call yields
@@ -67,27 +68,9 @@ func (r *recorder) count(host string) (samples, rounds int) {
 	return samples, len(r.rounds)
 }
 
-// syncBuffer is a log destination safe for the collector's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestCollectorRounds(t *testing.T) {
 	var rec recorder
-	var logs syncBuffer
+	var logs testkit.Buffer
 	c := NewCollector(20*time.Millisecond, rec.sink)
 	c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	a := &fakeSource{name: "a"}

@@ -36,6 +36,10 @@ type diskCase struct {
 	writes, reads bool
 	// dirties: the case dirties diskMiB MiB of page cache at least.
 	dirties bool
+	// metadata is the most a writing case's tree writes beyond the
+	// file's blocks, as a fraction of them (inode and allocation
+	// metadata); 10% unless set.
+	metadata float64
 }
 
 var diskCases = []diskCase{
@@ -44,7 +48,9 @@ var diskCases = []diskCase{
 	// PostgreSQL's WAL: a file zero-filled in large writes (large folios
 	// in the page cache), then written 8 KiB at a time, each made
 	// durable before the next. Each write dirties a clean folio again.
-	{name: "WAL: 8 KiB O_DSYNC writes into a zero-filled file", writes: true, dirties: true,
+	// Each of its 8,192 synchronous writes may also write the inode's
+	// new mtime: 11% beyond the file was measured on a CI machine's ext4.
+	{name: "WAL: 8 KiB O_DSYNC writes into a zero-filled file", writes: true, dirties: true, metadata: 0.25,
 		setup: "dd if=/dev/zero of=f bs=256K count=256 conv=fsync status=none",
 		run:   "dd if=/dev/zero of=f bs=8K count=8192 conv=notrunc oflag=dsync status=none"},
 	{name: "buffered, then fsync", writes: true, dirties: true,
@@ -99,9 +105,15 @@ func TestDiskFigures(t *testing.T) {
 						testenv.Missing(t, fmt.Sprintf("the device saw %.1f MiB of %d written: %s is not on a disk the machine counts", dev.write/(1<<20), diskMiB, dir))
 					}
 					// The file's blocks, plus its inode and allocation
-					// metadata (2 % measured on ext4).
+					// metadata (2 % measured on ext4 for one large
+					// write); well under twice the bytes, which a figure
+					// counted twice would reach.
+					metadata := tc.metadata
+					if metadata == 0 {
+						metadata = 0.10
+					}
 					require.GreaterOrEqual(t, tree.write, 0.99*n)
-					require.LessOrEqual(t, tree.write, 1.10*n)
+					require.LessOrEqual(t, tree.write, (1+metadata)*n)
 				case tc.reads:
 					require.GreaterOrEqual(t, tree.read, 0.99*n)
 					require.LessOrEqual(t, tree.read, 1.10*n)

@@ -21,6 +21,8 @@ package sysmetrics
 import (
 	"math"
 	"time"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // Roles of a source.
@@ -30,67 +32,9 @@ const (
 	RoleMachine  = "machine"
 )
 
-// Sample is one source's resource use over the interval ending at Time.
-// NaN marks a figure the source cannot measure.
-type Sample struct {
-	Time time.Time
-	// Host is the source's name, Role one of the Role constants.
-	Host string
-	Role string
-	// CPUPercent is 100 for one core busy the whole interval, so four
-	// busy cores read 400.
-	CPUPercent float64
-	// MemoryBytes is resident memory summed over a process tree, or the
-	// memory in use (total - available) of a machine. It is a level at
-	// Time, not a rate.
-	MemoryBytes float64
-	// DiskReadBps and DiskWriteBps are bytes per second read from and
-	// written to the block devices: a machine's disks, or what a process
-	// tree's cgroup sent to them (see NewProcessTree). Never bytes
-	// dirtied in the page cache, which can exceed the disk many times:
-	// a process tree without a cgroup of its own has DiskWriteBps NaN and
-	// its dirtied bytes in PageCacheWriteBps.
-	DiskReadBps, DiskWriteBps float64
-	// PageCacheWriteBps is bytes per second a process tree dirtied in the
-	// page cache, and wrote with direct I/O (/proc/PID/io write_bytes).
-	// Pages are counted whole as they become dirty, large folios too: 8
-	// KiB written into a clean 256 KiB folio count 256 KiB, so the WAL's
-	// pattern of small writes each made durable reads 32 times what
-	// reached the disk (2,048 MiB for 65.6 MiB written, Linux 6.18, ext4).
-	// A measure of write activity, not of the disk; NaN for machines and
-	// remote hosts.
-	PageCacheWriteBps float64
-	// DiskReadIOPS and DiskWriteIOPS are completed operations per second;
-	// NaN for process trees: a cgroup counts the requests its processes
-	// submit, before the block layer merges them (894 for 273 completed
-	// reads measured), not operations of the disk.
-	DiskReadIOPS, DiskWriteIOPS float64
-	// DiskBusyPercent is the share of the interval the busiest disk had
-	// I/O in flight (iostat's %util); NaN for process trees. Near 100 a
-	// disk that serves one request at a time is saturated; an SSD that
-	// serves many at once may not be.
-	DiskBusyPercent float64
-	// NetRxBps and NetTxBps are network bytes per second; NaN for process
-	// trees, which have no network counters of their own.
-	NetRxBps, NetTxBps float64
-	// NetLink is the network interface of known capacity that carried
-	// the largest share of it, NetLinkBps its bytes per second in its
-	// busier direction and NetLinkCapacityBps its capacity: its speed or
-	// the rate a tbf qdisc shapes it to, whichever is lower. "" and NaN
-	// when no interface's capacity is known (loopback and veth have
-	// none until shaped).
-	NetLink                        string
-	NetLinkBps, NetLinkCapacityBps float64
-	// LeadThreadPercent is the share of the interval a process tree's
-	// first thread (its root process's main thread) was on a CPU or
-	// waiting for one (/proc/PID/schedstat), 100 for all of it; NaN for
-	// machines and remote hosts. For a server that serves requests on
-	// that one thread (Redis) it is the demand on its one core: a thread
-	// that other processes keep waiting reads as less than busy in
-	// CPUPercent (Redis on 1 MB updates beside the test servers: 89-94%
-	// each second) while it never idles (100%).
-	LeadThreadPercent float64
-}
+// Sample is one source's resource use over the interval ending at Time:
+// the row sysmetrics.csv stores, less its trial.
+type Sample = results.Usage
 
 // Source is one thing to sample. A source is sampled from one goroutine
 // at a time.

@@ -2,10 +2,12 @@ package trial
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // Outcome is what running a trial in this process gave.
@@ -17,13 +19,20 @@ type Outcome struct {
 	Verify *results.VerifyReport
 	// VerifyErr is why that read-back could not run.
 	VerifyErr error
+	// Audit is the check of the workload's invariants after its run
+	// phase: a ledger's accounts, TPC-C's consistency conditions (nil
+	// for a workload without, or a run stopped by its context); AuditErr
+	// why it could not run.
+	Audit    results.Audit
+	AuditErr error
 	// Counters are the driver's own counts (driver.CounterSource).
 	Counters []results.Counter
 }
 
 // Run runs the trial's phase with its settings and the observers, then
 // what every run of a trial records besides: the read-back of a load
-// that asks for it, a verify phase's report, and the driver's counts.
+// that asks for it, a verify phase's report, a ledger's audit, and the
+// driver's counts.
 // `dbarena ycsb` and an experiment's trials run in one process both
 // take this path, so that a trial records the same facts however it is
 // started. The error is the runner's: nothing was measured.
@@ -36,11 +45,44 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 	switch {
 	case res.Phase == runner.Verify:
 		o.Verify = runner.NewVerifyReport(res, t.WorkloadConfig.DataIntegrity)
+	case res.Phase == runner.Load && t.WorkloadConfig.IsTPCC() && !res.Interrupted && res.Failure() == "":
+		// The optimizer's statistics of what was loaded: without them
+		// the consistency checks' joins were planned for empty tables.
+		o.VerifyErr = t.withSQL(ctx, func(sx driver.SQLTransactor) error { return tpcc.Analyze(ctx, sx) })
 	case res.Phase == runner.Load && t.Settings.Verify && !res.Interrupted && res.Failure() == "":
 		o.Verify, o.VerifyErr = runner.VerifyLoad(ctx, t.Settings.Run, t.WorkloadConfig, t.DB)
+	case res.Phase == runner.Transactions && !t.Settings.Shared && ctx.Err() == nil:
+		// The invariants must hold however the run ended, once no
+		// transaction is in flight: not while a worker is still in one.
+		if res.LeftBehind > 0 && (t.WorkloadConfig.IsLedger() || t.WorkloadConfig.IsTPCC()) {
+			o.AuditErr = fmt.Errorf("audit: not run: %d workers were still in a transaction when the run ended, and the audit would read it half done", res.LeftBehind)
+			break
+		}
+		o.Audit, o.AuditErr = t.Audit(ctx, t.Settings.Run.Threads)
 	}
 	o.Counters = t.Counters()
 	return o, nil
+}
+
+// Audit checks the workload's invariants after its run phase, with
+// threads readers where it reads record by record: a ledger's accounts,
+// TPC-C's consistency conditions. It returns nil for a workload without.
+func (t *Trial) Audit(ctx context.Context, threads int) (results.Audit, error) {
+	switch {
+	case t.WorkloadConfig.IsLedger():
+		r, err := runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
+		if r == nil {
+			return nil, err
+		}
+		return r, err
+	case t.WorkloadConfig.IsTPCC():
+		r, err := t.checkTPCC(ctx)
+		if r == nil {
+			return nil, err
+		}
+		return r, err
+	}
+	return nil, nil
 }
 
 // Counters are the driver's own counts so far (driver.CounterSource;

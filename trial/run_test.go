@@ -15,7 +15,7 @@ import (
 func TestRunRecordsTheReadBack(t *testing.T) {
 	ctx := context.Background()
 	for _, verify := range []string{"true", "false"} {
-		pl, err := Parse("memory", props("recordcount", "50", "verify", verify, "threadcount", "2"), runner.Load)
+		pl, err := Parse("memory", props("recordcount", "50", "verify", verify, "threadcount", "2"), runner.Load, nil)
 		require.NoError(t, err)
 		tr, err := pl.Open(ctx, nil)
 		require.NoError(t, err)

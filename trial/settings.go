@@ -15,9 +15,9 @@ import (
 )
 
 // Settings are the client-side settings of one trial, parsed once from
-// its properties. An experiment parses a step's properties with
-// ParseSettings like `ycsb run` does, then lays its own sections over
-// the result.
+// its properties. An experiment parses a step's properties like `ycsb
+// run` does, and lays its own typed settings over the result before
+// they are validated (Parse).
 type Settings struct {
 	// Run is what the runner runs.
 	Run runner.Config
@@ -36,6 +36,11 @@ type Settings struct {
 	CreateSchema, Drop bool
 	// Verify reads every loaded record back after a load.
 	Verify bool
+	// Shared says the trial is one of several processes' shares of a
+	// run (a loader): a ledger's audit is then its parent's, once
+	// every share has stopped, since another's transfers may still be
+	// moving money while this one's end.
+	Shared bool
 	// Notes say how YCSB's output properties were mapped onto dbarena's
 	// outputs (exporter, hdrhistogram.fileoutput), for the caller to
 	// print: the files are not where YCSB would have put them.
@@ -46,7 +51,8 @@ type Settings struct {
 const DefaultStatusInterval = 10 * time.Second
 
 // ParseSettings reads the settings of a phase from p: the runner's
-// (runner.ParseConfig) and the trial's own.
+// (runner.ParseConfig) and the trial's own. They are not validated:
+// a caller may lay its own over them first (see Parse).
 func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) (Settings, error) {
 	s := Settings{CreateSchema: true}
 	var err error
@@ -74,13 +80,29 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 	if err := ycsbOutputs(p, phase, &s); err != nil {
 		return s, err
 	}
-	if s.StatusInterval <= 0 {
-		return s, fmt.Errorf("status.interval: want a positive duration")
-	}
-	if err := s.Run.Validate(); err != nil {
-		return s, err
-	}
 	return s, nil
+}
+
+// Validate checks settings as a whole, once the caller laid its own
+// over the properties' (Parse does it after its lay function).
+func (s Settings) Validate() error {
+	if s.StatusInterval <= 0 {
+		return fmt.Errorf("status.interval: want a positive duration")
+	}
+	return s.Run.Validate()
+}
+
+// Write sets in p the properties ParseSettings reads for the trial's
+// run, its seed and its load (schema.create, drop, verify): a process
+// handed p (a loader) parses back the settings s holds. The outputs are
+// left out; a loader is given its own.
+func (s Settings) Write(p *properties.Set, src properties.Source) {
+	s.Run.Write(p, src)
+	p.Set(core.Seed, strconv.FormatUint(s.Run.Seed, 10), src)
+	p.Set(core.StatusInterval, s.StatusInterval.String(), src)
+	p.Set(core.SchemaCreate, strconv.FormatBool(s.CreateSchema), src)
+	p.Set(core.Drop, strconv.FormatBool(s.Drop), src)
+	p.Set(core.Verify, strconv.FormatBool(s.Verify), src)
 }
 
 // parseSeed reads the seed, or draws one from the operating system so

@@ -64,8 +64,10 @@ type Plan struct {
 }
 
 // Parse looks the driver up and parses the workload and the settings of
-// phase from p. Every error is the user's input.
-func Parse(driverName string, p *properties.Set, phase runner.Phase) (*Plan, error) {
+// phase from p; lay, when given, then sets what the caller decides (an
+// experiment's typed settings) before the settings are validated as a
+// whole. Every error is the user's input.
+func Parse(driverName string, p *properties.Set, phase runner.Phase, lay func(*Settings) error) (*Plan, error) {
 	info, err := drivers.Lookup(driverName)
 	if err != nil {
 		return nil, err
@@ -78,6 +80,14 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase) (*Plan, err
 		return nil, err
 	}
 	if pl.Settings, err = ParseSettings(p, phase, pl.WorkloadConfig); err != nil {
+		return nil, err
+	}
+	if lay != nil {
+		if err := lay(&pl.Settings); err != nil {
+			return nil, err
+		}
+	}
+	if err := pl.Settings.Validate(); err != nil {
 		return nil, err
 	}
 	if err := pl.WorkloadConfig.ValidateKeys(); err != nil {
@@ -117,6 +127,9 @@ func (t *Trial) Schema() driver.Schema {
 // checks it), and warns when batching was asked of a driver that cannot
 // batch; before any other phase it checks that the table is there.
 func (t *Trial) Ready(ctx context.Context, load bool, log *slog.Logger) error {
+	if t.WorkloadConfig.IsTPCC() {
+		return t.readyTPCC(ctx, load)
+	}
 	sm, _ := t.DB.(driver.SchemaManager)
 	if !load {
 		if sm == nil {

@@ -29,7 +29,7 @@ func props(kv ...string) *properties.Set {
 // beside the runner's.
 func TestParseSettings(t *testing.T) {
 	pl, err := Parse("memory", props("threadcount", "3", "seed", "42", "drop", "true", "verify", "true",
-		"schema.create", "false", "hdr.log", "x.hlog", "status.interval", "2s", "recordcount", "10"), runner.Load)
+		"schema.create", "false", "hdr.log", "x.hlog", "status.interval", "2s", "recordcount", "10"), runner.Load, nil)
 	require.NoError(t, err)
 	s := pl.Settings
 	require.Equal(t, 3, s.Run.Threads)
@@ -41,11 +41,21 @@ func TestParseSettings(t *testing.T) {
 	require.Equal(t, "x.hlog", s.HdrLog)
 	require.Equal(t, "2s", s.StatusInterval.String())
 
-	pl, err = Parse("memory", props("operationcount", "10", "recordcount", "10"), runner.Transactions)
+	pl, err = Parse("memory", props("operationcount", "10", "recordcount", "10"), runner.Transactions, nil)
 	require.NoError(t, err)
 	require.True(t, pl.Settings.CreateSchema, "the table is created by default")
 	require.False(t, pl.Settings.SeedGiven, "a seed is drawn when none is given")
 	require.Equal(t, DefaultStatusInterval, pl.Settings.StatusInterval)
+
+	// Written and parsed again, the settings come back (the outputs
+	// stay the caller's, SeedGiven says the seed came in the file).
+	back := props("recordcount", "10", "seed", "7", "drop", "false", "verify", "false", "schema.create", "true", "status.interval", "9s")
+	s.Write(back, properties.Source{File: "settled"})
+	pl, err = Parse("memory", back, runner.Load, nil)
+	require.NoError(t, err)
+	want := s
+	want.HdrLog = ""
+	require.Equal(t, want, pl.Settings)
 
 	for name, p := range map[string]*properties.Set{
 		"seed":            props("seed", "-1", "operationcount", "1"),
@@ -53,12 +63,12 @@ func TestParseSettings(t *testing.T) {
 		"drop":            props("drop", "maybe", "operationcount", "1"),
 		"threadcount":     props("threadcount", "0"),
 	} {
-		_, err := Parse("memory", p, runner.Transactions)
+		_, err := Parse("memory", p, runner.Transactions, nil)
 		require.ErrorContains(t, err, name)
 	}
-	_, err = Parse("memory", props("operationcount", "10"), runner.Transactions)
+	_, err = Parse("memory", props("operationcount", "10"), runner.Transactions, nil)
 	require.ErrorContains(t, err, "recordcount=0 (the default)", "no records: the cause, not the key chooser's bounds")
-	_, err = Parse("nosuch", props(), runner.Load)
+	_, err = Parse("nosuch", props(), runner.Load, nil)
 	require.ErrorContains(t, err, "valid drivers are")
 }
 
@@ -89,7 +99,7 @@ func TestReady(t *testing.T) {
 	table := fmt.Sprintf("trial_ready_%d", time.Now().UnixNano())
 	open := func(phase runner.Phase, kv ...string) *Trial {
 		pl, err := Parse("postgres", props(append([]string{"postgres.url", url, "table", table, "recordcount", "10",
-			"operationcount", "10"}, kv...)...), phase)
+			"operationcount", "10"}, kv...)...), phase, nil)
 		require.NoError(t, err)
 		tr, err := pl.Open(ctx, log)
 		require.NoError(t, err)

@@ -2,12 +2,15 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload/generator"
+	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // Distribution names a YCSB distribution.
@@ -57,6 +60,12 @@ type Config struct {
 	ScanProportion            float64
 	ReadModifyWriteProportion float64
 	DeleteProportion          float64
+	TransferProportion        float64
+
+	// Ledger is the accounts' balances when transfers run.
+	Ledger Ledger
+	// TPCC is TPC-C's scale and mix (tpcc.warehouses, tpcc.mix).
+	TPCC TPCC
 
 	RequestDistribution    Distribution
 	ZipfianConstant        float64
@@ -76,6 +85,33 @@ type Config struct {
 	// sources remembers where each property came from, for errors.
 	sources map[string]properties.Source
 }
+
+// Ledger is what the ledger's accounts hold: each is loaded with Balance
+// in its first field, a transfer moves 1 to MaxAmount from one account to
+// another, and one that would take its payer below Floor is declined.
+// The balances then always sum to the loaded accounts times Balance.
+type Ledger struct {
+	Balance, Floor, MaxAmount int64
+}
+
+// TPCC is TPC-C's scale and mix: with Warehouses set the workload is
+// TPC-C (package tpcc), its load units are the item table (key 0) and
+// the warehouses (keys 1 to Warehouses), and its run draws the five
+// transactions from Mix.
+type TPCC struct {
+	Warehouses int64
+	Mix        tpcc.Mix
+}
+
+// IsTPCC reports whether the workload is TPC-C.
+func (c Config) IsTPCC() bool { return c.TPCC.Warehouses > 0 }
+
+// IsLedger reports whether the workload transfers between accounts:
+// its records are accounts and their first field a balance.
+func (c Config) IsLedger() bool { return c.TransferProportion > 0 }
+
+// BalanceField is the field that holds an account's balance.
+func (c Config) BalanceField() string { return c.FieldNamePrefix + "0" }
 
 // EffectiveInsertCount is insertcount, or recordcount - insertstart when it
 // was not set.
@@ -106,6 +142,8 @@ func DefaultConfig() Config {
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: DistUniform,
 		InsertOrder: InsertHashed, ZeroPadding: 1, InsertionRetryInterval: 3 * time.Second,
+		Ledger: Ledger{Balance: 1000, Floor: 0, MaxAmount: 100},
+		TPCC:   TPCC{Mix: tpcc.DefaultMix},
 	}
 }
 
@@ -121,6 +159,9 @@ func ParseConfig(p *properties.Set, driverPrefixes []string) (Config, []Warning,
 		c.sources[k] = src
 	}
 	if err := parseFields(p, &c); err != nil {
+		return Config{}, nil, err
+	}
+	if err := c.parseTPCC(p); err != nil {
 		return Config{}, nil, err
 	}
 	if err := c.Validate(); err != nil {
@@ -144,6 +185,8 @@ func parseFields(p *properties.Set, c *Config) error {
 		{core.RecordCount, &c.RecordCount}, {core.OperationCount, &c.OperationCount}, {core.InsertStart, &c.InsertStart},
 		{core.InsertCount, &c.InsertCount}, {core.FieldLength, &c.FieldLength}, {core.MinFieldLength, &c.MinFieldLength},
 		{core.MinScanLength, &c.MinScanLength}, {core.MaxScanLength, &c.MaxScanLength},
+		{core.LedgerBalance, &c.Ledger.Balance}, {core.LedgerFloor, &c.Ledger.Floor}, {core.LedgerMaxAmount, &c.Ledger.MaxAmount},
+		{core.TPCCWarehouses, &c.TPCC.Warehouses},
 	}
 	for _, f := range ints {
 		if *f.dst, err = p.Int64(f.key, *f.dst); err != nil {
@@ -166,7 +209,7 @@ func parseFields(p *properties.Set, c *Config) error {
 		{core.ReadProportion, &c.ReadProportion}, {core.UpdateProportion, &c.UpdateProportion},
 		{core.InsertProportion, &c.InsertProportion}, {core.ScanProportion, &c.ScanProportion},
 		{core.ReadModifyWrite, &c.ReadModifyWriteProportion}, {core.DeleteProportion, &c.DeleteProportion},
-		{core.ZipfianConstant, &c.ZipfianConstant}, {core.HotspotDataFraction, &c.HotspotDataFraction},
+		{core.TransferProportion, &c.TransferProportion}, {core.ZipfianConstant, &c.ZipfianConstant}, {core.HotspotDataFraction, &c.HotspotDataFraction},
 		{core.HotspotOpnFraction, &c.HotspotOpnFraction}, {core.ExponentialPercentile, &c.ExponentialPercentile},
 		{core.ExponentialFrac, &c.ExponentialFrac},
 	}
@@ -188,6 +231,40 @@ func parseFields(p *properties.Set, c *Config) error {
 	// ("500ms") is read too.
 	c.InsertionRetryInterval, err = p.Duration(core.InsertionRetryInterval, c.InsertionRetryInterval)
 	return err
+}
+
+// parseTPCC reads TPC-C's mix and, for a TPC-C workload, sets what
+// follows from its scale: its load units (the item table and each
+// warehouse: recordcount is warehouses + 1) and no YCSB operations but
+// those the properties ask for (YCSB's default of 95% reads does not
+// apply; Validate refuses any asked for).
+func (c *Config) parseTPCC(p *properties.Set) error {
+	if v, _, ok := p.Lookup(core.TPCCMix); ok {
+		parts := strings.Split(v, ",")
+		if len(parts) != len(c.TPCC.Mix) {
+			return c.errorf(core.TPCCMix, "%q: want %d shares, of New-Order, Payment, Order-Status, Delivery and Stock-Level (45,43,4,4,4)", v, len(c.TPCC.Mix))
+		}
+		for i, s := range parts {
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+				return c.errorf(core.TPCCMix, "%q: share %d is %q; want a number >= 0", v, i+1, s)
+			}
+			c.TPCC.Mix[i] = f
+		}
+	}
+	if !c.IsTPCC() {
+		return nil
+	}
+	c.RecordCount = c.TPCC.Warehouses + 1
+	for _, o := range []struct {
+		key string
+		dst *float64
+	}{{core.ReadProportion, &c.ReadProportion}, {core.UpdateProportion, &c.UpdateProportion}} {
+		if _, given := c.sources[o.key]; !given {
+			*o.dst = 0
+		}
+	}
+	return nil
 }
 
 // errorf returns an error naming the property and where it was set.

@@ -1,6 +1,9 @@
 package workload
 
-import "github.com/dbarena/dbarena/record"
+import (
+	"github.com/dbarena/dbarena/record"
+	"github.com/dbarena/dbarena/workload/tpcc"
+)
 
 // OpKind is a YCSB operation type.
 type OpKind uint8
@@ -13,12 +16,32 @@ const (
 	Scan
 	ReadModifyWrite
 	Delete
+	// Transfer moves an amount from one account's balance to another's
+	// (the ledger, transferproportion).
+	Transfer
+	// NewOrder to StockLevel are TPC-C's transactions (tpcc.warehouses),
+	// in package tpcc's order.
+	NewOrder
+	Payment
+	OrderStatus
+	Delivery
+	StockLevel
 	// NumKinds is the number of operation kinds.
 	NumKinds
 )
 
-// kindNames are YCSB's measurement names for each kind.
-var kindNames = [NumKinds]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+// kindNames are YCSB's measurement names for each kind, and dbarena's
+// for its own.
+var kindNames = [NumKinds]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "TRANSFER",
+	"NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL"}
+
+// TPCC returns the TPC-C transaction a kind is, and whether it is one.
+func (k OpKind) TPCC() (tpcc.Kind, bool) {
+	if k < NewOrder || k > StockLevel {
+		return 0, false
+	}
+	return tpcc.Kind(k - NewOrder), true
+}
 
 // String returns YCSB's name of the kind ("READ", "READ-MODIFY-WRITE", ...).
 func (k OpKind) String() string {
@@ -46,4 +69,9 @@ type Operation struct {
 	Values record.Record
 	// ScanCount is the number of records a scan asks for.
 	ScanCount int
+	// ToKeyNum and ToKey are a transfer's receiving account (Key is the
+	// paying one), Amount what it moves.
+	ToKeyNum int64
+	ToKey    string
+	Amount   int64
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"strconv"
 
 	"github.com/dbarena/dbarena/record"
 )
@@ -17,10 +18,27 @@ func (wk *Worker) NextInsert() *Operation {
 		return nil
 	}
 	wk.op.Kind = Insert
+	if c.IsTPCC() {
+		// A load unit: the item table (0) or a warehouse, which the
+		// runner loads whole; no record of YCSB's.
+		wk.op.KeyNum, wk.op.Key, wk.op.Fields, wk.op.Values = keynum, "", nil, nil
+		return &wk.op
+	}
 	wk.setKey(keynum)
 	wk.op.Fields = nil
 	wk.op.Values = wk.buildValues(wk.op.Key, true)
+	if c.IsLedger() {
+		wk.setBalance(c.Ledger.Balance)
+	}
 	return &wk.op
+}
+
+// setBalance writes balance, in decimal, as the value of the first field
+// of the values just built: the account's balance.
+func (wk *Worker) setBalance(balance int64) {
+	start := len(wk.valueBuf)
+	wk.valueBuf = strconv.AppendInt(wk.valueBuf, balance, 10)
+	wk.values[0].Value = wk.valueBuf[start:len(wk.valueBuf):len(wk.valueBuf)]
 }
 
 // NextTransaction returns the next run-phase operation, drawn from the
@@ -45,6 +63,12 @@ func (wk *Worker) NextTransaction() *Operation {
 	case Delete:
 		wk.setKey(wk.nextKeyNum())
 		return op
+	case Transfer:
+		wk.nextTransfer()
+		return op
+	case NewOrder, Payment, OrderStatus, Delivery, StockLevel:
+		// The terminal of the runner's worker draws its input.
+		return op
 	}
 	wk.setKey(wk.nextKeyNum())
 	if kind == Read || kind == ReadModifyWrite {
@@ -54,6 +78,25 @@ func (wk *Worker) NextTransaction() *Operation {
 		op.Values = wk.buildValues(op.Key, c.WriteAllFields)
 	}
 	return op
+}
+
+// nextTransfer draws a transfer: both accounts from the request
+// distribution, the receiving one redrawn until it differs from the
+// paying one (then the next account, for a distribution that keeps
+// drawing the same), and an amount uniform in [1, ledger.maxamount].
+func (wk *Worker) nextTransfer() {
+	from := wk.nextKeyNum()
+	to := from
+	for i := 0; i < wk.maxKeyTrys && to == from; i++ {
+		to = wk.nextKeyNum()
+	}
+	if to == from {
+		c := &wk.w.cfg
+		to = c.InsertStart + (from-c.InsertStart+1)%c.EffectiveInsertCount()
+	}
+	wk.setKey(from)
+	wk.setToKey(to)
+	wk.op.Amount = 1 + wk.r.Int64N(wk.w.cfg.Ledger.MaxAmount)
 }
 
 // Done tells the workload that op has finished, successfully or not. A

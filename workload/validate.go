@@ -130,19 +130,86 @@ func (c Config) validateProportions() error {
 		{core.ReadProportion, c.ReadProportion}, {core.UpdateProportion, c.UpdateProportion},
 		{core.InsertProportion, c.InsertProportion}, {core.ScanProportion, c.ScanProportion},
 		{core.ReadModifyWrite, c.ReadModifyWriteProportion}, {core.DeleteProportion, c.DeleteProportion},
+		{core.TransferProportion, c.TransferProportion},
 	}
 	sum := 0.0
 	for _, p := range ps {
 		if !(p.v >= 0 && p.v <= 1) {
 			return c.errorf(p.key, "%g: want a proportion in [0, 1]", p.v)
 		}
+		if p.v > 0 && c.IsTPCC() {
+			return c.errorf(p.key, "%g with tpcc.warehouses %d: TPC-C runs its own five transactions (tpcc.mix); want 0", p.v, c.TPCC.Warehouses)
+		}
 		sum += p.v
+	}
+	switch {
+	case c.TPCC.Warehouses < 0:
+		return c.errorf(core.TPCCWarehouses, "%d: want a number of warehouses, at least 1 (or leave it out for YCSB's operations)", c.TPCC.Warehouses)
+	case c.IsTPCC():
+		return c.validateTPCC()
 	}
 	if math.Abs(sum-1) > proportionTolerance {
 		// Name the proportion the user most likely edited: the one set last
 		// on the command line or in a file is unknown here, so name them all.
-		return c.errorf(core.ReadProportion, "operation proportions (read %g + update %g + insert %g + scan %g + readmodifywrite %g + delete %g) sum to %g: want 1",
-			c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProportion, c.DeleteProportion, sum)
+		return c.errorf(core.ReadProportion, "operation proportions (read %g + update %g + insert %g + scan %g + readmodifywrite %g + delete %g + transfer %g) sum to %g: want 1",
+			c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProportion, c.DeleteProportion, c.TransferProportion, sum)
+	}
+	return c.validateLedger()
+}
+
+// validateTPCC checks TPC-C's mix: a share of each transaction at or
+// above 0, some above.
+func (c Config) validateTPCC() error {
+	total := 0.0
+	for _, x := range c.TPCC.Mix {
+		total += x
+	}
+	if total <= 0 {
+		return c.errorf(core.TPCCMix, "%v: no transaction has a share; want the five shares of New-Order, Payment, Order-Status, Delivery and Stock-Level, such as 45,43,4,4,4", c.TPCC.Mix)
+	}
+	return nil
+}
+
+// validateLedger checks a ledger's settings. Transfers keep the sum of
+// the balances only if nothing else writes them: besides transfers, a
+// ledger may only read.
+func (c Config) validateLedger() error {
+	if !c.IsLedger() {
+		return nil
+	}
+	others := []struct {
+		key string
+		v   float64
+	}{
+		{core.UpdateProportion, c.UpdateProportion}, {core.InsertProportion, c.InsertProportion},
+		{core.ScanProportion, c.ScanProportion}, {core.ReadModifyWrite, c.ReadModifyWriteProportion},
+		{core.DeleteProportion, c.DeleteProportion},
+	}
+	for _, o := range others {
+		if o.v > 0 {
+			return c.errorf(o.key, "%g with transferproportion %g: a ledger's balances change only by transfers; want 0 (reads may run beside them)", o.v, c.TransferProportion)
+		}
+	}
+	l := c.Ledger
+	switch {
+	case c.RecordCount > 0 && c.EffectiveInsertCount() < 2:
+		return c.errorf(core.RecordCount, "%d accounts with transferproportion %g: a transfer needs two; want at least 2", c.EffectiveInsertCount(), c.TransferProportion)
+	case c.DataIntegrity:
+		return c.errorf(core.DataIntegrity, "true with transferproportion %g: an account's first field is its balance, not a checkable value; want false", c.TransferProportion)
+	case l.MaxAmount < 1:
+		return c.errorf(core.LedgerMaxAmount, "%d: want at least 1", l.MaxAmount)
+	case l.Balance < l.Floor:
+		return c.errorf(core.LedgerBalance, "%d is below ledger.floor %d: want accounts that start at or above their floor", l.Balance, l.Floor)
+	case c.RequestDistribution == DistLatest || c.RequestDistribution == DistExponential:
+		return c.errorf(core.RequestDistribution, "%s with transferproportion %g: it favours keys inserted during the run and a ledger inserts none; want uniform, zipfian, hotspot or sequential", c.RequestDistribution, c.TransferProportion)
+	}
+	// Every balance a run can reach, and the total, must be exact in
+	// every database: below 2^50 (Redis computes in Lua's doubles). A
+	// balance is at most the total, accounts x (balance + maxamount).
+	limit := int64(1<<50) / max(c.RecordCount, 1)
+	if l.Balance > limit || l.MaxAmount > limit || l.Floor < -limit {
+		return c.errorf(core.LedgerBalance, "balance %d, maxamount %d and floor %d over %d accounts could reach 2^50, beyond what every database holds exactly: want amounts within %d",
+			l.Balance, l.MaxAmount, l.Floor, c.RecordCount, limit)
 	}
 	return nil
 }

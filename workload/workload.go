@@ -71,6 +71,12 @@ func New(cfg Config) (*Workload, error) {
 	w.opWeights[Scan] = cfg.ScanProportion
 	w.opWeights[ReadModifyWrite] = cfg.ReadModifyWriteProportion
 	w.opWeights[Delete] = cfg.DeleteProportion
+	w.opWeights[Transfer] = cfg.TransferProportion
+	if cfg.IsTPCC() {
+		for k, share := range cfg.TPCC.Mix {
+			w.opWeights[NewOrder+OpKind(k)] = share
+		}
+	}
 	if err := w.buildChoosers(); err != nil {
 		return nil, err
 	}
@@ -150,6 +156,7 @@ type Worker struct {
 	fieldLen   generator.Int
 	scanLen    generator.Int
 	keyBuf     []byte
+	toKeyBuf   []byte
 	valueBuf   []byte
 	verifyBuf  []byte
 	values     record.Record
@@ -215,4 +222,12 @@ func (wk *Worker) setKey(keynum int64) {
 	wk.keyBuf = AppendKey(wk.keyBuf[:0], keynum, wk.w.hashed, wk.w.cfg.ZeroPadding)
 	wk.op.KeyNum = keynum
 	wk.op.Key = unsafe.String(unsafe.SliceData(wk.keyBuf), len(wk.keyBuf))
+}
+
+// setToKey builds a transfer's receiving key as setKey builds the paying
+// one, in a buffer of its own.
+func (wk *Worker) setToKey(keynum int64) {
+	wk.toKeyBuf = AppendKey(wk.toKeyBuf[:0], keynum, wk.w.hashed, wk.w.cfg.ZeroPadding)
+	wk.op.ToKeyNum = keynum
+	wk.op.ToKey = unsafe.String(unsafe.SliceData(wk.toKeyBuf), len(wk.toKeyBuf))
 }

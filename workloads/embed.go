@@ -1,7 +1,8 @@
 // Package workloads holds YCSB's six standard workload property files,
-// workloada to workloadf, byte for byte as YCSB ships them, and embeds
-// them so that an experiment can name a standard workload ("a" or
-// "workloada") without the files being present at run time.
+// workloada to workloadf, dbarena's ledger (workloadledger) and TPC-C
+// (workloadtpcc), and embeds them so that an experiment can name a
+// built-in workload ("a" or "workloada", "ledger", "tpcc") without the
+// files being present at run time.
 package workloads
 
 import (
@@ -15,12 +16,12 @@ import (
 
 // files is read-only: embed.FS cannot be modified.
 //
-//go:embed workloada workloadb workloadc workloadd workloade workloadf
+//go:embed workloada workloadb workloadc workloadd workloade workloadf workloadledger workloadtpcc
 var files embed.FS
 
-// Names returns the short names of the built-in workloads, a to f, in
-// YCSB's order.
-func Names() []string { return []string{"a", "b", "c", "d", "e", "f"} }
+// Names returns the short names of the built-in workloads: YCSB's a to
+// f in its order, then the ledger and TPC-C.
+func Names() []string { return []string{"a", "b", "c", "d", "e", "f", "ledger", "tpcc"} }
 
 // Canonical returns the short name ("a") of a built-in workload given as
 // "a" or "workloada", and whether name is a built-in at all. Names are
@@ -56,7 +57,7 @@ func FromPath(path string) (string, bool) {
 func Read(name string) (path string, data []byte, err error) {
 	short, ok := Canonical(name)
 	if !ok {
-		return "", nil, fmt.Errorf("unknown built-in workload %q; valid: %s (or workloada to workloadf)",
+		return "", nil, fmt.Errorf("unknown built-in workload %q; valid: %s (or workloada to workloadf, workloadledger, workloadtpcc)",
 			name, strings.Join(Names(), ", "))
 	}
 	file := "workload" + short

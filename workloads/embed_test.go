@@ -51,7 +51,7 @@ func TestEmbeddedMatchFiles(t *testing.T) {
 			_, warnings, err := workload.ParseConfig(props, nil)
 			require.NoError(t, err)
 			require.Empty(t, warnings)
-			_, src, ok := props.Lookup("requestdistribution")
+			_, src, ok := props.Lookup("operationcount")
 			require.True(t, ok)
 			require.Contains(t, src.String(), "workloads/workload"+n+":")
 		})

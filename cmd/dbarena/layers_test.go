@@ -63,24 +63,6 @@ func implementation(pkg string) (family string, ok bool) {
 // the only packages that import them.
 func table(pkg string) bool { return pkg == "driver/drivers" || pkg == "deploy/providers" }
 
-// testDebt are the test import edges that still break the layers, each
-// with why it is still there: the runner-driven conformance runs and
-// benchmarks some driver packages hold, which belong to the pipeline's
-// tests (issue 27, item 6). TestLayers fails on an edge not listed here
-// and on a listed one that is gone, so that the list only shrinks.
-func testDebt() map[string]string {
-	const through = "its benchmarks or cluster conformance runs drive it through the runner"
-	return map[string]string{
-		"driver/cql -> driver/drivertest":      through,
-		"driver/dynamodb -> driver/drivertest": through,
-		"driver/mongodb -> driver/drivertest":  through,
-		"driver/mysql -> driver/drivertest":    through,
-		"driver/postgres -> driver/drivertest": through,
-		"driver/redis -> driver/drivertest":    through,
-		"driver/drivers -> driver/drivertest":  "the conformance table runs every driver's suite through the runner",
-	}
-}
-
 // TestLayers walks every import edge of the module (go list), its
 // tests' too, and fails on one that runs upward, or that reaches a
 // plug-in implementation other than through its table.
@@ -91,8 +73,6 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	debt := testDebt()
-	owed := map[string]bool{}
 	var bad []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.Split(line, "|")
@@ -124,10 +104,6 @@ func TestLayers(t *testing.T) {
 				if len(why) == 0 {
 					continue
 				}
-				if edge := from + " -> " + to; test && debt[edge] != "" {
-					owed[edge] = true
-					continue
-				}
 				for _, w := range why {
 					if test {
 						w += " (in its tests)"
@@ -135,11 +111,6 @@ func TestLayers(t *testing.T) {
 					bad = append(bad, w)
 				}
 			}
-		}
-	}
-	for edge := range debt {
-		if !owed[edge] {
-			bad = append(bad, edge+": no longer breaks the layers; drop it from testDebt")
 		}
 	}
 	sort.Strings(bad)

@@ -142,41 +142,10 @@ func Render(req deploy.Request) (*Manifests, error) {
 	}
 	labels := map[string]any{"app.kubernetes.io/name": req.Database, "app.kubernetes.io/instance": req.Name, "app.kubernetes.io/managed-by": "dbarena"}
 	m := &Manifests{Options: o, Port: im.Port, Service: "db", Database: db}
-	advertise := nodes > 1 && db.Cluster.AdvertiseFlag != ""
 	meta := func(name string) obj { return obj{"name": name, "namespace": o.Namespace, "labels": labels} }
-
-	env := []any{}
-	for _, v := range dbEnv(db, o.Namespace, m.Service) {
-		env = append(env, obj{"name": v.Name, "value": v.Value})
-	}
-	if advertise {
-		env = append(env, obj{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}})
-	}
-	if pw := req.Options["password"]; pw != "" {
-		m.Secret = obj{"apiVersion": "v1", "kind": "Secret", "metadata": meta("db-password"), "type": "Opaque",
-			"stringData": obj{"password": pw}}
-		env = append(env, obj{"name": passwordVar(im), "valueFrom": obj{"secretKeyRef": obj{"name": "db-password", "key": "password"}}})
-	}
-	sort.Slice(env, func(i, j int) bool { return env[i].(obj)["name"].(string) < env[j].(obj)["name"].(string) })
-
-	image, err := im.Choose(o.Image, req.Version)
+	container, err := dbContainer(req, db, o, m, meta)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: %s: %w", req.Name, err)
-	}
-	container := obj{"name": "db", "image": image, "env": env,
-		"ports":          []any{obj{"name": "client", "containerPort": im.Port}},
-		"readinessProbe": obj{"exec": obj{"command": toAny(probe(im.Health))}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 60},
-		"volumeMounts":   []any{obj{"name": "data", "mountPath": dataDir(im)}}}
-	if res := resources(req); res != nil {
-		container["resources"] = res
-	}
-	if args := dbArgs(req, db, nodes, o.Namespace, m.Service); args != nil {
-		container["args"] = toAny(args)
-	}
-	if nodes > 1 && db.Cluster.InitCheck != "" {
-		// A new cluster answers only once initialised: the probe
-		// initialises it (idempotently) from whichever pod runs it first.
-		container["readinessProbe"].(obj)["exec"] = obj{"command": toAny(probe([]string{"CMD-SHELL", db.Cluster.InitCheck}))}
+		return nil, err
 	}
 	pvc := obj{"metadata": obj{"name": "data"}, "spec": obj{"accessModes": []any{"ReadWriteOnce"},
 		"resources": obj{"requests": obj{"storage": o.Storage}}}}
@@ -213,6 +182,50 @@ func Render(req deploy.Request) (*Manifests, error) {
 		loaderPods(req, o, meta, labels),
 	}
 	return m, nil
+}
+
+// dbContainer is the database pod's container: its image, environment
+// (with the password from a Secret, which it adds to m), probe,
+// resources and arguments.
+func dbContainer(req deploy.Request, db deploy.Database, o Options, m *Manifests, meta func(string) obj) (obj, error) {
+	im := db.Image
+	nodes := max(req.Nodes, 1)
+	advertise := nodes > 1 && db.Cluster.AdvertiseFlag != ""
+
+	env := []any{}
+	for _, v := range dbEnv(db, o.Namespace, m.Service) {
+		env = append(env, obj{"name": v.Name, "value": v.Value})
+	}
+	if advertise {
+		env = append(env, obj{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}})
+	}
+	if pw := req.Options["password"]; pw != "" {
+		m.Secret = obj{"apiVersion": "v1", "kind": "Secret", "metadata": meta("db-password"), "type": "Opaque",
+			"stringData": obj{"password": pw}}
+		env = append(env, obj{"name": passwordVar(im), "valueFrom": obj{"secretKeyRef": obj{"name": "db-password", "key": "password"}}})
+	}
+	sort.Slice(env, func(i, j int) bool { return env[i].(obj)["name"].(string) < env[j].(obj)["name"].(string) })
+
+	image, err := im.Choose(o.Image, req.Version)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %s: %w", req.Name, err)
+	}
+	container := obj{"name": "db", "image": image, "env": env,
+		"ports":          []any{obj{"name": "client", "containerPort": im.Port}},
+		"readinessProbe": obj{"exec": obj{"command": toAny(probe(im.Health))}, "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 60},
+		"volumeMounts":   []any{obj{"name": "data", "mountPath": dataDir(im)}}}
+	if res := resources(req); res != nil {
+		container["resources"] = res
+	}
+	if args := dbArgs(req, db, nodes, o.Namespace, m.Service); args != nil {
+		container["args"] = toAny(args)
+	}
+	if nodes > 1 && db.Cluster.InitCheck != "" {
+		// A new cluster answers only once initialised: the probe
+		// initialises it (idempotently) from whichever pod runs it first.
+		container["readinessProbe"].(obj)["exec"] = obj{"command": toAny(probe([]string{"CMD-SHELL", db.Cluster.InitCheck}))}
+	}
+	return container, nil
 }
 
 // loaderPods is a Deployment of idle pods, one per loader, that an

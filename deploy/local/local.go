@@ -230,6 +230,30 @@ func (d *deployment) reachAt(addrs ...string) error {
 	return nil
 }
 
+// serveOne starts a single-node database's process, waits until it
+// accepts connections on port (and, with a marker, has logged it:
+// some servers listen before they serve), then gives the database that
+// address and records its version.
+func (d *deployment) serveOne(ctx context.Context, spec *cmdSpec, port int, marker string, version func() string) error {
+	n, err := d.start(d.hostName(0), spec)
+	if err != nil {
+		return err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ready := dialReady(addr)
+	if marker != "" {
+		ready = all(logReady(n.proc, marker), ready)
+	}
+	if err := n.waitReady(ctx, d.readyTimeout, ready); err != nil {
+		return err
+	}
+	if err := d.reachAt(addr); err != nil {
+		return err
+	}
+	d.version = version()
+	return nil
+}
+
 // node is one server process with how it stops.
 type node struct {
 	*proc

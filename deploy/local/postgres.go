@@ -154,20 +154,8 @@ func launchPostgres(ctx context.Context, d *deployment) error {
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
-	n, err := d.start(d.hostName(0), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: data,
-		stopSignal: syscall.SIGINT, grace: time.Minute})
-	if err != nil {
-		return err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "ready to accept connections"), dialReady(addr))); err != nil {
-		return err
-	}
-	if err := d.reachAt(addr); err != nil {
-		return err
-	}
-	d.version = versionOf(filepath.Join(bin, "postgres"))
-	return nil
+	return d.serveOne(ctx, &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: data,
+		stopSignal: syscall.SIGINT, grace: time.Minute}, port, "ready to accept connections", func() string { return versionOf(filepath.Join(bin, "postgres")) })
 }
 
 // all succeeds when every check does, in order.

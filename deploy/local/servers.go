@@ -37,19 +37,7 @@ func launchRedis(ctx context.Context, d *deployment) error {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	n, err := d.start(d.hostName(0), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: dir})
-	if err != nil {
-		return err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if err := n.waitReady(ctx, d.readyTimeout, all(logReady(n.proc, "Ready to accept connections"), dialReady(addr))); err != nil {
-		return err
-	}
-	if err := d.reachAt(addr); err != nil {
-		return err
-	}
-	d.version = versionOf(bin)
-	return nil
+	return d.serveOne(ctx, &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: dir}, port, "Ready to accept connections", func() string { return versionOf(bin) })
 }
 
 // launchMariaDB runs MariaDB (Debian's MySQL) in the foreground with no
@@ -95,19 +83,7 @@ func launchMariaDB(ctx context.Context, d *deployment) error {
 	}
 	cmd := exec.Command(server, sargs...)
 	cmd.Dir = dir
-	n, err := d.start(d.hostName(0), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: data, grace: time.Minute})
-	if err != nil {
-		return err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
-		return err
-	}
-	if err := d.reachAt(addr); err != nil {
-		return err
-	}
-	d.version = versionOf(server)
-	return nil
+	return d.serveOne(ctx, &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: data, grace: time.Minute}, port, "", func() string { return versionOf(server) })
 }
 
 // launchDynamoDB runs DynamoDB Local, in memory unless options say
@@ -138,19 +114,7 @@ func launchDynamoDB(ctx context.Context, d *deployment) error {
 	args = append(args, "-sharedDb", "-port", strconv.Itoa(port), "-disableTelemetry")
 	cmd := exec.Command(java, args...)
 	cmd.Dir = dir
-	n, err := d.start(d.hostName(0), &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: dir})
-	if err != nil {
-		return err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if err := n.waitReady(ctx, d.readyTimeout, dialReady(addr)); err != nil {
-		return err
-	}
-	if err := d.reachAt(addr); err != nil {
-		return err
-	}
-	d.version = "DynamoDB Local " + DynamoDBLocalVersion
-	return nil
+	return d.serveOne(ctx, &cmdSpec{cmd: cmd, logPath: filepath.Join(dir, "log"), dataDir: dir}, port, "", func() string { return "DynamoDB Local " + DynamoDBLocalVersion })
 }
 
 // heapFlag sizes a JVM heap: half the memory limit (the rest is off-heap

@@ -3,15 +3,11 @@ package aerospike
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
-	"strings"
 	"time"
 
 	as "github.com/aerospike/aerospike-client-go/v8"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/internal/redact"
 )
 
 // Prefix is the property prefix of this driver.
@@ -66,50 +62,22 @@ type Config struct {
 	DurableDelete bool
 }
 
-// alias is a property name of YCSB's binding (prefix "as.") and the name
-// this driver reads for the same setting.
-type alias struct{ ycsb, ours string }
-
-// ycsbAliases lists YCSB's property names.
-func ycsbAliases() []alias {
-	return []alias{
-		{"as.host", "host"}, {"as.port", "port"}, {"as.namespace", "namespace"},
-		{"as.user", "user"}, {"as.password", "password"}, {"as.timeout", "timeout"},
-		{Prefix + ".readmodecp", "readmodesc"},
+// ycsbAliases lists YCSB's binding's property names (prefix "as.").
+func ycsbAliases() []driver.Alias {
+	return []driver.Alias{
+		{Theirs: "as.host", Ours: "host"}, {Theirs: "as.port", Ours: "port"}, {Theirs: "as.namespace", Ours: "namespace"},
+		{Theirs: "as.user", Ours: "user"}, {Theirs: "as.password", Ours: "password"}, {Theirs: "as.timeout", Ours: "timeout"},
+		{Theirs: Prefix + ".readmodecp", Ours: "readmodesc"},
 	}
-}
-
-// normalize returns props with YCSB's names copied to ours. The same
-// setting given under both names with different values is an error.
-func normalize(props map[string]string) (map[string]string, []alias, error) {
-	out := make(map[string]string, len(props))
-	var used []alias
-	for k, v := range props {
-		out[k] = v
-	}
-	for _, a := range ycsbAliases() {
-		ok := Prefix + "." + a.ours
-		yv, hasY := props[a.ycsb]
-		if !hasY {
-			continue
-		}
-		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", a.ycsb, redact.Value(a.ycsb, yv), ok, redact.Value(ok, v))
-		}
-		out[ok] = yv
-		used = append(used, a)
-	}
-	return out, used, nil
 }
 
 // ParseConfig reads the driver's properties. workers sizes the connection
 // pool by default. Every error names the property at fault.
 func ParseConfig(props map[string]string, workers int) (Config, error) {
-	norm, used, err := normalize(props)
+	p, err := driver.NewPropsAliased(Prefix, props, ycsbAliases())
 	if err != nil {
 		return Config{}, err
 	}
-	p := driver.NewProps(Prefix, norm)
 	c := Config{
 		Namespace: p.String("namespace", DefaultNamespace),
 		Set:       p.String("set", ""),
@@ -127,7 +95,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if e == nil && port > 65535 {
 		add(fmt.Errorf("%s=%d: want a TCP port (1-65535)", p.Key("port"), port))
 	}
-	c.Hosts, e = parseHosts(p, p.String("host", DefaultHost), port)
+	c.Hosts, e = driver.HostList(p.Key("host"), p.String("host", DefaultHost), port)
 	add(e)
 	add(c.validateNames(p))
 	if (c.User == "") != (c.Password == "") {
@@ -147,47 +115,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	add(e)
 	c.DurableDelete, e = p.Bool("durabledelete", false)
 	add(e)
-	return c, givenAs(errors.Join(errs...), used)
-}
-
-// givenAs makes an error about a property the user set under YCSB's name
-// say so, since the message names this driver's property.
-func givenAs(err error, used []alias) error {
-	if err == nil {
-		return nil
-	}
-	for _, a := range used {
-		if ours := Prefix + "." + a.ours; strings.Contains(err.Error(), ours) {
-			err = fmt.Errorf("%w (%s is read as %s)", err, a.ycsb, ours)
-		}
-	}
-	return err
-}
-
-// parseHosts reads a comma-separated list of host or host:port; a host
-// without a port gets port.
-func parseHosts(p driver.Props, list string, port int) ([]string, error) {
-	var hosts []string
-	for _, h := range strings.Split(list, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		host, ps, err := net.SplitHostPort(h)
-		if err != nil {
-			// No port (or a bare IPv6 address): use the port property.
-			hosts = append(hosts, net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(port)))
-			continue
-		}
-		if n, err := strconv.Atoi(ps); err != nil || n < 1 || n > 65535 || host == "" {
-			return nil, fmt.Errorf("%s=%q: %q is not host:port", p.Key("host"), list, h)
-		}
-		hosts = append(hosts, h)
-	}
-	if len(hosts) == 0 {
-		return nil, fmt.Errorf("%s=%q: want one or more hosts, comma-separated, each host or host:port", p.Key("host"), list)
-	}
-	return hosts, nil
+	return c, p.GivenAs(errors.Join(errs...))
 }
 
 // validateNames checks the namespace and set against Aerospike's limits.

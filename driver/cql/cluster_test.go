@@ -12,15 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/cql"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/record"
 )
 
 // clusterProps replicates the test keyspace to all three nodes and reads
-// and writes at QUORUM: two of three replicas acknowledge each write and
-// answer each read, so every read overlaps the last acknowledged write.
+// and writes at QUORUM, as the conformance suite's cluster run does
+// (driver/drivertest).
 func clusterProps(t testing.TB, extra map[string]string) map[string]string {
 	addr := testenv.Addr(t, envCluster)
 	p := map[string]string{
@@ -32,14 +30,6 @@ func clusterProps(t testing.TB, extra map[string]string) map[string]string {
 		p[k] = v
 	}
 	return p
-}
-
-func TestClusterConformance(t *testing.T) {
-	requireNodes(t, 3)
-	drivertest.Run(t, drivertest.Options{
-		Open: cql.Open, Prefix: cql.Prefix, Props: clusterProps(t, nil),
-		ScanOrdered: false, StrictInsert: false, Records: 600,
-	})
 }
 
 func TestClusterConsistencyAll(t *testing.T) {

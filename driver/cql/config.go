@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,7 +116,7 @@ func ParseConfig(props map[string]string) (Config, error) {
 	c.Port, e = p.Int("port", ycsbInt(props, "port", DefaultPort), 1)
 	add(e)
 	hosts := p.String("hosts", p.Core("hosts", DefaultHost))
-	c.Hosts, e = parseHosts(p.Key("hosts"), hosts, c.Port)
+	c.Hosts, e = driver.HostList(p.Key("hosts"), hosts, c.Port)
 	add(e)
 	c.Keyspace = p.String("keyspace", p.Core("cassandra.keyspace", DefaultKeyspace))
 	if !identifier.MatchString(c.Keyspace) {
@@ -125,27 +124,7 @@ func ParseConfig(props map[string]string) (Config, error) {
 	}
 	c.Username = p.String("username", p.Core("cassandra.username", ""))
 	c.Password = p.String("password", p.Core("cassandra.password", ""))
-	c.Read, e = consistency(p, "consistency.read", p.Core("cassandra.readconsistencylevel", "ONE"), true)
-	add(e)
-	c.Write, e = consistency(p, "consistency.write", p.Core("cassandra.writeconsistencylevel", "ONE"), false)
-	add(e)
-	s, e := p.Enum("serial.consistency", "SERIAL", "SERIAL", "LOCAL_SERIAL")
-	add(e)
-	c.Serial = gocql.Serial
-	if s == "LOCAL_SERIAL" {
-		c.Serial = gocql.LocalSerial
-	}
-	c.Strategy, e = p.Enum("replication.strategy", "SimpleStrategy", "SimpleStrategy", "NetworkTopologyStrategy")
-	add(e)
-	c.Factor, e = p.Int("replication.factor", 1, 1)
-	add(e)
-	c.DCs, e = parseDCs(p.Key("replication.dcs"), p.String("replication.dcs", ""))
-	add(e)
-	if len(c.DCs) > 0 && c.Strategy != "NetworkTopologyStrategy" {
-		add(fmt.Errorf("%s is only used with %s=NetworkTopologyStrategy", p.Key("replication.dcs"), p.Key("replication.strategy")))
-	}
-	c.LWT, e = p.Bool("lwt", false)
-	add(e)
+	add(c.parseConsistency(p))
 	// One connection per host, whatever the number of workers. A CQL
 	// connection multiplexes up to 32768 concurrent requests (streams), so
 	// no worker ever waits for one, and the client's cost per operation is
@@ -186,6 +165,54 @@ func ParseConfig(props map[string]string) (Config, error) {
 	// us without: off by default.
 	c.Coalesce, e = p.Duration("write.coalesce", 0)
 	add(e)
+	add(c.parseLoad(p))
+	return c, errors.Join(errs...)
+}
+
+// parseConsistency reads the consistency levels, the keyspace's
+// replication and whether updates are lightweight transactions.
+func (c *Config) parseConsistency(p driver.Props) error {
+	var errs []error
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	var e error
+	c.Read, e = consistency(p, "consistency.read", p.Core("cassandra.readconsistencylevel", "ONE"), true)
+	add(e)
+	c.Write, e = consistency(p, "consistency.write", p.Core("cassandra.writeconsistencylevel", "ONE"), false)
+	add(e)
+	s, e := p.Enum("serial.consistency", "SERIAL", "SERIAL", "LOCAL_SERIAL")
+	add(e)
+	c.Serial = gocql.Serial
+	if s == "LOCAL_SERIAL" {
+		c.Serial = gocql.LocalSerial
+	}
+	c.Strategy, e = p.Enum("replication.strategy", "SimpleStrategy", "SimpleStrategy", "NetworkTopologyStrategy")
+	add(e)
+	c.Factor, e = p.Int("replication.factor", 1, 1)
+	add(e)
+	c.DCs, e = parseDCs(p.Key("replication.dcs"), p.String("replication.dcs", ""))
+	add(e)
+	if len(c.DCs) > 0 && c.Strategy != "NetworkTopologyStrategy" {
+		add(fmt.Errorf("%s is only used with %s=NetworkTopologyStrategy", p.Key("replication.dcs"), p.Key("replication.strategy")))
+	}
+	c.LWT, e = p.Bool("lwt", false)
+	add(e)
+	return errors.Join(errs...)
+}
+
+// parseLoad reads how a load inserts: unlogged batches or concurrent
+// single inserts, and their sizes; and where the metrics are read.
+func (c *Config) parseLoad(p driver.Props) error {
+	var errs []error
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	var e error
 	c.Load, e = p.Enum("load", "unlogged", "unlogged", "concurrent")
 	add(e)
 	c.LoadConcurrency, e = p.Int("load.concurrency", 16, 1)
@@ -194,7 +221,7 @@ func ParseConfig(props map[string]string) (Config, error) {
 	add(e)
 	c.MetricsPort, e = p.Int("metrics.port", DefaultMetricsPort, 0)
 	add(e)
-	return c, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // consistency reads a consistency level property; reads may also use
@@ -218,32 +245,6 @@ func consistency(p driver.Props, key, def string, read bool) (gocql.Consistency,
 		return 0, err
 	}
 	return gocql.ParseConsistencyWrapper(s)
-}
-
-// parseHosts splits a comma list of host or host:port into host:port
-// addresses.
-func parseHosts(key, list string, port int) ([]string, error) {
-	var out []string
-	for _, h := range strings.Split(list, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		host, ps, err := net.SplitHostPort(h)
-		if err != nil {
-			// No port (a bare host or IPv6 address).
-			out = append(out, net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(port)))
-			continue
-		}
-		if n, err := strconv.Atoi(ps); err != nil || n < 1 || n > 65535 || host == "" {
-			return nil, fmt.Errorf("%s=%q: %q is not host or host:port", key, list, h)
-		}
-		out = append(out, h)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s=%q: want at least one host", key, list)
-	}
-	return out, nil
 }
 
 // parseDCs reads "dc1:3,dc2:3".

@@ -195,9 +195,9 @@ func (db *DB) Counters() []driver.Counter {
 	out := []driver.Counter{
 		{Name: "cql.retries", Value: float64(db.retries.Load()), Help: "requests gocql sent again after a failure (cql.retries)"},
 	}
-	if db.cfg.LWT {
-		out = append(out, driver.Counter{Name: "cql.lwt.not_applied", Value: float64(db.notApplied.Load()),
-			Help: "lightweight transactions whose condition failed (key exists on insert, missing on update or delete)"})
+	if n := db.notApplied.Load(); db.cfg.LWT || n > 0 {
+		out = append(out, driver.Counter{Name: "cql.lwt.not_applied", Value: float64(n),
+			Help: "lightweight transactions whose condition failed (key exists on insert, missing on update or delete; a ledger's balance changed by another transfer)"})
 	}
 	if db.cfg.Tracing {
 		out = append(out, driver.Counter{Name: "cql.traced", Value: float64(db.traced.Load()),

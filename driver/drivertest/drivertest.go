@@ -4,7 +4,8 @@
 // where the database defines one, many concurrent workers, and a run phase
 // through the real runner.
 //
-// driver/drivers' TestConformance calls Run for every registered driver;
+// TestConformance, among this package's tests, calls Run for every
+// driver the table driver/drivers registers;
 // a driver's own tests call it again for other topologies (clusters,
 // several hosts). The suite uses a table of its own, so suites of several
 // packages can share one server.
@@ -52,6 +53,10 @@ type Options struct {
 	// StrictInsert says inserting an existing key fails with CONFLICT
 	// (SQL); other databases overwrite.
 	StrictInsert bool
+	// LossyTransfers says a transfer may fail part-way under contention,
+	// losing at most its amount and never making money: Cassandra's two
+	// lightweight transactions, whose second may time out.
+	LossyTransfers bool
 }
 
 func (o *Options) defaults() {
@@ -100,6 +105,7 @@ func Run(t *testing.T, o Options) {
 	}
 	t.Run("ConcurrentWorkers", s.testConcurrent)
 	t.Run("RunPhase", s.testRunPhase)
+	t.Run("Ledger", s.testLedger)
 	if sm, ok := db.(driver.SchemaManager); ok {
 		t.Cleanup(func() { _ = sm.DropSchema(context.Background(), s.schema) })
 	}

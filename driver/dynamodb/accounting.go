@@ -31,6 +31,9 @@ type accounting struct {
 	retries     atomic.Int64
 	throttled   atomic.Int64
 	unprocessed atomic.Int64
+	// transferRetries counts a ledger's transfers read again after
+	// another transfer changed their accounts (see Transfer).
+	transferRetries atomic.Int64
 }
 
 var _ middleware.InitializeMiddleware = (*accounting)(nil)
@@ -94,6 +97,10 @@ func (a *accounting) countCapacity(result any) {
 		for i := range r.ConsumedCapacity {
 			a.addCapacity(&r.ConsumedCapacity[i], true)
 		}
+	case *dynamodb.TransactWriteItemsOutput:
+		for i := range r.ConsumedCapacity {
+			a.addCapacity(&r.ConsumedCapacity[i], true)
+		}
 	case *dynamodb.BatchGetItemOutput:
 		for i := range r.ConsumedCapacity {
 			a.addCapacity(&r.ConsumedCapacity[i], false)
@@ -142,6 +149,8 @@ func (a *accounting) counters() []driver.Counter {
 			Help: "attempts rejected with ProvisionedThroughputExceeded, Throttling or RequestLimitExceeded"},
 		{Name: "dynamodb.unprocessed_items", Value: float64(a.unprocessed.Load()),
 			Help: "items BatchWriteItem returned unprocessed (throttled within a batch)"},
+		{Name: "dynamodb.transfer_retries", Value: float64(a.transferRetries.Load()),
+			Help: "ledger transfers read again because another transfer changed their accounts first (TransactWriteItems cancelled)"},
 	}
 }
 

@@ -108,18 +108,18 @@ func (s *session) writeChunk(ctx context.Context, table string, keys []string, v
 				"dynamodb batch insert %s: %d of %d items still unprocessed after %d retries (dynamodb.maxretries)",
 				table, pending, len(keys), round)
 		}
-		if err := s.backoff(ctx, round); err != nil {
+		if err := s.backoff(ctx, batchBackoffBase, s.db.cfg.MaxBackoff, round); err != nil {
 			return s.db.opError("batch insert", table, err)
 		}
 		b.in.RequestItems = out.UnprocessedItems
 	}
 }
 
-// backoff waits before round+1 of a batch: exponential with jitter over
-// the upper half, so that sessions throttled together do not retry in
-// step.
-func (s *session) backoff(ctx context.Context, round int) error {
-	d := min(batchBackoffBase<<min(round, 16), s.db.cfg.MaxBackoff)
+// backoff waits before round+1 of a retry: base doubling up to ceiling,
+// jittered over the upper half, so that sessions throttled (or
+// transfers that collided) together do not retry in step.
+func (s *session) backoff(ctx context.Context, base, ceiling time.Duration, round int) error {
+	d := min(base<<min(round, 16), ceiling)
 	d = d/2 + time.Duration(s.rng.Int64N(int64(d/2)+1))
 	t := time.NewTimer(d)
 	defer t.Stop()

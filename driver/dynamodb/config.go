@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/properties/core"
 )
 
@@ -65,52 +64,26 @@ type Config struct {
 	Table string
 }
 
-// alias is a property name of YCSB's binding (or of its ScyllaDB fork) and
-// the name this driver reads for the same setting.
-type alias struct{ ycsb, ours string }
-
 // ycsbAliases lists the names accepted so that a YCSB property file works
 // unchanged. Properties are case-sensitive, like YCSB's.
-func ycsbAliases() []alias {
-	return []alias{
-		{"primaryKey", "primarykey"},
-		{"consistentReads", "consistentreads"},
-		{"connectMax", "pool"},
-		{"inclusiveScan", "inclusivescan"},
-		{"awsAccessKey", "accesskey"},
-		{"awsSecretKey", "secretkey"},
+func ycsbAliases() []driver.Alias {
+	return []driver.Alias{
+		{Theirs: Prefix + ".primaryKey", Ours: "primarykey"},
+		{Theirs: Prefix + ".consistentReads", Ours: "consistentreads"},
+		{Theirs: Prefix + ".connectMax", Ours: "pool"},
+		{Theirs: Prefix + ".inclusiveScan", Ours: "inclusivescan"},
+		{Theirs: Prefix + ".awsAccessKey", Ours: "accesskey"},
+		{Theirs: Prefix + ".awsSecretKey", Ours: "secretkey"},
 	}
-}
-
-// normalize returns props with YCSB's spellings copied to ours. The same
-// setting given under both names with different values is an error.
-func normalize(props map[string]string) (map[string]string, error) {
-	out := make(map[string]string, len(props))
-	for k, v := range props {
-		out[k] = v
-	}
-	for _, a := range ycsbAliases() {
-		yk, ok := Prefix+"."+a.ycsb, Prefix+"."+a.ours
-		yv, hasY := props[yk]
-		if !hasY {
-			continue
-		}
-		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, redact.Value(yk, yv), ok, redact.Value(ok, v))
-		}
-		out[ok] = yv
-	}
-	return out, nil
 }
 
 // ParseConfig reads the driver's properties. workers sizes the connection
 // pool by default. Every error names the property at fault.
 func ParseConfig(props map[string]string, workers int) (Config, error) {
-	norm, err := normalize(props)
+	p, err := driver.NewPropsAliased(Prefix, props, ycsbAliases())
 	if err != nil {
 		return Config{}, err
 	}
-	p := driver.NewProps(Prefix, norm)
 	c := Config{
 		Endpoint:   p.String("endpoint", ""),
 		Region:     p.String("region", "us-east-1"),
@@ -152,7 +125,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	add(e)
 	c.InclusiveScan, e = p.Bool("inclusivescan", true)
 	add(e)
-	if t := strings.TrimSpace(norm[p.Key("primaryKeyType")]); t != "" && !strings.EqualFold(t, "HASH") {
+	if t := p.String("primaryKeyType", ""); t != "" && !strings.EqualFold(t, "HASH") {
 		add(fmt.Errorf("%s=%q: only HASH tables (one key attribute) are supported", p.Key("primaryKeyType"), t))
 	}
 	return c, errors.Join(errs...)

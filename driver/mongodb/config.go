@@ -63,50 +63,22 @@ type Config struct {
 	client *options.ClientOptions
 }
 
-// alias is a property name of YCSB's binding and the name this driver
-// reads for the same setting.
-type alias struct{ ycsb, ours string }
-
 // ycsbAliases lists YCSB's spellings (its OptionsSupport legacy names).
-func ycsbAliases() []alias {
-	return []alias{
-		{"writeConcern", "writeconcern"},
-		{"readPreference", "readpreference"},
-		{"maxconnections", "pool"},
+func ycsbAliases() []driver.Alias {
+	return []driver.Alias{
+		{Theirs: Prefix + ".writeConcern", Ours: "writeconcern"},
+		{Theirs: Prefix + ".readPreference", Ours: "readpreference"},
+		{Theirs: Prefix + ".maxconnections", Ours: "pool"},
 	}
-}
-
-// normalize returns props with YCSB's spellings copied to ours. The same
-// setting given under both names with different values is an error.
-func normalize(props map[string]string) (map[string]string, []alias, error) {
-	out := make(map[string]string, len(props))
-	var used []alias
-	for k, v := range props {
-		out[k] = v
-	}
-	for _, a := range ycsbAliases() {
-		yk, ok := Prefix+"."+a.ycsb, Prefix+"."+a.ours
-		yv, hasY := props[yk]
-		if !hasY {
-			continue
-		}
-		if v, has := props[ok]; has && strings.TrimSpace(v) != strings.TrimSpace(yv) {
-			return nil, nil, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one", yk, redact.Value(yk, yv), ok, redact.Value(ok, v))
-		}
-		out[ok] = yv
-		used = append(used, a)
-	}
-	return out, used, nil
 }
 
 // ParseConfig reads the driver's properties. workers sizes the connection
 // pool by default. Every error names the property at fault.
 func ParseConfig(props map[string]string, workers int) (Config, error) {
-	norm, used, err := normalize(props)
+	p, err := driver.NewPropsAliased(Prefix, props, ycsbAliases())
 	if err != nil {
 		return Config{}, err
 	}
-	p := driver.NewProps(Prefix, norm)
 	c := Config{URL: p.String("url", DefaultURL)}
 	if c.URL == "" {
 		c.URL = DefaultURL
@@ -161,21 +133,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 			c.Ignored = append(c.Ignored, p.Key(k))
 		}
 	}
-	return c, givenAs(errors.Join(errs...), used)
-}
-
-// givenAs makes an error about a property the user set under YCSB's name
-// say so, since the message names this driver's property.
-func givenAs(err error, used []alias) error {
-	if err == nil {
-		return nil
-	}
-	for _, a := range used {
-		if ours := Prefix + "." + a.ours; strings.Contains(err.Error(), ours) {
-			err = fmt.Errorf("%w (%s.%s is read as %s)", err, Prefix, a.ycsb, ours)
-		}
-	}
-	return err
+	return c, p.GivenAs(errors.Join(errs...))
 }
 
 // urlDatabase returns the database named in the URL's path, or

@@ -52,6 +52,11 @@ type Config struct {
 	// BatchRows is the most rows one multi-row INSERT of the load carries;
 	// a larger batch is split into several statements in one transaction.
 	BatchRows int
+	// Retries bounds how often a transaction of several statements
+	// (driver.SQLTransactor: TPC-C) runs again whole after InnoDB broke a
+	// deadlock (1213) or a lock wait timed out (1205). Retries are
+	// counted (mysql.retries).
+	Retries int
 }
 
 // ParseConfig reads the driver's properties. workers sizes the pool by
@@ -100,6 +105,8 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 		add(fmt.Errorf("%s=%q: want an engine name such as InnoDB", p.Key("engine"), c.Engine))
 	}
 	c.BatchRows, err = p.Int("batch.rows", 500, 1)
+	add(err)
+	c.Retries, err = p.Int("retries", 10, 0)
 	add(err)
 	if err := errors.Join(errs...); err != nil {
 		return c, err

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -27,11 +28,12 @@ import (
 
 // DB is an opened MySQL-protocol database, safe for concurrent use.
 type DB struct {
-	cfg  Config
-	log  *slog.Logger
-	sql  *sql.DB
-	addr string
-	b    sqlBuilder
+	cfg     Config
+	retries atomic.Int64
+	log     *slog.Logger
+	sql     *sql.DB
+	addr    string
+	b       sqlBuilder
 
 	mu sync.Mutex
 	// stmts holds every prepared statement by its text; database/sql
@@ -42,6 +44,12 @@ type DB struct {
 	// every field names them instead of SELECT *, so that the record's
 	// field names are the workload's whatever case the columns have.
 	fields map[string][]string
+	// txSQL is the pool of transactions of several statements
+	// (Transact), whose connections use the database: their statements
+	// name tables alone. Opened at the first.
+	txSQL *sql.DB
+	// txStmts are txSQL's prepared statements by their text.
+	txStmts map[string]*sql.Stmt
 }
 
 var (
@@ -187,7 +195,15 @@ func (db *DB) Close() error {
 		_ = st.Close()
 	}
 	db.stmts = map[string]*sql.Stmt{}
+	txSQL := db.txSQL
+	for _, st := range db.txStmts {
+		_ = st.Close()
+	}
+	db.txSQL, db.txStmts = nil, nil
 	db.mu.Unlock()
+	if txSQL != nil {
+		_ = txSQL.Close() // its connections are the same server's; the error below says more
+	}
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close %s pool for %s: %w", db.cfg.Dialect, db.addr, err)
 	}

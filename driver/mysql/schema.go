@@ -11,6 +11,19 @@ import (
 // CreateSchema implements driver.SchemaManager: CREATE DATABASE IF NOT
 // EXISTS, then CREATE TABLE IF NOT EXISTS with the key and field columns.
 func (db *DB) CreateSchema(ctx context.Context, s driver.Schema) error {
+	if err := db.CreateDatabase(ctx); err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, db.b.createTable(s.Table, s.Fields)); err != nil {
+		return fmt.Errorf("create table %s.%s at %s: %w", db.cfg.Database, s.Table, db.addr, classify(err))
+	}
+	db.setFields(s.Table, s.Fields)
+	return nil
+}
+
+// CreateDatabase implements driver.DatabaseCreator: CREATE DATABASE IF
+// NOT EXISTS.
+func (db *DB) CreateDatabase(ctx context.Context) error {
 	res, err := db.sql.ExecContext(ctx, db.b.createDatabase())
 	if err != nil {
 		return fmt.Errorf("create database %s at %s: %w", db.cfg.Database, db.addr, classify(err))
@@ -18,10 +31,6 @@ func (db *DB) CreateSchema(ctx context.Context, s driver.Schema) error {
 	if n, _ := res.RowsAffected(); n > 0 {
 		db.log.Info("created database", "database", db.cfg.Database, "addr", db.addr)
 	}
-	if _, err := db.sql.ExecContext(ctx, db.b.createTable(s.Table, s.Fields)); err != nil {
-		return fmt.Errorf("create table %s.%s at %s: %w", db.cfg.Database, s.Table, db.addr, classify(err))
-	}
-	db.setFields(s.Table, s.Fields)
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/driver"
-	"github.com/dbarena/dbarena/driver/drivertest"
 	"github.com/dbarena/dbarena/driver/postgres"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/internal/testkit"
@@ -94,17 +93,14 @@ func sameServerHosts(t *testing.T, n int) (string, map[string]string) {
 
 // TestHostsSpreadWorkers gives postgres.hosts the same server under two
 // entries, as two nodes of a cluster: the workers' sessions must split
-// between them (each pool names its host in application_name), and the
-// conformance suite must hold over them.
+// between them (each pool names its host in application_name). The
+// conformance suite runs over such hosts in driver/drivertest.
 func TestHostsSpreadWorkers(t *testing.T) {
 	// Sessions sent to one host would wait for connections its half of
 	// the pool does not have: fail, not hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	url, props := sameServerHosts(t, 2)
-	drivertest.Run(t, drivertest.Options{Open: postgres.Open, Prefix: postgres.Prefix, Props: props,
-		ScanOrdered: true, StrictInsert: true, Records: 200})
-
 	db, err := postgres.Open(ctx, driver.Params{Props: props, Workers: 4})
 	require.NoError(t, err)
 	defer db.Close()
@@ -179,20 +175,6 @@ func TestFirstWorkerPicksTheHost(t *testing.T) {
 		require.NoError(t, sm.DropSchema(ctx, schema))
 		require.NoError(t, db.Close())
 	}
-}
-
-// TestConformanceSimpleProtocol runs the conformance suite with the URL's
-// default_query_exec_mode=simple_protocol, as behind PgBouncer in
-// transaction mode, where no statement may be prepared: every operation
-// takes pgx's own path in that mode.
-func TestConformanceSimpleProtocol(t *testing.T) {
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_simple")
-	url += map[bool]string{true: "&", false: "?"}[strings.Contains(url, "?")] + "default_query_exec_mode=simple_protocol"
-	drivertest.Run(t, drivertest.Options{
-		Open: postgres.Open, Prefix: postgres.Prefix,
-		Props:       map[string]string{"postgres.url": url, "postgres.load": "insert"},
-		ScanOrdered: true, StrictInsert: true, Records: 300,
-	})
 }
 
 // openTable opens url for workers workers, closed when the test ends,

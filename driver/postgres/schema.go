@@ -18,22 +18,33 @@ const maintenanceDB = "postgres"
 // CreateSchema implements driver.SchemaManager: it creates the database
 // (when postgres.create.database allows) and the table when missing.
 func (db *DB) CreateSchema(ctx context.Context, s driver.Schema) error {
-	if db.missingDB {
-		if !db.cfg.CreateDatabase {
-			return db.ready()
-		}
-		if err := db.createDatabase(ctx); err != nil {
-			return err
-		}
-		if err := db.connect(ctx); err != nil {
-			return err
-		}
-		db.missingDB = false
+	if err := db.CreateDatabase(ctx); err != nil {
+		return err
 	}
 	q := db.cfg.sql.createTable(s.Table, s.Fields)
 	if _, err := db.pool.Exec(ctx, q); err != nil {
 		return fmt.Errorf("create table %s in database %q at %s: %w", s.Table, db.dbName, db.addr, err)
 	}
+	return nil
+}
+
+// CreateDatabase implements driver.DatabaseCreator: it creates the URL's
+// database when it is missing and postgres.create.database allows, and
+// connects to it.
+func (db *DB) CreateDatabase(ctx context.Context) error {
+	if !db.missingDB {
+		return nil
+	}
+	if !db.cfg.CreateDatabase {
+		return db.ready()
+	}
+	if err := db.createDatabase(ctx); err != nil {
+		return err
+	}
+	if err := db.connect(ctx); err != nil {
+		return err
+	}
+	db.missingDB = false
 	return nil
 }
 

@@ -40,6 +40,8 @@ type DB struct {
 	// of a cluster.
 	addr   string
 	update *rueidis.Lua
+	// transfer is the ledger's transfer (see Transfer).
+	transfer *rueidis.Lua
 }
 
 var (
@@ -62,7 +64,8 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 	if err != nil {
 		return nil, driver.BadConfig(err)
 	}
-	db := &DB{cfg: cfg, log: p.Log(), addr: strings.Join(cfg.Addrs, ","), update: rueidis.NewLuaScript(updateScript)}
+	db := &DB{cfg: cfg, log: p.Log(), addr: strings.Join(cfg.Addrs, ","), update: rueidis.NewLuaScript(updateScript),
+		transfer: rueidis.NewLuaScript(transferScript)}
 	// rueidis connects before it returns, and bounds the dial and the
 	// connection's first commands by the dial timeout.
 	db.client, err = rueidis.NewClient(clientOption(cfg))

@@ -21,14 +21,10 @@ import (
 
 const envAddr = "DBARENA_TEST_REDIS"
 
-// Logical databases of the test server: these tests' records and the
-// benchmark's loaded ones (benchDB) apart from each other and from the
-// conformance suite's (1 and 4, in driver/drivers), which drops every
-// indexed record of its database.
-const (
-	checkedDB = "2"
-	benchDB   = "3"
-)
+// checkedDB is the logical database of these tests' records, apart from
+// the benchmark's (3) and the conformance suite's (1 and 4, both in
+// driver/drivertest), which drops every indexed record of its database.
+const checkedDB = "2"
 
 func open(t *testing.T, props map[string]string) driver.DB {
 	t.Helper()

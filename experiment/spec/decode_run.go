@@ -96,7 +96,7 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, bool) {
 func (d *decoder) builtin(n *yaml.Node, path, name string) (string, *properties.Set) {
 	short, ok := workloads.Canonical(name)
 	if !ok {
-		d.errorf(n, path, "unknown built-in workload %q; valid: %s (or workloada to workloadf)%s",
+		d.errorf(n, path, "unknown built-in workload %q; valid: %s (or workloada to workloadf, workloadledger, workloadtpcc)%s",
 			name, strings.Join(workloads.Names(), ", "), builtinHint)
 		return "", nil
 	}
@@ -226,6 +226,20 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("repetitions"); v != nil {
 		r.Repetitions, _ = d.positiveInt(v, "run.repetitions")
 	}
+	d.untilFields(f, r)
+	if v := f.get("reference"); v != nil {
+		r.Reference, _ = d.boolean(v, "run.reference")
+	}
+	r.MaxErrorRate = d.optionalFraction(f.get("max_error_rate"), "run.max_error_rate")
+	r.StopOnErrorRate = d.optionalFraction(f.get("stop_on_error_rate"), "run.stop_on_error_rate")
+	d.stages(f, r)
+	d.loaders(f, r)
+}
+
+// untilFields decodes when a run stops growing: a sweep until saturated
+// (its gain and steps) or a rate search until the objective (its
+// resolution and probes).
+func (d *decoder) untilFields(f fields, r *RunSettings) {
 	if v := f.get("until"); v != nil {
 		if u, ok := d.str(v, "run.until"); ok {
 			if u != UntilSaturated && u != UntilSLO {
@@ -265,13 +279,6 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("saturation_steps"); v != nil {
 		r.SaturationSteps, _ = d.positiveInt(v, "run.saturation_steps")
 	}
-	if v := f.get("reference"); v != nil {
-		r.Reference, _ = d.boolean(v, "run.reference")
-	}
-	r.MaxErrorRate = d.optionalFraction(f.get("max_error_rate"), "run.max_error_rate")
-	r.StopOnErrorRate = d.optionalFraction(f.get("stop_on_error_rate"), "run.stop_on_error_rate")
-	d.stages(f, r)
-	d.loaders(f, r)
 }
 
 // loaders decodes run.loaders and run.loader_commands.

@@ -189,15 +189,22 @@ func TestPrecedence(t *testing.T) {
 		"target>workload":     {step: run, key: "fieldlength", value: "30", source: f + ":10"},
 		"matrix>target":       {step: run, key: "requestdistribution", value: "hotspot", source: f + ":25"},
 		"driver property":     {step: run, key: "postgres.dialect", value: "postgres", source: f + ":12"},
-		"run.threads":         {step: run, key: "threadcount", value: "3", source: f + ":21"},
-		"matrix target":       {step: run, key: "target", value: "50", source: f + ":26"},
-		"duration + warm-up":  {step: run, key: "maxexecutiontime", value: "12", source: f + ":23"},
 		"no operation count":  {step: run, key: "operationcount", value: "0", source: f + ":23"},
-		"warm-up":             {step: run, key: "warmup.time", value: "2", source: f + ":22"},
-		"load threads":        {step: load, key: "threadcount", value: "4", source: f + " (default load.threads)"},
-		"load batch size":     {step: load, key: "batchsize", value: "1", source: f + " (default load.batch_size)"},
 		"load phase":          {step: load, key: "dotransactions", value: "false", source: f + " (load step)"},
 		"load data":           {step: load, key: "fieldlength", value: "30", source: f + ":10"},
+	}
+	// The run's settings are the step's, typed, and no property: one
+	// value from the file to the worker.
+	require.Equal(t, 3, run.Threads)
+	require.Equal(t, 50.0, run.Rate, "the matrix's target over run.target")
+	require.Equal(t, 10*time.Second, run.Duration)
+	require.Equal(t, 2*time.Second, run.Warmup)
+	require.Equal(t, 4, load.Threads)
+	for _, st := range []spec.Step{load, run} {
+		for _, k := range []string{"threadcount", "target", "maxexecutiontime", "warmup.time", "batchsize", "drop", "verify"} {
+			_, _, ok := st.Properties.Lookup(k)
+			require.False(t, ok, "%s: property %s", st.ID, k)
+		}
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -220,8 +227,6 @@ func TestOperationRun(t *testing.T) {
 	v, src := source(t, run, "operationcount")
 	require.Equal(t, "2500", v, "the run's count replaces the built-in's operationcount=1000")
 	require.Equal(t, "testdata/plan.yaml:5", src)
-	v, _ = source(t, run, "maxexecutiontime")
-	require.Equal(t, "0", v)
 }
 
 // TestTrialErrors checks that a value only wrong in combination is
@@ -291,8 +296,8 @@ func TestNewPlanHandBuilt(t *testing.T) {
 	p, err := spec.NewPlan(s)
 	require.NoError(t, err)
 	require.Equal(t, []string{"m.load.1", "m.c"}, ids(p))
-	_, src := source(t, p.Steps[1], "threadcount")
-	require.Equal(t, "code (default run.threads)", src)
+	_, src := source(t, p.Steps[1], "operationcount")
+	require.Equal(t, "code (default run.duration)", src)
 }
 
 func TestStepKindString(t *testing.T) {

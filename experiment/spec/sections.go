@@ -107,7 +107,7 @@ func axisSuggestions() []string {
 	return []string{
 		axisThreads, axisTarget, core.RecordCount, core.FieldCount, core.FieldLength, core.FieldLengthDistribution,
 		core.ReadProportion, core.UpdateProportion, core.InsertProportion, core.ScanProportion, core.ReadModifyWrite,
-		core.DeleteProportion, core.RequestDistribution, core.ZipfianConstant, core.HotspotDataFraction, core.HotspotOpnFraction,
+		core.DeleteProportion, core.TransferProportion, core.RequestDistribution, core.ZipfianConstant, core.HotspotDataFraction, core.HotspotOpnFraction,
 		core.MaxScanLength, core.ScanLengthDistribution, core.InsertOrder, core.ReadAllFields, core.WriteAllFields, core.DataIntegrity,
 	}
 }

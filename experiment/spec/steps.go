@@ -19,16 +19,12 @@ func clone(p *properties.Set) *properties.Set {
 
 // loadStep makes the n-th load of target t, with the data that workload
 // w at matrix point pt needs. Its Params leave out the threads and target
-// axes, which apply to runs only.
+// axes, which apply to runs only. The load section's settings stay in
+// the spec, typed: the experiment lays them over the trial's.
 func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Set, cfg workload.Config, n int) Step {
 	l := b.s.Load
 	p := clone(trial)
 	p.Set(core.DoTransactions, "false", properties.Source{File: b.s.File + " (load step)"})
-	p.Set(core.ThreadCount, strconv.Itoa(l.Threads), b.settingSrc("load.threads"))
-	p.Set(core.Target, formatRate(l.Target), b.settingSrc("load.target"))
-	p.Set(core.BatchSize, strconv.Itoa(l.BatchSize), b.settingSrc("load.batch_size"))
-	p.Set(core.Drop, strconv.FormatBool(l.Drop), b.settingSrc("load.drop"))
-	p.Set(core.Verify, strconv.FormatBool(l.Verify), b.settingSrc("load.verify"))
 	var params []KV
 	for _, kv := range pt {
 		if kv.Key != axisThreads && kv.Key != axisTarget {
@@ -41,7 +37,9 @@ func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Se
 }
 
 // runStep makes repetition rep of workload w on target t at point pt.
-// The matrix's threads and target override the run section's.
+// The matrix's threads and target override the run section's. The run's
+// settings (threads, rate, duration, warm-up, stages) are the step's
+// typed fields, not properties: one value from the file to the worker.
 func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set, rep int) Step {
 	r := b.s.Run
 	st := Step{Kind: Run, ID: runID(t, w, pt, rep, r.Repetitions), Target: t, Workload: w, Params: pt,
@@ -50,39 +48,24 @@ func (b *builder) runStep(t *Target, w *Workload, pt []KV, trial *properties.Set
 	if st.ThreadsAuto {
 		st.Threads = 0
 	}
-	p := clone(trial)
-	threadsSrc, rateSrc := b.settingSrc("run.threads"), b.settingSrc("run.target")
 	for _, kv := range pt {
 		switch kv.Key {
 		case axisThreads:
 			st.Threads, _ = strconv.Atoi(kv.Value) // checked when decoded
-			threadsSrc = b.src(kv.Line)
 		case axisTarget:
 			st.Rate, _ = parseRate(kv.Value) // checked when decoded
-			rateSrc = b.src(kv.Line)
 		}
 	}
+	p := clone(trial)
 	p.Set(core.DoTransactions, "true", properties.Source{File: b.s.File + " (run step)"})
-	threads := st.Threads
-	if st.ThreadsAuto {
-		// Known at run time; one passes the workload's checks here.
-		threads = 1
-	}
-	p.Set(core.ThreadCount, strconv.Itoa(threads), threadsSrc)
-	p.Set(core.Target, formatRate(st.Rate), rateSrc)
-	// A duration-bound run must not stop at a property file's
-	// operationcount (the built-ins say 1000), and the reverse.
+	// operationcount is also the workload's (its checks read it): a
+	// duration-bound run must not stop at a property file's (the
+	// built-ins say 1000).
+	src := b.settingSrc("run.duration")
 	if st.Operations > 0 {
-		p.Set(core.OperationCount, itoa(st.Operations), b.settingSrc("run.operations"))
-		p.Set(core.MaxExecutionTime, "0", b.settingSrc("run.operations"))
-	} else {
-		// maxexecutiontime includes the warm-up, as in YCSB where it
-		// bounds the whole run.
-		p.Set(core.OperationCount, "0", b.settingSrc("run.duration"))
-		p.Set(core.MaxExecutionTime, formatSeconds(st.Duration+st.Warmup), b.settingSrc("run.duration"))
+		src = b.settingSrc("run.operations")
 	}
-	p.Set(core.WarmupTime, formatSeconds(st.Warmup), b.settingSrc("run.warmup"))
-	p.Set(core.WarmupSteady, strconv.FormatBool(st.WarmupSteady), b.settingSrc("run.warmup"))
+	p.Set(core.OperationCount, itoa(st.Operations), src)
 	st.Properties = p
 	return st
 }

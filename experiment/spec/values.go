@@ -96,8 +96,3 @@ func parseMemory(s string) (int64, error) {
 	}
 	return int64(math.Round(b)), nil
 }
-
-// formatSeconds writes a duration as YCSB writes times: plain seconds.
-func formatSeconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-}

@@ -99,6 +99,9 @@ func parseLabels(s string, labels map[string]string) (string, error) {
 			return "", fmt.Errorf("bad label in %q", s)
 		}
 		name := strings.TrimSpace(s[:eq])
+		if !labelName(name) {
+			return "", fmt.Errorf("bad label name %q", name)
+		}
 		var val strings.Builder
 		j := eq + 2
 		for ; j < len(s) && s[j] != '"'; j++ {
@@ -117,6 +120,24 @@ func parseLabels(s string, labels map[string]string) (string, error) {
 		labels[name] = val.String()
 		s = s[j+1:]
 	}
+}
+
+// labelName reports whether s is a label name as the exposition format
+// defines it, [a-zA-Z_][a-zA-Z0-9_]*: a page that breaks the rule is
+// not one of the exporters' and reading it on would guess.
+func labelName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // MaxPage bounds the page Fetch reads: node_exporter's is about 60 KB,

@@ -45,6 +45,21 @@ const (
 	InsertionRetryInterval  = "core_workload_insertion_retry_interval"
 )
 
+// dbarena's ledger: transfers between accounts whose balances sum to a
+// constant, checked after the run (docs/guide/ledger.md).
+const (
+	TransferProportion = "transferproportion"
+	LedgerBalance      = "ledger.balance"
+	LedgerFloor        = "ledger.floor"
+	LedgerMaxAmount    = "ledger.maxamount"
+)
+
+// dbarena's TPC-C (docs/guide/tpcc.md): its scale and its mix.
+const (
+	TPCCWarehouses = "tpcc.warehouses"
+	TPCCMix        = "tpcc.mix"
+)
+
 // YCSB's client and measurement properties. dbarena always measures
 // with HdrHistograms: the measurement ones are accepted so that YCSB
 // files do not warn.
@@ -117,6 +132,7 @@ func Known() []string {
 		RequestDistribution, ZipfianConstant, HotspotDataFraction, HotspotOpnFraction, ExponentialPercentile,
 		ExponentialFrac, MinScanLength, MaxScanLength, ScanLengthDistribution, InsertOrder, ZeroPadding,
 		DataIntegrity, InsertionRetryLimit, InsertionRetryInterval,
+		TransferProportion, LedgerBalance, LedgerFloor, LedgerMaxAmount, TPCCWarehouses, TPCCMix,
 		Workload, DB, Exporter, ExportFile, ThreadCount, Target, MaxExecutionTime, DoTransactions, BatchSize,
 		StatusInterval,
 		Seed, WarmupTime, WarmupOperations, WarmupSteady, JSONOutput, HdrLog, LateThreshold, StopOnErrorRate,

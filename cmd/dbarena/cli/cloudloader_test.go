@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -9,38 +8,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/results"
 )
-
-// syncBuffer is a bytes.Buffer a process may write while a test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startSSHD runs a real OpenSSH server inside a network namespace, on
 // port 22 of its own address, admitting root with a key made here; it
 // returns the private key's path and the server's log.
-func startSSHD(t *testing.T, h netHost) (key string, log *syncBuffer) {
+func startSSHD(t *testing.T, h netHost) (key string, log *testkit.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	keygen := func(path string) {
@@ -68,7 +49,7 @@ LogLevel VERBOSE
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(cfg), 0o600))
 	// The privilege-separation directory sshd insists on.
 	require.NoError(t, os.MkdirAll("/run/sshd", 0o755))
-	log = &syncBuffer{}
+	log = &testkit.Buffer{}
 	cmd := exec.Command("ip", "netns", "exec", h.Name, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	cmd.Stdout, cmd.Stderr = log, log
 	// A session whose client is gone (its wire cut) would hold the
@@ -130,6 +111,23 @@ func rowsByID(d *results.Data) map[string]results.Trial {
 		rows[tr.ID] = tr
 	}
 	return rows
+}
+
+// measuredRow is the completed row of run trial id: the trial's own, or,
+// when its window moved and it was measured again (superseded, flagged
+// not-steady), its retry's. Which one is the machine's to decide; that
+// the trial was measured and recorded is the test's.
+func measuredRow(t *testing.T, rows map[string]results.Trial, id string) results.Trial {
+	t.Helper()
+	row, ok := rows[id]
+	require.True(t, ok, "row %s", id)
+	if row.Status == results.StatusSuperseded {
+		require.True(t, results.HasFlag(row.Flags, results.FlagNotSteady), "%s superseded only when its window moved: %q", id, row.Flags)
+		row, ok = rows[results.RetryID(id)]
+		require.True(t, ok, "the retry of %s is recorded", id)
+	}
+	require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", row.ID, row.StatusReason)
+	return row
 }
 
 // waitListening waits until addr accepts TCP connections.

@@ -67,8 +67,8 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (bool, 
 		slo = c.data.Manifest.SLO
 	}
 	for _, row := range d.Trials {
-		if row.Kind != results.KindRun {
-			continue
+		if row.Kind != results.KindRun || row.Status == results.StatusSuperseded {
+			continue // a superseded run was measured again: the next row
 		}
 		ok, why := sizing.Confirm(row, c.ask.Throughput, slo, share)
 		verdict := "confirmed"

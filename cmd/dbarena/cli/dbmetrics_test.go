@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -20,29 +18,14 @@ import (
 // over the measured window; the manifest has the ratio over the target's
 // life.
 func TestDatabaseMetricsEverySecond(t *testing.T) {
-	redisAddr := testenv.Addr(t, "DBARENA_TEST_REDIS")
-	mysqlURL := testenv.Addr(t, "DBARENA_TEST_MYSQL")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "dbm.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: dbm
+	require.NoError(t, os.WriteFile(file, []byte(`name: dbm
 properties: {recordcount: 2000, table: dbm_usertable}
-targets:
-  - name: pg
-    database: postgres
-    deploy: {provider: existing}
-    properties: {postgres.url: "%s"}
-  - name: rd
-    database: redis
-    deploy: {provider: existing}
-    properties: {redis.addr: "%s", redis.db: "9"}
-  - name: my
-    database: mysql
-    deploy: {provider: existing}
-    properties: {mysql.url: "%s", mysql.database: dbarena_cli}
-workloads: [c]
+`+testServerTargets(t, 9)+`workloads: [c]
 load: {drop: true}
 run: {duration: 4s, threads: 2}
-`, pgURL(t), redisAddr, mysqlURL)), 0o644))
+`), 0o644))
 	res := filepath.Join(dir, "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)

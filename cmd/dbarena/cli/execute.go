@@ -67,6 +67,7 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 	if !rs.SeedGiven {
 		st.Logger.Info("random seed chosen; pass -seed to reproduce", "seed", rs.Run.Seed)
 	}
+	t.Settings.Shared = !f.ls.slot.Alone()
 	span := startUsage()
 	out, runErr := t.Run(ctx, observers...)
 	usage := span()
@@ -80,15 +81,15 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 	if runErr != nil {
 		return &exitError{code: ExitFailure, err: errors.Join(append(errs, runErr)...)}
 	}
-	res, rep := out.Result, out.Verify
-	if out.VerifyErr != nil {
-		errs = append(errs, out.VerifyErr)
-	}
+	res, rep, audit := out.Result, out.Verify, out.Audit
+	errs = append(errs, out.VerifyErr, out.AuditErr)
 	if rep != nil {
 		fmt.Fprintln(st.Stderr, rep)
 	}
-	counters := out.Counters
-	errs = append(errs, writeOutputs(st, f.text, t, f.refs, res, rep, counters, f.ls, usage))
+	if audit != nil {
+		fmt.Fprintln(st.Stderr, "dbarena:", audit)
+	}
+	errs = append(errs, writeOutputs(st, f.text, t, f.refs, out, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
@@ -104,6 +105,8 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 		return &exitError{code: ExitFailure, err: fmt.Errorf("failed: %s; results were written (-p max-error-rate=1 accepts any error rate)", res.Failure())}
 	case rep != nil && rep.Failed():
 		return &exitError{code: ExitFailure, err: fmt.Errorf("verify failed: %d missing, %d mismatched, %d errors of %d records", rep.Missing, rep.Mismatched, rep.Errors, rep.Records)}
+	case audit != nil && audit.Failed():
+		return &exitError{code: ExitFailure, err: errors.New("the workload's invariants are broken; the audit above says which rows")}
 	}
 	return nil
 }
@@ -125,7 +128,8 @@ func shownProps(st *State, props *properties.Set, refs map[string]string) map[st
 
 // writeOutputs writes the YCSB text (to text when no --export file is
 // given) and the JSON summary.
-func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]string, res *runner.Result, rep *results.VerifyReport, counters []results.Counter, ls loaderSpec, usage runUsage) error {
+func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]string, out *trial.Outcome, ls loaderSpec, usage runUsage) error {
+	res, counters := out.Result, out.Counters
 	rs := t.Settings
 	w, closeText, err := openOutput(st, rs.ExportFile, text)
 	if err != nil {
@@ -143,7 +147,13 @@ func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]str
 		return textErr
 	}
 	sum := newSummary(t, shownProps(st, t.Props, refs), res)
-	sum.Verify, sum.DriverCounters = rep, counters
+	sum.Verify, sum.DriverCounters = out.Verify, counters
+	switch a := out.Audit.(type) {
+	case *results.LedgerReport:
+		sum.Ledger = a
+	case *results.ConsistencyReport:
+		sum.TPCC = a
+	}
 	if sum.Loader != nil {
 		sum.Loader.RunCPU, sum.Loader.RunWall = usage.cpu, usage.wall
 	}

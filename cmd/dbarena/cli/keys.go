@@ -82,7 +82,7 @@ func runKeys(st *State, f *keysFlags) error {
 	p.Set(core.OperationCount, strconv.FormatInt(f.draws, 10), properties.Source{File: "--draws"})
 	// Reads only: with inserts in the mix the zipfian key space grows.
 	p.Set(core.ReadProportion, "1", src)
-	for _, k := range []string{core.UpdateProportion, core.InsertProportion, core.ScanProportion, core.ReadModifyWrite, core.DeleteProportion} {
+	for _, k := range []string{core.UpdateProportion, core.InsertProportion, core.ScanProportion, core.ReadModifyWrite, core.DeleteProportion, core.TransferProportion} {
 		p.Set(k, "0", src)
 	}
 	cfg, warnings, err := workload.ParseConfig(p, drivers.Prefixes())

@@ -99,6 +99,51 @@ func noLoaderLeft(t *testing.T, mark string) {
 	}
 }
 
+// intoTheWindow is how long after a loader process appears a test acts
+// on it: the loaders start together about 3 s after they are launched,
+// so this is about 3 s into the measured window.
+const intoTheWindow = 6 * time.Second
+
+// cutLinkInTheWindow takes a network interface down once the loader
+// numbered slot ("1/2") has run for intoTheWindow; the channel says
+// whether it did.
+func cutLinkInTheWindow(veth, slot, work string) chan error {
+	acted := make(chan error, 1)
+	go func() {
+		_, err := findLoader(slot, work)
+		if err == nil {
+			time.Sleep(intoTheWindow)
+			err = exec.Command("ip", "link", "set", veth, "down").Run()
+		}
+		acted <- err
+	}()
+	return acted
+}
+
+// failedRun is what a run whose trial r.c failed through its loaders
+// left: its results, r.c's row and the standard output.
+type failedRun struct {
+	data *results.Data
+	row  results.Trial
+	out  string
+}
+
+// runLoadersToFailure runs the experiment in file (results beside it,
+// in r) with its loaders in work and requires that it exits 1 with
+// trial r.c's row written, failed.
+func runLoadersToFailure(t *testing.T, file, bin, work string) failedRun {
+	t.Helper()
+	res := filepath.Join(filepath.Dir(file), "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	require.Equal(t, ExitFailure, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	row, ok := rowsByID(d)["r.c"]
+	require.True(t, ok, "the trial's row is written")
+	require.Equal(t, results.StatusFailed, row.Status)
+	return failedRun{data: d, row: row, out: out}
+}
+
 // TestLoaderLossKeepsWhatTheOthersMeasured kills one of three loaders
 // (kill -9) or freezes it (SIGSTOP) in the measured window: the trial
 // keeps every interval the loaders sent, carries a flag naming the lost
@@ -119,29 +164,20 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work-"+strings.ReplaceAll(tc.name, " ", ""))
 			file := redisExperiment(t, dir, "lose", srv.addr, "{duration: 10s, threads: 2, loaders: 3}")
-			res := filepath.Join(dir, "r")
 			acted := make(chan error, 1)
 			go func() {
 				pid, err := findLoader("1/3", work)
 				if err == nil {
-					// Into the measured window: the loaders start
-					// together about 3 s after they are launched.
-					time.Sleep(6 * time.Second)
+					time.Sleep(intoTheWindow)
 					err = syscall.Kill(pid, tc.sig)
 				}
 				acted <- err
 			}()
 			start := time.Now()
-			code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
-			took := time.Since(start)
+			f := runLoadersToFailure(t, file, bin, work)
 			require.NoError(t, <-acted)
-			require.Equal(t, ExitFailure, code, errs)
-			require.Less(t, took, 30*time.Second, "a frozen loader does not hold the experiment")
-			d, err := results.Read(res)
-			require.NoError(t, err)
-			row, ok := rowsByID(d)["r.c"]
-			require.True(t, ok, "the trial's row is written")
-			require.Equal(t, results.StatusFailed, row.Status)
+			require.Less(t, time.Since(start), 30*time.Second, "a frozen loader does not hold the experiment")
+			d, row, out := f.data, f.row, f.out
 			require.True(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
 			require.Contains(t, row.StatusReason, "loader 1 of 3 lost")
 			require.Contains(t, row.StatusReason, tc.why)
@@ -155,7 +191,7 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 			}
 			require.GreaterOrEqual(t, seconds, 8, "the healthy loaders' intervals reach the time series")
 			require.Contains(t, out, "r.c: failed: loader 1 of 3 lost")
-			require.NoDirExists(t, filepath.Join(res, results.HdrDir, "r.c"+results.LoaderLogs), "merged into hdr/r.c.hlog: each fact once")
+			require.NoDirExists(t, filepath.Join(dir, "r", results.HdrDir, "r.c"+results.LoaderLogs), "merged into hdr/r.c.hlog: each fact once")
 			noLoaderLeft(t, work)
 		})
 	}
@@ -218,31 +254,14 @@ func sshLoaderExperiment(t *testing.T, subnet int, name, duration string) sshLoa
 // after 5 s without data, and the trial keeps what both loaders sent.
 func TestLoaderOverSSHLosesItsLink(t *testing.T) {
 	x := sshLoaderExperiment(t, 215, "cut", "10s")
-	vm, bin, file, work, dir := x.vm, x.bin, x.file, x.work, x.dir
-	acted := make(chan error, 1)
-	go func() {
-		// The local loader starts with the remote one, about 3 s after
-		// both are launched; cut the wire 3 s into the trial.
-		_, err := findLoader("1/2", work)
-		if err == nil {
-			time.Sleep(6 * time.Second)
-			err = exec.Command("ip", "link", "set", vm.Veth, "down").Run()
-		}
-		acted <- err
-	}()
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	// The local loader starts with the remote one.
+	acted := cutLinkInTheWindow(x.vm.Veth, "1/2", x.work)
+	row := runLoadersToFailure(t, x.file, x.bin, x.work).row
 	require.NoError(t, <-acted)
-	require.Equal(t, ExitFailure, code, errs)
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	row, ok := rowsByID(d)["r.c"]
-	require.True(t, ok, "the trial's row is written")
-	require.Equal(t, results.StatusFailed, row.Status)
 	require.Contains(t, row.StatusReason, "loader 0 of 2 lost")
 	require.Contains(t, row.StatusReason, "no data for 5s")
 	require.Positive(t, row.Operations)
-	noLoaderLeft(t, work)
+	noLoaderLeft(t, x.work)
 }
 
 // remoteLoaderPID returns the PID of the dbarena process that runs loader
@@ -267,7 +286,7 @@ func remoteLoaderPID(index string) int {
 // sshd, stops by itself long before its trial would have ended.
 func TestLoaderOverSSHLosesItsClient(t *testing.T) {
 	x := sshLoaderExperiment(t, 216, "client", "12s")
-	key, bin, file, work, dir := x.key, x.bin, x.file, x.work, x.dir
+	key, work := x.key, x.work
 	type outcome struct {
 		remote  int
 		stopped time.Duration
@@ -282,21 +301,14 @@ func TestLoaderOverSSHLosesItsClient(t *testing.T) {
 			acted <- outcome{err: err}
 			return
 		}
-		time.Sleep(6 * time.Second)
+		time.Sleep(intoTheWindow)
 		remote := remoteLoaderPID("0/2")
 		err = syscall.Kill(client, syscall.SIGKILL)
 		killed := time.Now()
 		poll(20*time.Second, func() bool { return remote == 0 || syscall.Kill(remote, 0) != nil })
 		acted <- outcome{remote: remote, stopped: time.Since(killed), err: err}
 	}()
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
-	require.Equal(t, ExitFailure, code, errs)
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	row, ok := rowsByID(d)["r.c"]
-	require.True(t, ok, "the trial's row is written")
-	require.Equal(t, results.StatusFailed, row.Status)
+	row := runLoadersToFailure(t, x.file, x.bin, work).row
 	require.True(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
 	require.Contains(t, row.StatusReason, "loader 0 of 2 lost")
 	require.Contains(t, row.StatusReason, "killed by signal 9")
@@ -334,24 +346,9 @@ func TestLoaderInANamespaceLosesTheDatabase(t *testing.T) {
 		fmt.Sprintf(`redis.addr: "%s:%d", redis.timeout: 1s, redis.connect.timeout: 1s`, ns.HostIP, port),
 		fmt.Sprintf(`{duration: 10s, threads: 8, loaders: 2, loader_commands: ["ip netns exec %s", ""]}`, ns.Name))
 	work := filepath.Join(dir, "work")
-	acted := make(chan error, 1)
-	go func() {
-		_, err := findLoader("1/2", work)
-		if err == nil {
-			time.Sleep(6 * time.Second)
-			err = exec.Command("ip", "link", "set", ns.Veth, "down").Run()
-		}
-		acted <- err
-	}()
-	res := filepath.Join(dir, "r")
-	code, _, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", bin, "--work-dir", work)
+	acted := cutLinkInTheWindow(ns.Veth, "1/2", work)
+	row := runLoadersToFailure(t, file, bin, work).row
 	require.NoError(t, <-acted)
-	require.Equal(t, ExitFailure, code, errs)
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	row, ok := rowsByID(d)["r.c"]
-	require.True(t, ok, "the trial's row is written")
-	require.Equal(t, results.StatusFailed, row.Status)
 	require.False(t, results.HasFlag(row.Flags, results.FlagLoaderLost), "flags: %q", row.Flags)
 	require.Regexp(t, `^(stopped early: loader 0 of 2: error rate [\d.]+% in one interval|\d+ of \d+ operations failed \([\d.]+%\), above max-error-rate=0.01)`, row.StatusReason)
 	require.True(t, results.HasFlag(row.Flags, results.FlagErrors), "flags: %q", row.Flags)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,6 +22,29 @@ func pgURL(t *testing.T) string {
 	require.NoError(t, err)
 	u.Path = "/dbarena_cli"
 	return u.String()
+}
+
+// testServerTargets is an experiment's targets section on the test
+// servers as they are: PostgreSQL (pg), Redis in database redisDB (rd)
+// and MariaDB (my).
+func testServerTargets(t *testing.T, redisDB int) string {
+	t.Helper()
+	redisAddr := testenv.Addr(t, "DBARENA_TEST_REDIS")
+	mysqlURL := testenv.Addr(t, "DBARENA_TEST_MYSQL")
+	return fmt.Sprintf(`targets:
+  - name: pg
+    database: postgres
+    deploy: {provider: existing}
+    properties: {postgres.url: "%s"}
+  - name: rd
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: "%s", redis.db: "%d"}
+  - name: my
+    database: mysql
+    deploy: {provider: existing}
+    properties: {mysql.url: "%s", mysql.database: dbarena_cli}
+`, pgURL(t), redisAddr, redisDB, mysqlURL)
 }
 
 func TestLoadVerifyRunAgainstPostgres(t *testing.T) {

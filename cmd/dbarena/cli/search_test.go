@@ -86,6 +86,43 @@ run: {until: slo, duration: 3s, threads: 4, max_probes: 10}
 	require.Contains(t, string(html), "search capped c: highest rate at p99 &lt;= 5 ms: ", "the answer in the report's verdict")
 }
 
+// TestSearchOnLoaders searches with two loader processes: each probe's
+// loaders run the rate and threads the search chose for it (each loader
+// half the rate, the row counting both loaders' workers), not the run
+// section's, which a loader once read from the step's properties and
+// ran unpaced (a probe at 12,597 ops/s served 22,272 and was called
+// met).
+func TestSearchOnLoaders(t *testing.T) {
+	requireLocalServers(t, "redis-server")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "search.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: search-loaders
+properties: {recordcount: 1000}
+targets:
+  - database: redis
+workloads: [c]
+slo: {p99: 50ms}
+run: {until: slo, duration: 2s, threads: 2, max_probes: 2, loaders: 2}
+`), 0o644))
+	res := filepath.Join(dir, "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", buildDbarena(t))
+	t.Log(out)
+	require.Equal(t, ExitOK, code, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Len(t, d.Manifest.Searches, 1)
+	s := d.Manifest.Searches[0]
+	require.NotEmpty(t, s.Probes)
+	rows := rowsByID(d)
+	for _, p := range s.Probes {
+		row := rows[p.Trial]
+		t.Logf("%s: %.0f ops/s asked, %.0f served, %d threads", p.Trial, p.Rate, row.Throughput, row.Threads)
+		require.Equal(t, p.Rate, row.TargetRate)
+		require.Equal(t, 2*p.Threads, row.Threads, "each loader ran the probe's threads")
+		require.LessOrEqual(t, row.Throughput, 1.1*p.Rate, "the loaders ran at the probe's rate, not unpaced")
+	}
+}
+
 // TestSizesAreDeployedAndSearched runs one Redis at two CPU caps, the
 // matrix axis size: each size is deployed as a target of its own with
 // its cap enforced, searched for its highest rate at the objective, and

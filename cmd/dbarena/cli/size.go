@@ -67,55 +67,7 @@ stands; with it every probe is judged anew.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ask, slo, cands, err := f.parse()
-			if err != nil {
-				return usageError(fmt.Errorf("size: %w", err))
-			}
-			cat, err := loadPrices(f.prices)
-			if err != nil {
-				return usageError(fmt.Errorf("size: %w", err))
-			}
-			var data []*results.Data
-			for _, dir := range args {
-				d, err := results.Read(dir)
-				if err != nil {
-					return usageError(fmt.Errorf("size: %w", err))
-				}
-				for _, w := range d.Warnings {
-					st.Logger.Warn(w, "dir", dir)
-				}
-				data = append(data, d)
-			}
-			pr := sizing.Pricing{Catalogue: cat, PerCore: f.perCore, PerGiB: f.perGiB}
-			groups, err := sizing.Read(data, slo, pr)
-			if err != nil {
-				return usageError(fmt.Errorf("size: %w", err))
-			}
-			var out []sizeResult
-			for i := range groups {
-				g := &groups[i]
-				a, err := sizing.Decide(g.Sizes, g.Candidates(cands, pr, ask), ask)
-				if err != nil {
-					return usageError(fmt.Errorf("size: %s: %w", g.Database, err))
-				}
-				out = append(out, sizeResult{group: g, answer: a})
-			}
-			if format.json() {
-				err = writeJSON(st.Stdout, sizeJSON(out))
-			} else {
-				err = writeSizes(st.Stdout, out)
-			}
-			if err != nil || !f.confirm {
-				return err
-			}
-			cst := st
-			if format.json() {
-				// stdout holds the JSON alone.
-				c := *st
-				c.Stdout = st.Stderr
-				cst = &c
-			}
-			return confirmAll(cmd.Context(), cst, &f, out, data, slo)
+			return runSize(cmd.Context(), st, &f, format, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -131,6 +83,61 @@ stands; with it every probe is judged anew.`,
 	fl.StringVar(&f.confirmDir, "confirm-results", "", "results directory of the confirming run (default: RESULTS-confirm-SIZE)")
 	format = addFormatFlag(cmd)
 	return cmd
+}
+
+// runSize answers `dbarena size`: reads the results directories, decides
+// each database and workload's size, prints the answers and, with
+// --confirm, runs them.
+func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, args []string) error {
+	ask, slo, cands, err := f.parse()
+	if err != nil {
+		return usageError(fmt.Errorf("size: %w", err))
+	}
+	cat, err := loadPrices(f.prices)
+	if err != nil {
+		return usageError(fmt.Errorf("size: %w", err))
+	}
+	var data []*results.Data
+	for _, dir := range args {
+		d, err := results.Read(dir)
+		if err != nil {
+			return usageError(fmt.Errorf("size: %w", err))
+		}
+		for _, w := range d.Warnings {
+			st.Logger.Warn(w, "dir", dir)
+		}
+		data = append(data, d)
+	}
+	pr := sizing.Pricing{Catalogue: cat, PerCore: f.perCore, PerGiB: f.perGiB}
+	groups, err := sizing.Read(data, slo, pr)
+	if err != nil {
+		return usageError(fmt.Errorf("size: %w", err))
+	}
+	var out []sizeResult
+	for i := range groups {
+		g := &groups[i]
+		a, err := sizing.Decide(g.Sizes, g.Candidates(cands, pr, ask), ask)
+		if err != nil {
+			return usageError(fmt.Errorf("size: %s: %w", g.Database, err))
+		}
+		out = append(out, sizeResult{group: g, answer: a})
+	}
+	if format.json() {
+		err = writeJSON(st.Stdout, sizeJSON(out))
+	} else {
+		err = writeSizes(st.Stdout, out)
+	}
+	if err != nil || !f.confirm {
+		return err
+	}
+	cst := st
+	if format.json() {
+		// stdout holds the JSON alone.
+		c := *st
+		c.Stdout = st.Stderr
+		cst = &c
+	}
+	return confirmAll(ctx, cst, f, out, data, slo)
 }
 
 // parse checks the flags and turns them into the ask, the objective to

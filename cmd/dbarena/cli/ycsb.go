@@ -174,7 +174,7 @@ func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName strin
 	if err := f.ls.slot.Apply(props, phase); err != nil {
 		return usageError(err)
 	}
-	plan, err := trial.Parse(driverName, props, phase)
+	plan, err := trial.Parse(driverName, props, phase, nil)
 	if err != nil {
 		return usageError(err)
 	}

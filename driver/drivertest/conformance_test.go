@@ -1,4 +1,4 @@
-package drivers_test
+package drivertest_test
 
 import (
 	"context"
@@ -46,6 +46,18 @@ type target struct {
 	// move; nil for a driver that reads none.
 	metrics []string
 	grows   string
+	// clusters are the suites run again against a cluster of the
+	// database's, when its variable is set (scripts/servers starts them).
+	clusters []cluster
+}
+
+// cluster is a topology of several servers the suites run against: env
+// names the variable with its nodes' addresses, props maps them to the
+// driver's properties.
+type cluster struct {
+	env    string
+	props  func(addrs string) map[string]string
+	suites []suite
 }
 
 // suite is one run of drivertest.Run; Open, Prefix and Props come from
@@ -53,7 +65,10 @@ type target struct {
 type suite struct {
 	name  string
 	props map[string]string
-	opts  drivertest.Options
+	// adjust, when set, changes the merged properties where a fixed
+	// value cannot (a query parameter of the server's URL).
+	adjust func(props map[string]string)
+	opts   drivertest.Options
 }
 
 // targets holds an entry for every registered driver: a driver added to
@@ -90,12 +105,22 @@ var targets = map[string]target{
 		grows: "cassandra_local_writes",
 		suites: []suite{
 			// Token order, and an INSERT of an existing key overwrites it.
-			{name: "default", opts: drivertest.Options{ScanOrdered: false, StrictInsert: false}},
+			{name: "default", opts: drivertest.Options{ScanOrdered: false, StrictInsert: false, LossyTransfers: true}},
 			// With lightweight transactions an insert of an existing key is
 			// not applied and reported as a CONFLICT, as in SQL databases.
-			{name: "lwt", props: map[string]string{"cql.lwt": "true"}, opts: drivertest.Options{StrictInsert: true, Records: 400}},
-			{name: "load=concurrent", props: map[string]string{"cql.load": "concurrent"}, opts: drivertest.Options{Records: 400}},
+			{name: "lwt", props: map[string]string{"cql.lwt": "true"}, opts: drivertest.Options{StrictInsert: true, Records: 400, LossyTransfers: true}},
+			{name: "load=concurrent", props: map[string]string{"cql.load": "concurrent"}, opts: drivertest.Options{Records: 400, LossyTransfers: true}},
 		},
+		// The keyspace replicated to all three nodes, read and written
+		// at QUORUM: two of three replicas acknowledge each write and
+		// answer each read, so every read overlaps the last write.
+		clusters: []cluster{{env: "DBARENA_TEST_CASSANDRA_CLUSTER",
+			props: func(addrs string) map[string]string {
+				return map[string]string{"cql.hosts": addrs, "cql.keyspace": "dbarena_test_rf3",
+					"cql.replication.strategy": "SimpleStrategy", "cql.replication.factor": "3",
+					"cql.consistency.read": "QUORUM", "cql.consistency.write": "QUORUM"}
+			},
+			suites: []suite{{name: "rf3", opts: drivertest.Options{ScanOrdered: false, StrictInsert: false, Records: 600, LossyTransfers: true}}}}},
 	},
 	"dynamodb": {
 		env:  "DBARENA_TEST_DYNAMODB",
@@ -176,6 +201,22 @@ var targets = map[string]target{
 			// per operation instead of keeping one.
 			{name: "small-pool", props: map[string]string{"postgres.pool.max": "3", "postgres.load": "insert"},
 				opts: drivertest.Options{ScanOrdered: true, StrictInsert: true, Records: 300}},
+			// The URL's default_query_exec_mode=simple_protocol, as behind
+			// PgBouncer in transaction mode, where no statement may be
+			// prepared: every operation takes pgx's own path in that mode.
+			{name: "simple-protocol", props: map[string]string{"postgres.load": "insert"},
+				adjust: func(p map[string]string) {
+					p["postgres.url"] = withQuery(withDatabase(p["postgres.url"], "dbarena_simple"), "default_query_exec_mode", "simple_protocol")
+				},
+				opts: drivertest.Options{ScanOrdered: true, StrictInsert: true, Records: 300}},
+			// The same server listed twice in postgres.hosts, as two
+			// nodes of a cluster: the workers' sessions split between
+			// them (driver/postgres's TestHostsSpreadWorkers checks how).
+			{name: "two-hosts", adjust: func(p map[string]string) {
+				if u, err := url.Parse(p["postgres.url"]); err == nil {
+					p["postgres.hosts"] = u.Host + "," + u.Host
+				}
+			}, opts: drivertest.Options{ScanOrdered: true, StrictInsert: true, Records: 200}},
 		},
 	},
 	"redis": {
@@ -198,7 +239,28 @@ var targets = map[string]target{
 			{name: "blind-update-flushdb", props: map[string]string{"redis.db": "4", "redis.update": "hset", "redis.drop": "flushdb", "redis.pool": "2"},
 				opts: drivertest.Options{Records: 300}},
 		},
+		// A Redis Cluster of three nodes, by its seed nodes.
+		clusters: []cluster{{env: "DBARENA_TEST_REDIS_CLUSTER",
+			props: func(addrs string) map[string]string {
+				return map[string]string{"redis.addr": addrs, "redis.cluster": "true"}
+			},
+			suites: []suite{
+				{name: "default"},
+				{name: "flushdb", props: map[string]string{"redis.drop": "flushdb"}, opts: drivertest.Options{Records: 300}},
+			}}},
 	},
+}
+
+// withQuery returns a URL with the query parameter key set to v.
+func withQuery(addr, key, v string) string {
+	u, err := url.Parse(addr)
+	if err != nil {
+		return addr // the driver reports the bad URL
+	}
+	q := u.Query()
+	q.Set(key, v)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // withDatabase returns a postgres:// URL naming another database.
@@ -234,6 +296,11 @@ func TestConformance(t *testing.T) {
 				require.NotEmpty(t, tg.suites, "targets[%q].suites", d.Name)
 				t.Run("suite", func(t *testing.T) { runSuites(t, d, tg, tg.props(serverAddr(t, tg))) })
 				t.Run("metrics", func(t *testing.T) { testMetrics(t, d, tg, tg.props(serverAddr(t, tg))) })
+			}
+			for _, c := range tg.clusters {
+				t.Run("cluster", func(t *testing.T) {
+					runSuites(t, d, target{suites: c.suites}, c.props(testenv.Addr(t, c.env)))
+				})
 			}
 			if tg.env == "" {
 				t.Run("defaults", func(t *testing.T) { openInProcess(t, d) })
@@ -274,6 +341,9 @@ func runSuites(t *testing.T, d drivers.Info, tg target, base map[string]string) 
 		t.Run(s.name, func(t *testing.T) {
 			o := s.opts
 			o.Open, o.Prefix, o.Props = d.Open, d.Prefix, merge(base, s.props)
+			if s.adjust != nil {
+				s.adjust(o.Props)
+			}
 			drivertest.Run(t, o)
 		})
 	}

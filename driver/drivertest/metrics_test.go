@@ -1,4 +1,4 @@
-package drivers_test
+package drivertest_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package redis_test
+package drivertest_test
 
 import (
 	"bufio"
@@ -19,57 +19,57 @@ import (
 
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivertest"
-	"github.com/dbarena/dbarena/driver/redis"
 	"github.com/dbarena/dbarena/internal/testenv"
 	"github.com/dbarena/dbarena/internal/testkit"
 	"github.com/dbarena/dbarena/workload"
 )
 
-// benchRecords and benchWorkers follow the issue's comparison: workload C
+// rdBenchRecords and rdBenchWorkers follow the issue's comparison: workload C
 // over 100k records with 16 clients.
 const (
-	benchRecords = 100_000
-	benchWorkers = 16
-	// benchPadding makes YCSB's ordered keys "user" plus 12 digits, the
+	rdBenchRecords = 100_000
+	rdBenchWorkers = 16
+	// rdBenchPadding makes YCSB's ordered keys "user" plus 12 digits, the
 	// form redis-benchmark gives user__rand_int__, so both clients read
 	// the same hashes.
-	benchPadding = 12
+	rdBenchPadding = 12
 )
 
-// bench is YCSB workload C (read-only, every field) with ordered, padded
+// rdBench is YCSB workload C (read-only, every field) with ordered, padded
 // keys drawn uniformly, as redis-benchmark -r draws them, in the
 // benchmark's logical database, whose load is kept between runs.
-func bench(b *testing.B, addr string) drivertest.Bench {
+func rdBench(b *testing.B, addr string) drivertest.Bench {
+	d := tableDriver(b, "redis")
 	return drivertest.Bench{
-		Open: redis.Open, Prefix: redis.Prefix,
-		Props: map[string]string{"redis.addr": addr, "redis.db": benchDB},
+		Open: d.Open, Prefix: d.Prefix,
+		Props: map[string]string{"redis.addr": addr, "redis.db": rdBenchDB},
 		Workload: map[string]string{
 			"readproportion": "1", "updateproportion": "0", "scanproportion": "0", "insertproportion": "0",
-			"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(benchPadding),
+			"requestdistribution": "uniform", "insertorder": "ordered", "zeropadding": strconv.Itoa(rdBenchPadding),
 			"readallfields": "true",
 		},
-		Records: benchRecords, Workers: benchWorkers,
+		Records: rdBenchRecords, Workers: rdBenchWorkers,
 		Loaded: func(ctx context.Context, _ driver.DB) bool {
-			return benchDBClient(b, addr).ZCard(ctx, "_indices").Val() == benchRecords
+			return rdBenchDBClient(b, addr).ZCard(ctx, "_indices").Val() == rdBenchRecords
 		},
 	}
 }
 
-func benchDBClient(b *testing.B, addr string) *goredis.Client {
-	n, _ := strconv.Atoi(benchDB)
+func rdBenchDBClient(b *testing.B, addr string) *goredis.Client {
+	n, _ := strconv.Atoi(rdBenchDB)
 	c := goredis.NewClient(&goredis.Options{Addr: addr, DB: n})
 	b.Cleanup(func() { _ = c.Close() })
 	return c
 }
 
-// BenchmarkWorkloadC compares dbarena's workload C with redis-benchmark
+// BenchmarkRedisWorkloadC compares dbarena's workload C with redis-benchmark
 // sending the same command (HGETALL of the loaded hashes, keys drawn
 // uniformly) over the same number of connections, with the minimal Go
 // client below, and with two Go client libraries alone. Each issues b.N reads; ops/s and client CPU per operation
 // are reported. Run it with a fixed count, e.g. -benchtime 200000x.
-func BenchmarkWorkloadC(b *testing.B) {
-	addr := testenv.Addr(b, envAddr)
-	bn := bench(b, addr)
+func BenchmarkRedisWorkloadC(b *testing.B) {
+	addr := testenv.Addr(b, rdEnv)
+	bn := rdBench(b, addr)
 	db := bn.OpenLoaded(b)
 
 	b.Run("client=dbarena", func(b *testing.B) { bn.Run(b, db) })
@@ -78,10 +78,10 @@ func BenchmarkWorkloadC(b *testing.B) {
 		cpu := testkit.ProcessCPU()
 		b.ResetTimer()
 		start := time.Now()
-		minimalClient(b, addr, b.N)
+		rdMinimalClient(b, addr, b.N)
 		wall := time.Since(start)
 		b.StopTimer()
-		testkit.ReportCPU(b, cpu, wall, int64(b.N/benchWorkers*benchWorkers))
+		testkit.ReportCPU(b, cpu, wall, int64(b.N/rdBenchWorkers*rdBenchWorkers))
 	})
 
 	// The two maintained Go clients alone, with no runner: the choice of
@@ -91,23 +91,23 @@ func BenchmarkWorkloadC(b *testing.B) {
 	// pipelined onto 16 shared connections (2^PipelineMultiplex), as many
 	// as redis-benchmark opens.
 	b.Run("client=go-redis", func(b *testing.B) {
-		c := benchDBClient(b, addr)
-		conns := make([]*goredis.Conn, benchWorkers)
+		c := rdBenchDBClient(b, addr)
+		conns := make([]*goredis.Conn, rdBenchWorkers)
 		for i := range conns {
 			conns[i] = c.Conn()
 		}
-		libraryClient(b, func(ctx context.Context, w int, key string) error {
+		rdLibraryClient(b, func(ctx context.Context, w int, key string) error {
 			return conns[w].HGetAll(ctx, key).Err()
 		})
 	})
 	b.Run("client=rueidis", func(b *testing.B) {
-		n, _ := strconv.Atoi(benchDB)
+		n, _ := strconv.Atoi(rdBenchDB)
 		c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, SelectDB: n, ForceSingleClient: true,
 			DisableCache: true, DisableRetry: true, AlwaysRESP2: true, ClientSetInfo: rueidis.DisableClientSetInfo,
 			PipelineMultiplex: 4})
 		require.NoError(b, err)
 		b.Cleanup(c.Close)
-		libraryClient(b, func(ctx context.Context, _ int, key string) error {
+		rdLibraryClient(b, func(ctx context.Context, _ int, key string) error {
 			return c.Do(ctx, c.B().Hgetall().Key(key).Build()).Error()
 		})
 	})
@@ -120,36 +120,36 @@ func BenchmarkWorkloadC(b *testing.B) {
 				b.Skipf("redis-benchmark not found (%v): set DBARENA_REDIS_BENCHMARK", err)
 			}
 		}
-		host, port := splitAddr(b, addr)
-		cmd := exec.Command(bin, "-h", host, "-p", port, "--dbnum", benchDB, "-c", strconv.Itoa(benchWorkers),
-			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(benchRecords), "-q", "HGETALL", "user__rand_int__")
+		host, port := rdSplitAddr(b, addr)
+		cmd := exec.Command(bin, "-h", host, "-p", port, "--dbnum", rdBenchDB, "-c", strconv.Itoa(rdBenchWorkers),
+			"-n", strconv.Itoa(b.N), "-r", strconv.Itoa(rdBenchRecords), "-q", "HGETALL", "user__rand_int__")
 		drivertest.RunTool(b, cmd, b.N)
 	})
 }
 
-// libraryClient runs b.N reads of uniformly drawn keys over
-// benchWorkers goroutines through get, and reports client CPU per read.
-func libraryClient(b *testing.B, get func(ctx context.Context, worker int, key string) error) {
+// rdLibraryClient runs b.N reads of uniformly drawn keys over
+// rdBenchWorkers goroutines through get, and reports client CPU per read.
+func rdLibraryClient(b *testing.B, get func(ctx context.Context, worker int, key string) error) {
 	b.Helper()
-	drivertest.Alone(b, benchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
-		return get(ctx, w, workload.KeyName(rng.Int64N(benchRecords), false, benchPadding))
+	drivertest.Alone(b, rdBenchWorkers, func(ctx context.Context, w int, rng *rand.Rand) error {
+		return get(ctx, w, workload.KeyName(rng.Int64N(rdBenchRecords), false, rdBenchPadding))
 	})
 }
 
-// minimalClient is the floor of any Go client: 16
+// rdMinimalClient is the floor of any Go client: 16
 // goroutines, each with its own connection, writing HGETALL by hand and
 // skipping the reply, with no library, no runner and no measurement. What
 // dbarena spends above it is the driver and the harness; what it spends
 // below redis-benchmark is Go's goroutine-per-connection I/O.
-func minimalClient(b *testing.B, addr string, ops int) {
+func rdMinimalClient(b *testing.B, addr string, ops int) {
 	b.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, benchWorkers)
-	for w := 0; w < benchWorkers; w++ {
+	errs := make(chan error, rdBenchWorkers)
+	for w := 0; w < rdBenchWorkers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			errs <- minimalWorker(addr, w, ops/benchWorkers)
+			errs <- rdMinimalWorker(addr, w, ops/rdBenchWorkers)
 		}(w)
 	}
 	wg.Wait()
@@ -159,14 +159,14 @@ func minimalClient(b *testing.B, addr string, ops int) {
 	}
 }
 
-func minimalWorker(addr string, w, ops int) error {
+func rdMinimalWorker(addr string, w, ops int) error {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	bw, br := bufio.NewWriter(c), bufio.NewReaderSize(c, 32<<10)
-	fmt.Fprintf(bw, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len(benchDB), benchDB)
+	fmt.Fprintf(bw, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len(rdBenchDB), rdBenchDB)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func minimalWorker(addr string, w, ops int) error {
 	rng := rand.New(rand.NewPCG(uint64(w), 1))
 	var req []byte
 	for i := 0; i < ops; i++ {
-		key := workload.KeyName(rng.Int64N(benchRecords), false, benchPadding)
+		key := workload.KeyName(rng.Int64N(rdBenchRecords), false, rdBenchPadding)
 		req = fmt.Appendf(req[:0], "*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", len(key), key)
 		if _, err := bw.Write(req); err != nil {
 			return err
@@ -202,9 +202,16 @@ func minimalWorker(addr string, w, ops int) error {
 	return nil
 }
 
-func splitAddr(b *testing.B, addr string) (string, string) {
+func rdSplitAddr(b *testing.B, addr string) (string, string) {
 	b.Helper()
 	host, port, err := net.SplitHostPort(addr)
 	require.NoError(b, err)
 	return host, port
 }
+
+// rdEnv holds the test server's address.
+const rdEnv = "DBARENA_TEST_REDIS"
+
+// rdBenchDB is the logical database the benchmark loads, apart from the
+// conformance suite's (1 and 4) and driver/redis's tests' (2 and 6).
+const rdBenchDB = "3"

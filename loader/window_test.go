@@ -1,4 +1,4 @@
-package experiment
+package loader
 
 import (
 	"testing"
@@ -36,17 +36,17 @@ func TestMergedWindowKeepsWarmupApart(t *testing.T) {
 		{Start: start, Tag: hlog.Tag{Kind: hlog.Pacing}.String(), Hist: packed(t, 10)},
 		{Start: start, Tag: hlog.Tag{Warmup: true, Op: "READ"}.String(), Hist: packed(t, 5)},
 	}
-	parts := mergedWindow("t", m, start, ws, 0.5)
+	parts := window("t", m, start, ws, 0.5)
 	require.Len(t, parts, 2)
 	warm, meas := parts[0], parts[1]
-	require.True(t, warm.warm)
-	require.False(t, meas.warm)
-	all := func(p windowPart) results.Point { return p.points[len(p.points)-1] }
+	require.True(t, warm.Warm)
+	require.False(t, meas.Warm)
+	all := func(p Part) results.Point { return p.Points[len(p.Points)-1] }
 	require.EqualValues(t, 5, all(warm).Ops)
 	require.True(t, all(warm).Warmup)
 	require.EqualValues(t, 12, all(meas).Ops, "10 successes and 4 failed parts counted as 2 operations")
 	require.EqualValues(t, 2, all(meas).Errors, "VERIFY mismatches are not operations' failures")
-	require.EqualValues(t, 10, meas.all.TotalCount())
+	require.EqualValues(t, 10, meas.All.TotalCount())
 	require.Positive(t, all(meas).Pacing.P50)
 	require.False(t, all(meas).Warmup)
 }

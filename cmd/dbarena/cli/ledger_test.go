@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
+)
+
+// TestLedgerExperiment runs the built-in ledger through an experiment
+// on real PostgreSQL, MariaDB and Redis, after YCSB's workload A on the
+// same table: each target reloads its accounts (A's random field0 is
+// no balance), runs transfers from 8 workers on 50 hot accounts, and
+// its row holds the audit: the total as loaded, none below the floor,
+// the TRANSFER series in trials.csv.
+func TestLedgerExperiment(t *testing.T) {
+	file := writeExperiment(t, `name: ledger
+properties: {recordcount: 50, table: ledger_usertable}
+`+testServerTargets(t, 10)+`workloads: [a, ledger]
+load: {drop: true}
+run: {duration: 3s, threads: 8}
+`)
+	res := filepath.Join(t.TempDir(), "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	require.Contains(t, errs, "ledger audit: 50 of 50 accounts read")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := rowsByID(d)
+	for _, tg := range []string{"pg", "rd", "my"} {
+		require.Equal(t, results.KindLoad, rows[tg+".load.2"].Kind, "%s reloads for the ledger", tg)
+		row := rows[tg+".ledger"]
+		require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", tg, row.StatusReason)
+		require.EqualValues(t, 50*1000, row.Counters["ledger.total"], tg)
+		require.EqualValues(t, 50*1000, row.Counters["ledger.expected_total"], tg)
+		require.EqualValues(t, 50, row.Counters["ledger.accounts_read"], tg)
+		require.Zero(t, row.Counters["ledger.below_floor"], tg)
+		var transfers int64
+		for _, op := range row.Ops {
+			if op.Name == "TRANSFER" {
+				transfers = op.Operations
+				require.Zero(t, op.Errors, tg)
+			}
+		}
+		require.Positive(t, transfers, "%s: trials.csv has the TRANSFER series", tg)
+	}
+}
+
+// TestLedgerYCSBSummary runs the ledger with `dbarena ycsb` on
+// PostgreSQL and reads the audit from the JSON summary; a ledger on a
+// driver that cannot transfer is refused before it runs, naming why.
+func TestLedgerYCSBSummary(t *testing.T) {
+	url := pgURL(t)
+	dir := t.TempDir()
+	common := []string{"-P", "../../../workloads/workloadledger", "-p", "postgres.url=" + url, "-p", "table=cli_ledger",
+		"-p", "recordcount=30", "-threads", "4", "-q"}
+	code, out, errs := run(t, context.Background(), append([]string{"ycsb", "load", "postgres", "-p", "drop=true"}, common...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	sum := filepath.Join(dir, "run.json")
+	code, out, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres", "-p", "operationcount=3000", "-p", "json.output=" + sum}, common...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	require.Contains(t, errs, "invariants hold")
+	b, err := os.ReadFile(sum)
+	require.NoError(t, err)
+	var s results.Summary
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.NotNil(t, s.Ledger)
+	require.EqualValues(t, 30, s.Ledger.Read)
+	require.EqualValues(t, 30*1000, s.Ledger.Total)
+	require.False(t, s.Ledger.Failed())
+
+	code, _, errs = run(t, context.Background(), "ycsb", "run", "basic", "-P", "../../../workloads/workloadledger", "-p", "operationcount=10", "-q")
+	require.NotEqual(t, ExitOK, code)
+	require.Contains(t, errs, "cannot transfer between accounts")
+}

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/tpcc"
+)
+
+// tpccWorker is a TPC-C worker's terminal and transactions.
+type tpccWorker struct {
+	sess driver.SQLTransactor
+	term *tpcc.Terminal
+	tx   *tpcc.Tx
+}
+
+// newTPCCWorker makes worker id's terminal: workers are spread over the
+// warehouses first, then over the districts of each (Stock-Level's), so
+// that 10 workers a warehouse are the specification's 10 terminals.
+func newTPCCWorker(sess driver.Session, c workload.Config, id int, seed uint64) (*tpccWorker, error) {
+	sx, ok := sess.(driver.SQLTransactor)
+	if !ok {
+		return nil, &driver.Error{Class: driver.ClassUnsupported,
+			Err: fmt.Errorf("tpcc.warehouses %d: this driver's sessions cannot run SQL transactions (driver.SQLTransactor): no TPC-C on it", c.TPCC.Warehouses)}
+	}
+	warehouses := int(c.TPCC.Warehouses)
+	w := id%warehouses + 1
+	d := id/warehouses%tpcc.DistrictsPerWarehouse + 1
+	return &tpccWorker{sess: sx, tx: tpcc.NewTx(sx),
+		term: tpcc.NewTerminal(w, d, warehouses, c.TPCC.Mix, seed+uint64(id)*104729, tpcc.RunConstants(seed))}, nil
+}
+
+// tpccTransaction runs one TPC-C transaction of op's kind with an input
+// its terminal draws. A New-Order that rolled back by its unused item
+// decided, as the specification requires: done, not an error.
+func (w *workerState) tpccTransaction(op *workload.Operation, h measure.Handle, intended, start int64) {
+	kind, _ := op.Kind.TPCC()
+	series := int(op.Kind)
+	in := w.tpcc.term.Input(kind)
+	w.begin(series)
+	_, err := w.tpcc.tx.Run(w.s.opsCtx, in)
+	w.end()
+	w.record(h, series, err, intended, start, w.s.cfg.Clock.Now(), 0)
+}
+
+// tpccLoad loads one TPC-C load unit: the item table (key 0) or a
+// warehouse, recorded as one INSERT whose latency is its whole load.
+func (w *workerState) tpccLoad(op *workload.Operation, h measure.Handle, intended, start int64) {
+	defer w.wk.Done(op)
+	ctx, seed := w.s.opsCtx, w.s.cfg.Seed
+	series := int(workload.Insert)
+	w.begin(series)
+	var err error
+	if op.KeyNum == 0 {
+		_, err = tpcc.LoadItems(ctx, w.tpcc.sess, seed)
+	} else {
+		_, err = tpcc.LoadWarehouse(ctx, w.tpcc.sess, int(op.KeyNum), seed)
+	}
+	w.end()
+	w.record(h, series, err, intended, start, w.s.cfg.Clock.Now(), 0)
+}
