@@ -29,7 +29,7 @@ func newTPCCWorker(sess driver.Session, c workload.Config, id int, seed uint64) 
 	w := id%warehouses + 1
 	d := id/warehouses%tpcc.DistrictsPerWarehouse + 1
 	return &tpccWorker{sess: sx, tx: tpcc.NewTx(sx),
-		term: tpcc.NewTerminal(w, d, warehouses, c.TPCC.Mix, seed+uint64(id)*104729, tpcc.RunConstants(seed))}, nil
+		term: tpcc.NewTerminal(w, d, warehouses, seed+uint64(id)*104729, tpcc.RunConstants(seed))}, nil
 }
 
 // tpccTransaction runs one TPC-C transaction of op's kind with an input

@@ -10,34 +10,19 @@ import (
 )
 
 // Terminal draws the inputs of one emulated terminal's transactions: its
-// home warehouse, and its district for Stock-Level (clause 2.8.1.2).
+// home warehouse, and its district for Stock-Level (clause 2.8.1.2). Which
+// transaction comes next is the workload's draw (tpcc.mix), as YCSB's
+// operations are.
 type Terminal struct {
 	W, D       int
 	Warehouses int
 	g          *Random
-	mix        Mix
 }
 
 // NewTerminal returns terminal of warehouse w and district d among
 // warehouses, drawing from seed with the run's constants.
-func NewTerminal(w, d, warehouses int, mix Mix, seed uint64, c Constants) *Terminal {
-	return &Terminal{W: w, D: d, Warehouses: warehouses, g: NewRandom(seed, c), mix: mix}
-}
-
-// Next draws the next transaction's kind from the mix.
-func (t *Terminal) Next() Kind {
-	var total float64
-	for _, p := range t.mix {
-		total += p
-	}
-	x := t.g.r.Float64() * total
-	for k, p := range t.mix {
-		if x < p {
-			return Kind(k)
-		}
-		x -= p
-	}
-	return NewOrder
+func NewTerminal(w, d, warehouses int, seed uint64, c Constants) *Terminal {
+	return &Terminal{W: w, D: d, Warehouses: warehouses, g: NewRandom(seed, c)}
 }
 
 // Input is one transaction's input, drawn by Terminal.Input.
