@@ -3,9 +3,11 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbarena/dbarena/results"
 )
@@ -18,6 +20,10 @@ import (
 // that variation.
 func comparability(a, b *results.Data, ga, gb grouped) []string {
 	var out []string
+	if same(a, b) {
+		out = append(out, fmt.Sprintf("A and B are the same run (%s, started %s): every change is 0 by construction; compare two runs",
+			a.Dir, a.Manifest.Start.Format(time.RFC3339)))
+	}
 	for _, s := range []struct {
 		side string
 		d    *results.Data
@@ -172,4 +178,18 @@ func (w *keyed) lines() []string {
 		out = append(out, fmt.Sprintf("%s (%s)", msg, list))
 	}
 	return out
+}
+
+// same says whether a and b are one run read twice: the same directory,
+// or copies of it (the same start and trials).
+func same(a, b *results.Data) bool {
+	if a.Dir != "" && b.Dir != "" {
+		if x, err := filepath.Abs(a.Dir); err == nil {
+			if y, err := filepath.Abs(b.Dir); err == nil && x == y {
+				return true
+			}
+		}
+	}
+	return !a.Manifest.Start.IsZero() && a.Manifest.Start.Equal(b.Manifest.Start) && len(a.Trials) == len(b.Trials) &&
+		a.Manifest.Experiment == b.Manifest.Experiment
 }

@@ -33,12 +33,22 @@ import (
 // DefaultLevel is the confidence level used when Compare is given 0.
 const DefaultLevel = 0.95
 
+// Decisive is the smallest relative change a comparison must be able to
+// rule out before it says "no significant difference": an interval that
+// holds 0 and reaches past ±10% says the runs may differ by that much,
+// which is no finding of sameness.
+const Decisive = 0.10
+
 // Verdicts of a Change.
 const (
 	VerdictFaster         = "faster"
 	VerdictSlower         = "slower"
 	VerdictNoDifference   = "no significant difference"
 	VerdictFewRepetitions = "not enough repetitions"
+	// VerdictUndecided is given when the interval holds 0 but also a
+	// change of Decisive or more: the runs may differ by that much, and
+	// more repetitions would tell.
+	VerdictUndecided = "cannot decide: too few repetitions"
 	// VerdictZeroBaseline is given when A's mean is 0, so that a change
 	// relative to it means nothing.
 	VerdictZeroBaseline = "no relative change: A is 0"
@@ -254,6 +264,10 @@ func estimate(c *Change) {
 	iv := relativeCI(c.A, c.B, c.Level)
 	c.Delta, c.Low, c.High = iv.Delta, iv.Low, iv.High
 	c.Verdict = verdict(iv, c.Metric.LowerIsBetter())
+	if c.Verdict == VerdictNoDifference && (c.Low < -Decisive || c.High > Decisive) {
+		// The row's interval says how far the change may go.
+		c.Verdict = VerdictUndecided
+	}
 }
 
 // oneRepNote says why c has no interval. Write leaves it out of the

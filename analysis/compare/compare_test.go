@@ -107,17 +107,25 @@ func TestVerdicts(t *testing.T) {
 			aX: []float64{1000, 1010, 990}, bX: []float64{800, 808, 792}, aP99: steady, bP99: steadyB,
 			want: map[Metric]string{Throughput: VerdictSlower, P99: VerdictNoDifference},
 		},
-		"overlap": {
+		"overlap: 10% noise in 3 repetitions cannot tell": {
 			aX: []float64{1000, 1100, 900}, bX: []float64{1050, 950, 1150}, aP99: steady, bP99: steadyB,
-			want: map[Metric]string{Throughput: VerdictNoDifference, P99: VerdictNoDifference},
+			want: map[Metric]string{Throughput: VerdictUndecided, P99: VerdictNoDifference},
+		},
+		"overlap, tight: no difference, decided": {
+			aX: []float64{1000, 1002, 998}, bX: []float64{1001, 999, 1003}, aP99: steady, bP99: steadyB,
+			want: map[Metric]string{Throughput: VerdictNoDifference},
+		},
+		"2 repetitions a side, wide apart: cannot decide": {
+			aX: []float64{100, 9000}, bX: []float64{120, 8000}, aP99: []float64{5000, 5010}, bP99: []float64{5005, 5000},
+			want: map[Metric]string{Throughput: VerdictUndecided},
 		},
 		"p99 drop is faster": {
 			aX: []float64{1000, 1100, 900}, bX: []float64{1050, 950, 1150}, aP99: steady, bP99: []float64{3000, 3060, 2940},
-			want: map[Metric]string{Throughput: VerdictNoDifference, P50: VerdictFaster, P99: VerdictFaster, P999: VerdictFaster, Mean: VerdictFaster},
+			want: map[Metric]string{Throughput: VerdictUndecided, P50: VerdictFaster, P99: VerdictFaster, P999: VerdictFaster, Mean: VerdictFaster},
 		},
 		"p99 rise is slower": {
 			aX: []float64{1000, 1100, 900}, bX: []float64{1050, 950, 1150}, aP99: steady, bP99: []float64{8000, 8160, 7840},
-			want: map[Metric]string{Throughput: VerdictNoDifference, P99: VerdictSlower},
+			want: map[Metric]string{Throughput: VerdictUndecided, P99: VerdictSlower},
 		},
 		"unequal variances and repetitions": {
 			aX: []float64{1000, 1001, 999, 1000}, bX: []float64{1100, 1180, 1020, 1140, 1060},
@@ -130,7 +138,7 @@ func TestVerdicts(t *testing.T) {
 		},
 		"but not at 99%": {
 			aX: []float64{100, 102, 98}, bX: []float64{105, 107, 103}, aP99: steady, bP99: steadyB, level: 0.99,
-			want: map[Metric]string{Throughput: VerdictNoDifference},
+			want: map[Metric]string{Throughput: VerdictUndecided}, // [-2.4%, +13.0%]: it may be past +10%
 		},
 		"one repetition in B": {
 			aX: []float64{1000, 1010, 990}, bX: []float64{1200}, aP99: steady, bP99: []float64{5000},
@@ -438,4 +446,25 @@ func TestLevel(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, r.Changes)
 	require.Equal(t, "A", r.A)
+}
+
+// TestSameRun: a run compared with itself (the same directory, or a
+// copy with the same start) is warned about; two runs are not.
+func TestSameRun(t *testing.T) {
+	m := manifest()
+	m.Start = time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	a := write(t, m, reps("pg", "a", []float64{1000, 1010, 990}, []float64{5000, 5100, 4900}))
+	r, err := Compare(a, a, 0)
+	require.NoError(t, err)
+	require.Contains(t, r.Warnings[0], "A and B are the same run")
+	cp := write(t, m, reps("pg", "a", []float64{1000, 1010, 990}, []float64{5000, 5100, 4900}))
+	r, err = Compare(a, cp, 0)
+	require.NoError(t, err)
+	require.Contains(t, r.Warnings[0], "A and B are the same run", "a copy: same start, same trials")
+
+	m.Start = m.Start.Add(time.Hour)
+	other := write(t, m, reps("pg", "a", []float64{1000, 1010, 990}, []float64{5000, 5100, 4900}))
+	r, err = Compare(a, other, 0)
+	require.NoError(t, err)
+	require.Empty(t, r.Warnings)
 }
