@@ -126,6 +126,7 @@ func Merge(inputs []Input, opts Options) (*Result, error) {
 func (r *Result) read(inputs []Input) ([]interval, error) {
 	var all []interval
 	runs := map[string]string{} // run or trial id -> the first input of it
+	anonymous := 0              // logs that name no run
 	for i, in := range inputs {
 		name := in.Name
 		if name == "" {
@@ -135,7 +136,10 @@ func (r *Result) read(inputs []Input) ([]interval, error) {
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", name, err)
 		}
-		if id := runOf(comment); id != "" && runs[id] == "" {
+		switch id := runOf(comment); {
+		case id == "":
+			anonymous++
+		case runs[id] == "":
 			runs[id] = name
 		}
 		if len(ivs) == 0 {
@@ -159,6 +163,11 @@ func (r *Result) read(inputs []Input) ([]interval, error) {
 	}
 	if err := oneRun(runs); err != nil {
 		return nil, err
+	}
+	if anonymous > 0 {
+		if err := together(r.Loaders); err != nil {
+			return nil, err
+		}
 	}
 	r.Start, r.End = r.Loaders[0].First, r.Loaders[0].Last
 	for _, l := range r.Loaders[1:] {
@@ -292,6 +301,27 @@ func oneRun(runs map[string]string) error {
 	}
 	return fmt.Errorf("merge: the logs come from %d different runs or trials: %s; merge the loaders of one run (they share a run id), not different trials",
 		len(ids), strings.Join(named, ", "))
+}
+
+// together refuses logs that name no run unless they all measured at
+// one moment: loaders of one run measure side by side, where two
+// standalone runs made one after the other (a memory-driver run and a
+// PostgreSQL run half a minute apart) merged into one figure of neither.
+func together(loaders []Loader) error {
+	latestFirst, earliestLast := loaders[0], loaders[0]
+	for _, l := range loaders[1:] {
+		if l.First.After(latestFirst.First) {
+			latestFirst = l
+		}
+		if l.Last.Before(earliestLast.Last) {
+			earliestLast = l
+		}
+	}
+	if latestFirst.First.Before(earliestLast.Last) {
+		return nil
+	}
+	return fmt.Errorf("merge: %s ended at %s, before %s began at %s: logs that name no run (no --run-id) must overlap in time, as the loaders of one run do; these look like separate runs",
+		earliestLast.Name, earliestLast.Last.UTC().Format(time.RFC3339Nano), latestFirst.Name, latestFirst.First.UTC().Format(time.RFC3339Nano))
 }
 
 // WriteLog writes the merged windows as one interval log, readable by

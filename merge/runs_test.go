@@ -49,3 +49,23 @@ func TestMergeRefusesDifferentRuns(t *testing.T) {
 	require.EqualError(t, err, "merge: the logs come from 3 different runs or trials: "+
 		"pg.a.threads=4 (t4.hlog), pg.load.1 (load.hlog), r42 (l1.hlog); merge the loaders of one run (they share a run id), not different trials")
 }
+
+// TestMergeRefusesSeparateStandaloneRuns: logs that name no run merge
+// when they measured together (loaders started by hand), and are refused
+// when one ended before the other began (two runs 33 s apart), naming
+// both ends.
+func TestMergeRefusesSeparateStandaloneRuns(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	a, b, c := filepath.Join(dir, "memory.hlog"), filepath.Join(dir, "pg.hlog"), filepath.Join(dir, "beside.hlog")
+	writeLog(t, a, t0, 3, 5, 1, nil)
+	writeLog(t, b, t0.Add(33*time.Second), 3, 5, 2, nil)
+	writeLog(t, c, t0.Add(2*time.Second), 3, 5, 3, nil) // overlaps a's last second
+	_, err := merge.Merge([]merge.Input{{Path: a}, {Path: c}}, merge.Options{})
+	require.NoError(t, err, "they measured at one moment")
+	_, err = merge.Merge([]merge.Input{{Path: a}, {Path: b}}, merge.Options{})
+	require.ErrorContains(t, err, "memory.hlog ended at 2026-11-23T10:00:03Z, before "+b+" began at 2026-11-23T10:00:33Z")
+	require.ErrorContains(t, err, "these look like separate runs")
+	_, err = merge.Merge([]merge.Input{{Path: b}, {Path: a}, {Path: c}}, merge.Options{})
+	require.Error(t, err, "in any order")
+}
