@@ -185,6 +185,21 @@ type BalanceReader interface {
 	Balance(ctx context.Context, table, key, field string) ([]byte, error)
 }
 
+// LedgerSummer is implemented by DBs that read every balance of a table
+// in one consistent snapshot (one SQL statement sees one), on a
+// connection of their own beside the workers' sessions: the ledger's
+// audits during its run, which reads record by record could not be
+// while transfers move money between them.
+type LedgerSummer interface {
+	SumBalances(ctx context.Context, table, field string, floor int64) (LedgerSum, error)
+}
+
+// LedgerSum is one snapshot of a table's balances: its rows, their sum,
+// and how many are below the floor.
+type LedgerSum struct {
+	Accounts, Total, BelowFloor int64
+}
+
 // ErrDeclined is a transfer refused because it would take its payer
 // below the floor: a correct outcome of the transaction, not a failure.
 var ErrDeclined = errors.New("transfer declined: the payer's balance would go below the floor")

@@ -67,8 +67,7 @@ func (tr *targetRun) trialRow(st *spec.Step, cfg runner.Config, res *runner.Resu
 		if r.OK() == 0 && r.ErrorCount() == 0 {
 			continue
 		}
-		row.Ops = append(row.Ops, results.Op{Name: r.Name, Operations: r.OK() + r.ErrorCount(), Errors: r.ErrorCount(),
-			Latency: results.LatencyOf(measure.StatsOf(h))})
+		row.Ops = append(row.Ops, results.OpOf(r))
 	}
 	row.Latency = results.LatencyOf(measure.StatsOf(all))
 	stallFlag(&row, res.MeasuredResults)

@@ -240,6 +240,9 @@ func (tr *targetRun) record(ctx context.Context, st *spec.Step, p *trial.Trial, 
 	}
 	tr.peakMemory()
 	row.Counters = countersOf(m, p)
+	if _, ok := row.Counters[results.CounterTPCCWarehouses]; ok {
+		row.Counters[results.CounterTPCCTerminals] = float64(m.cfg.Threads) // every loader's
+	}
 	if audit != nil {
 		if row.Counters == nil {
 			row.Counters = map[string]float64{}
@@ -266,6 +269,9 @@ func (tr *targetRun) record(ctx context.Context, st *spec.Step, p *trial.Trial, 
 	}
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s%s\n", label,
 		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, boundText(row), flagText(row.Flags))
+	if f := results.TPCCFiguresOf(row.Counters, row.Duration, row.Threads, row.Ops); f != nil {
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, f)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return row, err
 	}
@@ -391,13 +397,14 @@ func (tr *targetRun) verified(o *trial.Outcome, label string) string {
 // audit is the check of a run phase's invariants (a ledger's accounts,
 // TPC-C's consistency conditions): the one the trial ran in this
 // process, or, when loaders ran it, one run here once all of them
-// stopped. Nil for a workload without.
+// stopped. A load has one when it ran here and checks what it loaded
+// (TPC-C's with load.verify). Nil for a workload without.
 func (tr *targetRun) audit(ctx context.Context, st *spec.Step, p *trial.Trial, m *measured) (results.Audit, error) {
 	switch {
-	case st.Kind != spec.Run:
-		return nil, nil
 	case m.here != nil:
 		return m.here.Audit, m.here.AuditErr
+	case st.Kind != spec.Run:
+		return nil, nil
 	case ctx.Err() != nil:
 		return nil, nil
 	}

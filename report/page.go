@@ -96,6 +96,9 @@ type trialView struct {
 	Bound, BoundWhy string
 	Flags           []results.Flag
 	PerOp           []opView
+	// Note names a TPC-C run's figures as its mode allows (tpmC, or
+	// transactions per second), with its p90 limits judged.
+	Note string
 }
 
 type latView struct{ Mean, P50, P90, P95, P99, P999, Max string }
@@ -332,6 +335,10 @@ func trialOf(t *results.Trial) trialView {
 	}
 	if finite(t.Concurrency) && t.Concurrency > 0 {
 		v.Concurrency = strconv.FormatFloat(t.Concurrency, 'f', 1, 64)
+	}
+	if f := results.TPCCFiguresOf(t.Counters, t.Duration, t.Threads, t.Ops); f != nil {
+		v.Rate += " tx/s"
+		v.Note = f.String()
 	}
 	for _, o := range t.Ops {
 		v.PerOp = append(v.PerOp, opView{Name: o.Name, Ops: groupThousands(o.Operations), Errors: groupThousands(o.Errors), Lat: latOf(o.Latency)})

@@ -41,6 +41,8 @@ type Summary struct {
 	Ledger *LedgerReport `json:"ledger,omitempty"`
 	// TPCC is the check of TPC-C's consistency conditions after its run.
 	TPCC *ConsistencyReport `json:"tpcc,omitempty"`
+	// TPCCFigures are a TPC-C run's rates named by its mode.
+	TPCCFigures *TPCCFigures `json:"tpcc_figures,omitempty"`
 	// DriverCounters are events the driver counted itself: client library
 	// retries, consumed capacity units.
 	DriverCounters []Counter `json:"driver_counters,omitempty"`
@@ -130,6 +132,26 @@ type LedgerReport struct {
 	// invariants, with what they hold.
 	Evidence []string `json:"evidence,omitempty"`
 	Seconds  float64  `json:"seconds"`
+	// During is the sums of every balance taken in one snapshot while
+	// the transfers ran (nil when the driver takes none, or none was
+	// due).
+	During *LedgerSnapshots `json:"during,omitempty"`
+}
+
+// LedgerSnapshots are a ledger's sums taken during its run: how many,
+// and the first that broke an invariant, when one did.
+type LedgerSnapshots struct {
+	Taken int64 `json:"taken"`
+	// Failed counts snapshots the database could not take (an error);
+	// they break nothing.
+	Failed int64 `json:"failed,omitempty"`
+	// Broken counts snapshots whose sum was not what was loaded or that
+	// found a balance below the floor; First says the first of them.
+	Broken int64  `json:"broken"`
+	First  string `json:"first,omitempty"`
+	// NotJudged says why sampling stopped unjudged: the table holds
+	// rows besides the ledger's accounts.
+	NotJudged string `json:"not_judged,omitempty"`
 }
 
 // Audit is a check of a workload's invariants after its run phase, which
@@ -147,13 +169,17 @@ type Audit interface {
 
 // Counters implements Audit.
 func (r *LedgerReport) Counters() map[string]float64 {
-	return map[string]float64{
+	c := map[string]float64{
 		"ledger.accounts_read":  float64(r.Read),
 		"ledger.total":          float64(r.Total),
 		"ledger.expected_total": float64(r.Expected),
 		"ledger.below_floor":    float64(r.BelowFloor),
 		"ledger.unchecked":      float64(r.Missing + r.Unreadable + r.Errors),
 	}
+	if d := r.During; d != nil {
+		c["ledger.snapshots"], c["ledger.snapshots_broken"] = float64(d.Taken), float64(d.Broken)
+	}
+	return c
 }
 
 // ConsistencyReport is the check of TPC-C's consistency conditions
@@ -214,7 +240,8 @@ const MaxEvidence = 10
 // Failed reports whether the audit found the invariants broken, or could
 // not check them all.
 func (r *LedgerReport) Failed() bool {
-	return r.Total != r.Expected || r.BelowFloor+r.Missing+r.Unreadable+r.Errors > 0
+	return r.Total != r.Expected || r.BelowFloor+r.Missing+r.Unreadable+r.Errors > 0 ||
+		(r.During != nil && r.During.Broken > 0)
 }
 
 // String is the one-line summary of an audit, with its evidence when it
@@ -222,6 +249,18 @@ func (r *LedgerReport) Failed() bool {
 func (r *LedgerReport) String() string {
 	s := fmt.Sprintf("ledger audit: %d of %d accounts read in %.2fs, total %d (loaded %d, difference %+d), %d below the floor %d, %d missing, %d unreadable, %d errors",
 		r.Read, r.Accounts, r.Seconds, r.Total, r.Expected, r.Total-r.Expected, r.BelowFloor, r.Floor, r.Missing, r.Unreadable, r.Errors)
+	if d := r.During; d != nil {
+		s += fmt.Sprintf("; during the run %d snapshot sums", d.Taken)
+		if d.Failed > 0 {
+			s += fmt.Sprintf(" (%d more could not be taken)", d.Failed)
+		}
+		if d.Broken > 0 {
+			s += fmt.Sprintf(", %d BROKEN, the first %s", d.Broken, d.First)
+		}
+		if d.NotJudged != "" {
+			s += " (then stopped: " + d.NotJudged + ")"
+		}
+	}
 	if !r.Failed() {
 		return s + ": invariants hold"
 	}

@@ -70,6 +70,11 @@ type Config struct {
 	LateThreshold time.Duration
 	// Seed makes the workers' random streams reproducible.
 	Seed uint64
+	// FirstWorker is the trial's number of this process's first worker
+	// (a loader's index times its threads): a TPC-C terminal's home
+	// follows its number in the trial, so that a trial's loaders spread
+	// over the warehouses and districts as one process's workers do.
+	FirstWorker int
 	// InsertRetryLimit and InsertRetryInterval retry failed load inserts
 	// (YCSB's core_workload_insertion_retry_limit/interval).
 	InsertRetryLimit    int

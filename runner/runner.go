@@ -256,7 +256,7 @@ func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB
 				Err: fmt.Errorf("transferproportion %g: this driver's sessions cannot transfer between accounts (driver.Transferer): no ledger on it", wl.Config().TransferProportion)}
 		}
 		if c := wl.Config(); c.IsTPCC() && cfg.Phase != Verify {
-			tw, err := newTPCCWorker(sess, c, i, cfg.Seed)
+			tw, err := newTPCCWorker(sess, c, cfg.FirstWorker+i, cfg.Seed)
 			if err != nil {
 				s.release()
 				return nil, err

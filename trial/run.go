@@ -37,7 +37,11 @@ type Outcome struct {
 // take this path, so that a trial records the same facts however it is
 // started. The error is the runner's: nothing was measured.
 func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome, error) {
-	res, err := runner.Run(ctx, t.Settings.Run, t.Workload, t.DB, observers...)
+	cfg := t.Settings.Run
+	cfg.FirstWorker = t.FirstWorker
+	sampler := t.startLedgerSampler(ctx)
+	res, err := runner.Run(ctx, cfg, t.Workload, t.DB, observers...)
+	during := sampler.stop()
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +53,11 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 		// The optimizer's statistics of what was loaded: without them
 		// the consistency checks' joins were planned for empty tables.
 		o.VerifyErr = t.withSQL(ctx, func(sx driver.SQLTransactor) error { return tpcc.Analyze(ctx, sx) })
+		if o.VerifyErr == nil && t.Settings.Verify {
+			// A TPC-C load's read-back: every consistency condition,
+			// the loaded-only one too.
+			o.Audit, o.AuditErr = t.auditTPCC(ctx, true)
+		}
 	case res.Phase == runner.Load && t.Settings.Verify && !res.Interrupted && res.Failure() == "":
 		o.Verify, o.VerifyErr = runner.VerifyLoad(ctx, t.Settings.Run, t.WorkloadConfig, t.DB)
 	case res.Phase == runner.Transactions && !t.Settings.Shared && ctx.Err() == nil:
@@ -59,6 +68,9 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 			break
 		}
 		o.Audit, o.AuditErr = t.Audit(ctx, t.Settings.Run.Threads)
+		if r, ok := o.Audit.(*results.LedgerReport); ok {
+			r.During = during
+		}
 	}
 	o.Counters = t.Counters()
 	return o, nil
@@ -76,23 +88,40 @@ func (t *Trial) Audit(ctx context.Context, threads int) (results.Audit, error) {
 		}
 		return r, err
 	case t.WorkloadConfig.IsTPCC():
-		r, err := t.checkTPCC(ctx)
-		if r == nil {
-			return nil, err
-		}
-		return r, err
+		return t.auditTPCC(ctx, false)
 	}
 	return nil, nil
 }
 
+// auditTPCC checks TPC-C's consistency conditions: all of them on the
+// database as loaded (initial), all but the loaded-only one after a run.
+func (t *Trial) auditTPCC(ctx context.Context, initial bool) (results.Audit, error) {
+	r, err := t.checkTPCC(ctx, initial)
+	if r == nil {
+		return nil, err
+	}
+	return r, err
+}
+
 // Counters are the driver's own counts so far (driver.CounterSource;
 // nil for a driver without).
+// A TPC-C run adds its scale and pacing, which name its figures
+// (results.TPCCFiguresOf).
 func (t *Trial) Counters() []results.Counter {
+	var out []results.Counter
+	if c := t.WorkloadConfig.TPCC; t.WorkloadConfig.IsTPCC() && t.Settings.Run.Phase == runner.Transactions {
+		spec := 0.0
+		if c.Mode == tpcc.Spec {
+			spec = 1
+		}
+		out = append(out, results.Counter{Name: results.CounterTPCCWarehouses, Value: float64(c.Warehouses), Help: "TPC-C warehouses"},
+			results.Counter{Name: results.CounterTPCCSpecPaced, Value: spec, Help: "1: TPC-C spec pacing (keying and think times), 0: unpaced"},
+			results.Counter{Name: results.CounterTPCCTimeScale, Value: c.TimeScale, Help: "the scale of spec pacing's keying and think times"})
+	}
 	cs, ok := t.DB.(driver.CounterSource)
 	if !ok {
-		return nil
+		return out
 	}
-	var out []results.Counter
 	for _, c := range cs.Counters() {
 		out = append(out, results.Counter{Name: c.Name, Value: c.Value, Help: c.Help})
 	}

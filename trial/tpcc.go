@@ -51,12 +51,14 @@ func (t *Trial) readyTPCC(ctx context.Context, load bool) error {
 	})
 }
 
-// checkTPCC checks TPC-C's consistency conditions after a run.
-func (t *Trial) checkTPCC(ctx context.Context) (*results.ConsistencyReport, error) {
+// checkTPCC checks TPC-C's consistency conditions: all of them when
+// initial (the database as loaded), otherwise those that hold after a
+// run.
+func (t *Trial) checkTPCC(ctx context.Context, initial bool) (*results.ConsistencyReport, error) {
 	var rep *results.ConsistencyReport
 	err := t.withSQL(ctx, func(sx driver.SQLTransactor) error {
 		start := time.Now()
-		verdicts, err := tpcc.Check(ctx, sx, false)
+		verdicts, err := tpcc.Check(ctx, sx, initial)
 		if err != nil {
 			return err
 		}
@@ -68,4 +70,20 @@ func (t *Trial) checkTPCC(ctx context.Context) (*results.ConsistencyReport, erro
 		return nil
 	})
 	return rep, err
+}
+
+// TPCCFigures are the outcome's TPC-C figures, named by its mode, for
+// threads terminals; nil for a run that is not TPC-C's.
+func (o *Outcome) TPCCFigures(threads int) *results.TPCCFigures {
+	counters := map[string]float64{}
+	for _, c := range o.Counters {
+		counters[c.Name] = c.Value
+	}
+	var ops []results.Op
+	for i := range o.Result.MeasuredResults {
+		if r := &o.Result.MeasuredResults[i]; r.OK()+r.ErrorCount() > 0 {
+			ops = append(ops, results.OpOf(r))
+		}
+	}
+	return results.TPCCFiguresOf(counters, o.Result.Measured.Duration, threads, ops)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // ResolveSecrets replaces every ${env:NAME} and ${file:PATH} reference in
@@ -82,6 +83,11 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase, lay func(*S
 	if pl.Settings, err = ParseSettings(p, phase, pl.WorkloadConfig); err != nil {
 		return nil, err
 	}
+	if c := pl.WorkloadConfig; phase == runner.Verify && c.IsTPCC() {
+		return nil, fmt.Errorf("%s %d: the verify phase reads YCSB's records back, and a TPC-C database holds none; "+
+			"TPC-C checks its consistency conditions instead: all 12 after a load with %s=true (--verify), 11 after every run",
+			core.TPCCWarehouses, c.TPCC.Warehouses, core.Verify)
+	}
 	if lay != nil {
 		if err := lay(&pl.Settings); err != nil {
 			return nil, err
@@ -89,6 +95,10 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase, lay func(*S
 	}
 	if err := pl.Settings.Validate(); err != nil {
 		return nil, err
+	}
+	if c := pl.WorkloadConfig; c.IsTPCC() && c.TPCC.Mode == tpcc.Spec && (pl.Settings.Run.Target > 0 || len(pl.Settings.Run.Stages) > 0) {
+		return nil, fmt.Errorf("%s=%s paces each terminal by keying and think times; a target rate or stages would pace it twice: drop target (and stages), or set %s=%s",
+			core.TPCCMode, tpcc.Spec, core.TPCCMode, tpcc.Unpaced)
 	}
 	if err := pl.WorkloadConfig.ValidateKeys(); err != nil {
 		return nil, err

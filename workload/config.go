@@ -92,16 +92,27 @@ type Config struct {
 // The balances then always sum to the loaded accounts times Balance.
 type Ledger struct {
 	Balance, Floor, MaxAmount int64
+	// AuditEvery is how often the run sums every balance in one
+	// snapshot, where the driver can take one (0: never).
+	AuditEvery time.Duration
 }
 
-// TPCC is TPC-C's scale and mix: with Warehouses set the workload is
-// TPC-C (package tpcc), its load units are the item table (key 0) and
-// the warehouses (keys 1 to Warehouses), and its run draws the five
-// transactions from Mix.
+// TPCC is TPC-C's scale, mix and pacing: with Warehouses set the
+// workload is TPC-C (package tpcc), its load units are the item table
+// (key 0) and the warehouses (keys 1 to Warehouses), and its run draws
+// the five transactions from Mix, paced as Mode says.
 type TPCC struct {
 	Warehouses int64
 	Mix        tpcc.Mix
+	Mode       tpcc.Mode
+	// TimeScale scales the spec mode's keying and think times (1, the
+	// specification's, by default).
+	TimeScale float64
 }
+
+// TpmC says whether the run's New-Orders a minute are tpmC: spec pacing
+// at the specification's times.
+func (t TPCC) TpmC() bool { return t.Mode == tpcc.Spec && t.TimeScale == 1 }
 
 // IsTPCC reports whether the workload is TPC-C.
 func (c Config) IsTPCC() bool { return c.TPCC.Warehouses > 0 }
@@ -142,8 +153,8 @@ func DefaultConfig() Config {
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: DistUniform,
 		InsertOrder: InsertHashed, ZeroPadding: 1, InsertionRetryInterval: 3 * time.Second,
-		Ledger: Ledger{Balance: 1000, Floor: 0, MaxAmount: 100},
-		TPCC:   TPCC{Mix: tpcc.DefaultMix},
+		Ledger: Ledger{Balance: 1000, Floor: 0, MaxAmount: 100, AuditEvery: 5 * time.Second},
+		TPCC:   TPCC{Mix: tpcc.DefaultMix, Mode: tpcc.Unpaced, TimeScale: 1},
 	}
 }
 
@@ -227,6 +238,9 @@ func parseFields(p *properties.Set, c *Config) error {
 			return err
 		}
 	}
+	if c.Ledger.AuditEvery, err = p.Duration(core.LedgerAuditInterval, c.Ledger.AuditEvery); err != nil {
+		return err
+	}
 	// YCSB gives the retry interval in whole seconds; a Go duration
 	// ("500ms") is read too.
 	c.InsertionRetryInterval, err = p.Duration(core.InsertionRetryInterval, c.InsertionRetryInterval)
@@ -251,6 +265,20 @@ func (c *Config) parseTPCC(p *properties.Set) error {
 			}
 			c.TPCC.Mix[i] = f
 		}
+	}
+	if v, _, ok := p.Lookup(core.TPCCMode); ok {
+		m, err := tpcc.ParseMode(strings.TrimSpace(v))
+		if err != nil {
+			return c.errorf(core.TPCCMode, "%v", err)
+		}
+		c.TPCC.Mode = m
+	}
+	if v, _, ok := p.Lookup(core.TPCCTimeScale); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return c.errorf(core.TPCCTimeScale, "%q: want a number in (0, 1] that scales the keying and think times (1: the specification's; below 1 the result is not tpmC)", v)
+		}
+		c.TPCC.TimeScale = f
 	}
 	if !c.IsTPCC() {
 		return nil

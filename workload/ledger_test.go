@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -32,7 +33,7 @@ func TestLedgerSettings(t *testing.T) {
 	c, err := parseKV(ledger...)
 	require.NoError(t, err)
 	require.True(t, c.IsLedger())
-	require.Equal(t, workload.Ledger{Balance: 500, Floor: -50, MaxAmount: 30}, c.Ledger)
+	require.Equal(t, workload.Ledger{Balance: 500, Floor: -50, MaxAmount: 30, AuditEvery: 5 * time.Second}, c.Ledger)
 	require.Equal(t, "field0", c.BalanceField())
 
 	for _, tc := range []struct {
@@ -59,6 +60,9 @@ func TestLedgerSettings(t *testing.T) {
 		{"two accounts at least: a transfer needs two",
 			[]string{"recordcount", "2"}, []string{"recordcount", "1"},
 			[]string{`"recordcount"`, "1 accounts", "want at least 2"}},
+		{"audits during the run: an interval, or 0 for none",
+			[]string{"ledger.audit.interval", "0"}, []string{"ledger.audit.interval", "-1s"},
+			[]string{`"ledger.audit.interval"`, "a duration"}},
 		{"no dataintegrity: the first field is a balance",
 			[]string{"dataintegrity", "false"}, []string{"dataintegrity", "true"},
 			[]string{`"dataintegrity"`, "balance"}},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/properties/core"
+	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // proportionTolerance allows for the decimal rounding of proportions such
@@ -158,8 +159,12 @@ func (c Config) validateProportions() error {
 }
 
 // validateTPCC checks TPC-C's mix: a share of each transaction at or
-// above 0, some above.
+// above 0, some above; and that a time scale comes with spec pacing,
+// the only mode that has times to scale.
 func (c Config) validateTPCC() error {
+	if c.TPCC.TimeScale != 1 && c.TPCC.Mode != tpcc.Spec {
+		return c.errorf(core.TPCCTimeScale, "%g with tpcc.mode=%s: it scales spec pacing's keying and think times; set tpcc.mode=spec, or leave it out", c.TPCC.TimeScale, c.TPCC.Mode)
+	}
 	total := 0.0
 	for _, x := range c.TPCC.Mix {
 		total += x

@@ -109,9 +109,20 @@ func (s *Suite) checkTransfers(t *testing.T, sess driver.Session, tr driver.Tran
 func (s *Suite) checkConcurrentTransfers(t *testing.T, wcfg workload.Config, wl *workload.Workload) {
 	ctx := context.Background()
 	table := wcfg.Table
+	summer, _ := s.db.(driver.LedgerSummer)
+	snapshots := s.sumWhileRunning(t, summer, wcfg)
 	res, err := runner.Run(ctx, runner.Config{Phase: runner.Transactions, Threads: s.o.Workers, Seed: 11,
 		OperationCount: wcfg.OperationCount, MaxExecutionTime: time.Minute}, wl, s.db)
+	sums := snapshots()
 	require.NoError(t, err)
+	if summer != nil {
+		// Every snapshot taken while transfers ran saw the money whole.
+		require.NotEmpty(t, sums)
+		for _, sum := range sums {
+			require.Equal(t, driver.LedgerSum{Accounts: ledgerAccounts, Total: ledgerAccounts * 100}, sum)
+		}
+		t.Logf("%d snapshot sums during %d transfers held", len(sums), series(res, "TRANSFER").Counted)
+	}
 	require.EqualValues(t, wcfg.OperationCount, res.MeasuredResults.TotalCounted(), "every transfer and read ran (%s)", res.StopReason)
 	tr0 := series(res, "TRANSFER")
 	require.Positive(t, tr0.OK())
@@ -143,6 +154,44 @@ func (s *Suite) checkConcurrentTransfers(t *testing.T, wcfg workload.Config, wl 
 	require.True(t, rep.Failed())
 	require.EqualValues(t, 1, rep.BelowFloor)
 	require.Contains(t, rep.Evidence, a+": balance 5 below the floor 10")
+	if summer != nil {
+		sum, err := summer.SumBalances(ctx, table, wcfg.BalanceField(), wcfg.Ledger.Floor)
+		require.NoError(t, err)
+		require.Equal(t, driver.LedgerSum{Accounts: ledgerAccounts, Total: rep.Total, BelowFloor: 1}, sum, "the snapshot sees the write too")
+	}
+}
+
+// sumWhileRunning takes snapshot sums of the ledger until the returned
+// function is called, which returns them (none for a driver that takes
+// none, or whose transfers may lose money in flight).
+func (s *Suite) sumWhileRunning(t *testing.T, summer driver.LedgerSummer, wcfg workload.Config) func() []driver.LedgerSum {
+	if summer == nil || s.o.LossyTransfers {
+		return func() []driver.LedgerSum { return nil }
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var sums []driver.LedgerSum
+	var errs []error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			sum, err := summer.SumBalances(ctx, wcfg.Table, wcfg.BalanceField(), wcfg.Ledger.Floor)
+			switch {
+			case ctx.Err() != nil:
+			case err != nil:
+				errs = append(errs, err)
+			default:
+				sums = append(sums, sum)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return func() []driver.LedgerSum {
+		cancel()
+		<-done
+		require.Empty(t, errs)
+		return sums
+	}
 }
 
 // requireBalances reads accounts' balances and compares them.

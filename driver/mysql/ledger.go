@@ -9,7 +9,10 @@ import (
 	"github.com/dbarena/dbarena/driver"
 )
 
-var _ driver.Transferer = (*session)(nil)
+var (
+	_ driver.Transferer   = (*session)(nil)
+	_ driver.LedgerSummer = (*DB)(nil)
+)
 
 // lockAccounts selects the balances of two accounts and locks their rows
 // in key order, so that transfers between the same accounts cannot
@@ -82,4 +85,26 @@ func transfer(ctx context.Context, tx *sql.Tx, lock, set string, t driver.Transf
 	}
 	_, err = tx.ExecContext(ctx, set, strconv.FormatInt(g, 10), t.To)
 	return err
+}
+
+// sumBalances reads a table's rows, the sum of their balances and how
+// many are below the floor, in one statement: an InnoDB consistent read,
+// one snapshot.
+func (b sqlBuilder) sumBalances(table, field string) string {
+	bal := "CAST(" + ident(field) + " AS SIGNED)"
+	return "SELECT COUNT(*), CAST(COALESCE(SUM(" + bal + "), 0) AS SIGNED), CAST(COALESCE(SUM(CASE WHEN " + bal +
+		" < ? THEN 1 ELSE 0 END), 0) AS SIGNED) FROM " + b.table(table)
+}
+
+// SumBalances implements driver.LedgerSummer on the pool of SQL
+// transactions (one connection more than the workers), so that it never
+// waits for a worker's.
+func (db *DB) SumBalances(ctx context.Context, table, field string, floor int64) (driver.LedgerSum, error) {
+	pool, err := db.txPool(ctx)
+	if err != nil {
+		return driver.LedgerSum{}, classify(err)
+	}
+	var sum driver.LedgerSum
+	err = pool.QueryRowContext(ctx, db.b.sumBalances(table, field), floor).Scan(&sum.Accounts, &sum.Total, &sum.BelowFloor)
+	return sum, classify(err)
 }

@@ -11,7 +11,10 @@ import (
 	"github.com/dbarena/dbarena/driver"
 )
 
-var _ driver.Transferer = (*session)(nil)
+var (
+	_ driver.Transferer   = (*session)(nil)
+	_ driver.LedgerSummer = (*DB)(nil)
+)
 
 // lockAccounts selects the balances of accounts $1 and $2 and locks their
 // rows, in key order: two transfers between the same accounts lock them
@@ -85,4 +88,33 @@ func transfer(ctx context.Context, tx pgx.Tx, lock, set string, t driver.Transfe
 		return fmt.Errorf("write balances: %w", err)
 	}
 	return nil
+}
+
+// sumBalances reads a table's rows, the sum of their balances and how
+// many are below $1, in one statement: one snapshot at any isolation.
+func (b sqlBuilder) sumBalances(table, field string) string {
+	bal := "CAST(" + b.balance(field) + " AS BIGINT)"
+	return fmt.Sprintf("SELECT count(*), CAST(COALESCE(sum(%s), 0) AS BIGINT), CAST(COALESCE(sum(CASE WHEN %s < $1 THEN 1 ELSE 0 END), 0) AS BIGINT) FROM %s",
+		bal, bal, tbl(table))
+}
+
+// SumBalances implements driver.LedgerSummer on a connection of its
+// own to the first host, opened at the first call: the workers' sessions
+// may hold every connection of the pool for the whole run.
+func (db *DB) SumBalances(ctx context.Context, table, field string, floor int64) (driver.LedgerSum, error) {
+	db.sumMu.Lock()
+	defer db.sumMu.Unlock()
+	if err := db.ready(); err != nil {
+		return driver.LedgerSum{}, err
+	}
+	if db.sumConn == nil || db.sumConn.IsClosed() {
+		c, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			return driver.LedgerSum{}, classify(err)
+		}
+		db.sumConn = c
+	}
+	var sum driver.LedgerSum
+	err := db.sumConn.QueryRow(ctx, db.cfg.sql.sumBalances(table, field), floor).Scan(&sum.Accounts, &sum.Total, &sum.BelowFloor)
+	return sum, classify(err)
 }

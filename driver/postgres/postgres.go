@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -161,6 +162,9 @@ type DB struct {
 	// has one per host of Config.Hosts (or just pool).
 	pool  *pgxpool.Pool
 	pools []*pgxpool.Pool
+	// sumConn is SumBalances' connection of its own, under sumMu.
+	sumMu   sync.Mutex
+	sumConn *pgx.Conn
 	// firstWorker numbers this process's workers in the trial
 	// (driver.Params.FirstWorker): worker w of the trial uses host
 	// w mod len(pools).
@@ -348,6 +352,13 @@ func (db *DB) Close() error {
 		p.Close()
 	}
 	db.pools, db.pool = nil, nil
+	db.sumMu.Lock()
+	defer db.sumMu.Unlock()
+	if db.sumConn != nil {
+		// Nothing is pending on it: a close error changes no result.
+		_ = db.sumConn.Close(context.Background())
+		db.sumConn = nil
+	}
 	return nil
 }
 

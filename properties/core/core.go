@@ -52,12 +52,18 @@ const (
 	LedgerBalance      = "ledger.balance"
 	LedgerFloor        = "ledger.floor"
 	LedgerMaxAmount    = "ledger.maxamount"
+	// LedgerAuditInterval is how often a ledger's balances are summed
+	// in one snapshot during its run (0: only the audit after it).
+	LedgerAuditInterval = "ledger.audit.interval"
 )
 
-// dbarena's TPC-C (docs/guide/tpcc.md): its scale and its mix.
+// dbarena's TPC-C (docs/guide/tpcc.md): its scale, its mix, its pacing
+// mode and the scale of the spec mode's keying and think times.
 const (
 	TPCCWarehouses = "tpcc.warehouses"
 	TPCCMix        = "tpcc.mix"
+	TPCCMode       = "tpcc.mode"
+	TPCCTimeScale  = "tpcc.timescale"
 )
 
 // YCSB's client and measurement properties. dbarena always measures
@@ -132,7 +138,7 @@ func Known() []string {
 		RequestDistribution, ZipfianConstant, HotspotDataFraction, HotspotOpnFraction, ExponentialPercentile,
 		ExponentialFrac, MinScanLength, MaxScanLength, ScanLengthDistribution, InsertOrder, ZeroPadding,
 		DataIntegrity, InsertionRetryLimit, InsertionRetryInterval,
-		TransferProportion, LedgerBalance, LedgerFloor, LedgerMaxAmount, TPCCWarehouses, TPCCMix,
+		TransferProportion, LedgerBalance, LedgerFloor, LedgerMaxAmount, LedgerAuditInterval, TPCCWarehouses, TPCCMix, TPCCMode, TPCCTimeScale,
 		Workload, DB, Exporter, ExportFile, ThreadCount, Target, MaxExecutionTime, DoTransactions, BatchSize,
 		StatusInterval,
 		Seed, WarmupTime, WarmupOperations, WarmupSteady, JSONOutput, HdrLog, LateThreshold, StopOnErrorRate,

@@ -89,6 +89,9 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 	if audit != nil {
 		fmt.Fprintln(st.Stderr, "dbarena:", audit)
 	}
+	if f := out.TPCCFigures(t.Settings.Run.Threads); f != nil {
+		fmt.Fprintln(st.Stderr, "dbarena:", f)
+	}
 	errs = append(errs, writeOutputs(st, f.text, t, f.refs, out, f.ls, usage))
 	if err := errors.Join(errs...); err != nil {
 		return &exitError{code: ExitFailure, err: err}
@@ -148,6 +151,7 @@ func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]str
 	}
 	sum := newSummary(t, shownProps(st, t.Props, refs), res)
 	sum.Verify, sum.DriverCounters = out.Verify, counters
+	sum.TPCCFigures = out.TPCCFigures(rs.Run.Threads)
 	switch a := out.Audit.(type) {
 	case *results.LedgerReport:
 		sum.Ledger = a

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/results"
@@ -77,4 +79,53 @@ func TestLedgerYCSBSummary(t *testing.T) {
 	code, _, errs = run(t, context.Background(), "ycsb", "run", "basic", "-P", "../../../workloads/workloadledger", "-p", "operationcount=10", "-q")
 	require.NotEqual(t, ExitOK, code)
 	require.Contains(t, errs, "cannot transfer between accounts")
+}
+
+// TestLedgerSnapshotsDuringTheRun runs the ledger on PostgreSQL with a
+// snapshot sum every 100 ms: a clean run's snapshots all hold; then 7
+// is added to an account behind the ledger's back and taken away again
+// a second later, while transfers run. The audit after the run finds the
+// total as loaded, and only the snapshots show the money that appeared:
+// the run fails, saying when.
+func TestLedgerSnapshotsDuringTheRun(t *testing.T) {
+	url := pgURL(t)
+	dir := t.TempDir()
+	common := []string{"-P", "../../../workloads/workloadledger", "-p", "postgres.url=" + url, "-p", "table=cli_ledger_snap",
+		"-p", "recordcount=40", "-p", "ledger.audit.interval=100ms", "-p", "maxexecutiontime=3", "-p", "operationcount=0",
+		"-target", "300", "-threads", "4", "-q"}
+	code, out, errs := run(t, context.Background(), append([]string{"ycsb", "load", "postgres", "-p", "drop=true"}, common...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	sum := filepath.Join(dir, "run.json")
+	code, out, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres", "-p", "json.output=" + sum}, common...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	b, err := os.ReadFile(sum)
+	require.NoError(t, err)
+	var s results.Summary
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.NotNil(t, s.Ledger.During)
+	require.Greater(t, s.Ledger.During.Taken, int64(10), "about one every 100 ms of 3 s")
+	require.Zero(t, s.Ledger.During.Broken)
+	require.False(t, s.Ledger.Failed(), "%s", s.Ledger)
+
+	conn, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	const account = "user6284781860667377211" // record 0
+	nudge := func(by int) {
+		_, err := conn.Exec(context.Background(), "UPDATE cli_ledger_snap SET field0 = (CAST(field0 AS BIGINT) + $1)::text WHERE ycsb_key = $2", by, account)
+		require.NoError(t, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(time.Second)
+		nudge(7)
+		time.Sleep(time.Second)
+		nudge(-7)
+	}()
+	code, _, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres"}, common...)...)
+	<-done
+	require.Equal(t, ExitFailure, code, errs)
+	require.Contains(t, errs, "total 40000 (loaded 40000, difference +0), 0 below the floor 0", "the end state is whole")
+	require.Regexp(t, `during the run \d+ snapshot sums, \d+ BROKEN, the first at \d+\.\ds: total 40007 \(loaded 40000, difference \+7\)`, errs)
 }

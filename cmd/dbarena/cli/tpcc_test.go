@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // TestTPCCExperiment runs `workloads: [tpcc]` against the test servers'
@@ -47,7 +49,16 @@ run: {duration: 3s, threads: 4}
 			require.Positive(t, ran[name], "%s: trials.csv has the %s series", tg, name)
 		}
 		require.Greater(t, ran["NEW_ORDER"], 5*ran["DELIVERY"], "%s: the mix's 45%% against 4%%", tg)
+		require.EqualValues(t, 4, row.Counters[results.CounterTPCCTerminals], tg)
 	}
+	require.Contains(t, errs, "TPC-C unpaced: ")
+	require.Contains(t, errs, "1 warehouse, 4 terminals; every p90 within its limit")
+	code, _, errs = run(t, context.Background(), "report", res)
+	require.Equal(t, ExitOK, code, errs)
+	html, err := os.ReadFile(filepath.Join(res, "report.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(html), " tx/s</td>", "a TPC-C row's rate is transactions")
+	require.Contains(t, string(html), "TPC-C unpaced: ", "the row's note names the mode")
 	var refused bool
 	for id, row := range rows {
 		if row.Target == "rd" {
@@ -59,8 +70,13 @@ run: {duration: 3s, threads: 4}
 	require.True(t, refused, "redis has a failed row saying why")
 }
 
-// TestTPCCBrokenConditionFails loads and runs TPC-C with `dbarena ycsb`
-// on PostgreSQL, reads the consistency check from the JSON summary, then
+// TestTPCCBrokenConditionFails loads TPC-C with `dbarena ycsb load
+// --verify` on PostgreSQL (all 12 conditions checked on the loaded
+// database; the verify phase, which reads YCSB's records, is refused),
+// runs it unpaced (transactions per second, no tpmC) and spec-paced at
+// a hundredth of the times (New-Orders a minute bounded by the pacing;
+// a target rate on top refused), reads the consistency check and the
+// figures from the JSON summary, then
 // breaks condition 1 behind the workload's back (the warehouse's
 // year-to-date balance) and sees the next run fail, naming the
 // warehouse. The break is one no transaction mends: Payment adds the same
@@ -71,8 +87,12 @@ func TestTPCCBrokenConditionFails(t *testing.T) {
 	url := pgURL(t)
 	dir := t.TempDir()
 	common := []string{"-P", "../../../workloads/workloadtpcc", "-p", "postgres.url=" + url, "-threads", "4", "-q"}
-	code, out, errs := run(t, context.Background(), append([]string{"ycsb", "load", "postgres"}, common...)...)
+	code, out, errs := run(t, context.Background(), append([]string{"ycsb", "load", "postgres", "--verify"}, common...)...)
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	require.Contains(t, errs, "TPC-C consistency: 12 of 12 conditions checked", "a load's read-back is every condition")
+	code, _, errs = run(t, context.Background(), append([]string{"ycsb", "verify", "postgres"}, common...)...)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "tpcc.warehouses 1: the verify phase reads YCSB's records back")
 	sum := filepath.Join(dir, "run.json")
 	code, out, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres", "-p", "operationcount=400", "-p", "json.output=" + sum}, common...)...)
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
@@ -83,6 +103,36 @@ func TestTPCCBrokenConditionFails(t *testing.T) {
 	require.NotNil(t, s.TPCC)
 	require.Len(t, s.TPCC.Conditions, 11)
 	require.False(t, s.TPCC.Failed(), "%s", s.TPCC)
+	require.NotNil(t, s.TPCCFigures)
+	require.Equal(t, tpcc.Unpaced, s.TPCCFigures.Mode)
+	require.Zero(t, s.TPCCFigures.TpmC, "an unpaced run is never tpmC")
+	require.Positive(t, s.TPCCFigures.TransactionsPerSecond)
+	require.Contains(t, errs, "TPC-C unpaced: ")
+
+	// Spec pacing at a hundredth of the times: 10 terminals can make at
+	// most 1,286 New-Orders a minute, where unpaced ones made many more.
+	code, _, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres", "-p", "tpcc.mode=spec", "-target", "100"}, common...)...)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "tpcc.mode=spec paces each terminal by keying and think times")
+	paced := append([]string{"ycsb", "run", "postgres", "-p", "tpcc.mode=spec", "-p", "tpcc.timescale=0.01", "-p", "maxexecutiontime=8",
+		"-p", "json.output=" + sum}, common...)
+	paced[slices.Index(paced, "-threads")+1] = "10"
+	code, out, errs = run(t, context.Background(), paced...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	b, err = os.ReadFile(sum)
+	require.NoError(t, err)
+	s = results.Summary{}
+	require.NoError(t, json.Unmarshal(b, &s))
+	f := s.TPCCFigures
+	require.NotNil(t, f)
+	require.Equal(t, tpcc.Spec, f.Mode)
+	require.Equal(t, 10, f.Terminals)
+	require.Zero(t, f.TpmC, "scaled times are not tpmC")
+	// About 95% over 20 s here; 8 s of 10 terminals is about 170
+	// New-Orders, whose count varies by a tenth. Unpaced terminals make
+	// more than ten times the bound.
+	require.InDelta(t, 90, f.Efficiency, 40, "%s", f)
+	require.Contains(t, errs, "TPC-C spec pacing at 0.01 of its times")
 
 	conn, err := pgx.Connect(context.Background(), url)
 	require.NoError(t, err)
@@ -93,4 +143,36 @@ func TestTPCCBrokenConditionFails(t *testing.T) {
 	require.Equal(t, ExitFailure, code, errs)
 	require.Contains(t, errs, "condition 1, W_YTD = sum(D_YTD) for each warehouse: 1 rows break it (w_id=1 w_ytd=")
 	require.Contains(t, errs, "the workload's invariants are broken")
+}
+
+// TestTPCCLoadersSpreadOverWarehouses runs TPC-C on 2 warehouses from 2
+// loaders of one worker each: the second loader's terminal is warehouse
+// 2's, so both warehouses take New-Orders (a New-Order moves its home
+// district's next order number; before, every loader's first terminal
+// was warehouse 1's and warehouse 2 took none).
+func TestTPCCLoadersSpreadOverWarehouses(t *testing.T) {
+	url := pgURL(t)
+	file := writeExperiment(t, `name: tpcc-loaders
+properties: {tpcc.warehouses: 2, tpcc.mix: "100,0,0,0,0"}
+targets:
+  - name: pg
+    database: postgres
+    deploy: {provider: existing}
+    properties: {postgres.url: "`+url+`"}
+workloads: [tpcc]
+run: {duration: 2s, threads: 1, loaders: 2}
+`)
+	res := filepath.Join(t.TempDir(), "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res, "--loader-binary", buildDbarena(t))
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	conn, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	for w := 1; w <= 2; w++ {
+		var districts int
+		require.NoError(t, conn.QueryRow(context.Background(),
+			"SELECT count(*) FROM district WHERE d_w_id = $1 AND d_next_o_id > 3001", w).Scan(&districts))
+		require.Positive(t, districts, "warehouse %d took New-Orders", w)
+	}
+	require.Contains(t, errs, "2 warehouses, 2 terminals", "the row counts every loader's terminals")
 }

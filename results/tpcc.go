@@ -1,0 +1,145 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/workload/tpcc"
+)
+
+// The counters a TPC-C run's row holds besides the driver's: its scale
+// and pacing, from which TPCCFiguresOf names its figures.
+const (
+	CounterTPCCWarehouses = "tpcc.warehouses"
+	CounterTPCCSpecPaced  = "tpcc.spec_paced"
+	CounterTPCCTimeScale  = "tpcc.timescale"
+	// CounterTPCCTerminals is the trial's terminals across its loaders
+	// (a row's threads are each loader's).
+	CounterTPCCTerminals = "tpcc.terminals"
+)
+
+// TPCCFigures are a TPC-C run's figures, named as its mode allows: tpmC
+// only for spec pacing at the specification's keying and think times;
+// an unpaced run is transactions per second and never tpmC.
+type TPCCFigures struct {
+	Mode       tpcc.Mode `json:"mode"`
+	Warehouses int       `json:"warehouses"`
+	Terminals  int       `json:"terminals"`
+	// TimeScale is the spec mode's scale of keying and think times.
+	TimeScale float64 `json:"timescale,omitempty"`
+	// TransactionsPerSecond counts the five transactions, completed
+	// (a New-Order rolled back by its unused item included).
+	TransactionsPerSecond float64 `json:"transactions_per_s"`
+	NewOrdersPerMinute    float64 `json:"new_orders_per_minute"`
+	// TpmC is NewOrdersPerMinute when it is tpmC (spec pacing at scale
+	// 1), else 0.
+	TpmC float64 `json:"tpmC,omitempty"`
+	// Efficiency is, under spec pacing, the New-Orders a minute as a
+	// percentage of the most the terminals' times allow (12.86 a
+	// warehouse at scale 1, divided by the scale).
+	Efficiency float64 `json:"efficiency_pct,omitempty"`
+	// P90 is each transaction's 90th percentile against its limit
+	// (clause 5.2.5.4).
+	P90 []P90Verdict `json:"p90"`
+}
+
+// P90Verdict is one transaction's 90th percentile response time against
+// the specification's limit.
+type P90Verdict struct {
+	Name       string  `json:"name"`
+	P90Ms      float64 `json:"p90_ms"`
+	LimitS     float64 `json:"limit_s"`
+	Operations int64   `json:"operations"`
+}
+
+// Over says whether the percentile is above the limit.
+func (v P90Verdict) Over() bool { return v.P90Ms > v.LimitS*1000 }
+
+// OpOf is a measured series as a row's operation type: operations done
+// and failed, and the latency of every one.
+func OpOf(r *measure.SeriesResult) Op {
+	return Op{Name: r.Name, Operations: r.OK() + r.ErrorCount(), Errors: r.ErrorCount(),
+		Latency: LatencyOf(measure.StatsOf(r.Latency()))}
+}
+
+// TPCCFiguresOf names a TPC-C run's figures from its counters (the
+// scale and pacing the trial recorded), the measured phase's length,
+// its terminals (unless the counters count them) and its operation
+// types; nil for a run that is not TPC-C's.
+func TPCCFiguresOf(counters map[string]float64, d time.Duration, terminals int, ops []Op) *TPCCFigures {
+	w, ok := counters[CounterTPCCWarehouses]
+	if !ok || w < 1 || d <= 0 {
+		return nil
+	}
+	if n, ok := counters[CounterTPCCTerminals]; ok {
+		terminals = int(n)
+	}
+	f := &TPCCFigures{Mode: tpcc.Unpaced, Warehouses: int(w), Terminals: terminals}
+	byName := map[string]Op{}
+	for _, o := range ops {
+		byName[o.Name] = o
+	}
+	var done int64
+	for k := range tpcc.NumKinds {
+		o, ok := byName[k.Name()]
+		if !ok {
+			continue
+		}
+		done += o.Operations - o.Errors
+		f.P90 = append(f.P90, P90Verdict{Name: o.Name, P90Ms: o.Latency.P90 / 1000, LimitS: tpcc.P90Limit[k], Operations: o.Operations})
+	}
+	no := byName[tpcc.NewOrder.Name()]
+	f.TransactionsPerSecond = float64(done) / d.Seconds()
+	f.NewOrdersPerMinute = float64(no.Operations-no.Errors) / d.Minutes()
+	if counters[CounterTPCCSpecPaced] == 1 {
+		f.Mode = tpcc.Spec
+		f.TimeScale = counters[CounterTPCCTimeScale]
+		if f.TimeScale <= 0 {
+			f.TimeScale = 1
+		}
+		f.Efficiency = 100 * f.NewOrdersPerMinute / (tpcc.MaxTpmCPerWarehouse * w / f.TimeScale)
+		if f.TimeScale == 1 {
+			f.TpmC = f.NewOrdersPerMinute
+		}
+	}
+	return f
+}
+
+// String says the figures in one line, named by the mode.
+func (f *TPCCFigures) String() string {
+	var s string
+	switch {
+	case f.Mode == tpcc.Spec && f.TpmC > 0:
+		s = fmt.Sprintf("TPC-C spec pacing: %.2f tpmC, efficiency %.1f%% (of %.2f a warehouse), %s, %d terminals",
+			f.TpmC, f.Efficiency, tpcc.MaxTpmCPerWarehouse, warehouses(f.Warehouses), f.Terminals)
+	case f.Mode == tpcc.Spec:
+		s = fmt.Sprintf("TPC-C spec pacing at %g of its times: %.1f New-Orders a minute, efficiency %.1f%% of the scaled bound; not tpmC (the specification's times are 1), %s, %d terminals",
+			f.TimeScale, f.NewOrdersPerMinute, f.Efficiency, warehouses(f.Warehouses), f.Terminals)
+	default:
+		s = fmt.Sprintf("TPC-C unpaced: %.1f transactions/s (%.1f New-Orders a minute; not tpmC: no keying or think times), %s, %d terminals",
+			f.TransactionsPerSecond, f.NewOrdersPerMinute, warehouses(f.Warehouses), f.Terminals)
+	}
+	if f.Mode == tpcc.Spec && f.Terminals != tpcc.DistrictsPerWarehouse*f.Warehouses {
+		s += fmt.Sprintf(" (the specification has %d terminals a warehouse)", tpcc.DistrictsPerWarehouse)
+	}
+	var over []string
+	for _, v := range f.P90 {
+		if v.Over() {
+			over = append(over, fmt.Sprintf("%s p90 %.0f ms > %g s", v.Name, v.P90Ms, v.LimitS))
+		}
+	}
+	if len(over) == 0 {
+		return s + "; every p90 within its limit"
+	}
+	return s + "; p90 OVER THE LIMIT: " + strings.Join(over, ", ")
+}
+
+// warehouses is "1 warehouse", "2 warehouses".
+func warehouses(n int) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return fmt.Sprintf("%d warehouses", n)
+}

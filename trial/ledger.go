@@ -1,0 +1,94 @@
+package trial
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/runner"
+)
+
+// ledgerSampler sums a ledger's balances in one snapshot every
+// ledger.audit.interval while its transfers run, so that money that
+// went missing and came back before the end, or a balance that dipped
+// below the floor, fails the trial too: the audit after the run sees
+// only the end state.
+type ledgerSampler struct {
+	db                        driver.LedgerSummer
+	table, field              string
+	accounts, expected, floor int64
+	every                     time.Duration
+	start                     time.Time
+
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	rec    results.LedgerSnapshots
+}
+
+// startLedgerSampler starts the sampler of a ledger's run phase; nil
+// when there is none to take: not a ledger's run, no interval, a driver
+// that takes no snapshot, or a trial shared by loaders (each would
+// sample, and the parent audits).
+func (t *Trial) startLedgerSampler(ctx context.Context) *ledgerSampler {
+	c := t.WorkloadConfig
+	summer, ok := t.DB.(driver.LedgerSummer)
+	if !ok || !c.IsLedger() || c.Ledger.AuditEvery <= 0 || t.Settings.Run.Phase != runner.Transactions || t.Settings.Shared {
+		return nil
+	}
+	n := c.EffectiveInsertCount()
+	l := &ledgerSampler{db: summer, table: c.Table, field: c.BalanceField(), accounts: n, expected: n * c.Ledger.Balance,
+		floor: c.Ledger.Floor, every: c.Ledger.AuditEvery, start: time.Now()}
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.done.Add(1)
+	go l.run(ctx)
+	return l
+}
+
+func (l *ledgerSampler) run(ctx context.Context) {
+	defer l.done.Done()
+	tick := time.NewTicker(l.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		sum, err := l.db.SumBalances(ctx, l.table, l.field, l.floor)
+		switch {
+		case ctx.Err() != nil:
+			return // cut short by the run's end: no snapshot
+		case err != nil:
+			l.rec.Failed++
+			continue
+		case sum.Accounts != l.accounts:
+			// Rows the ledger did not load (another range's, or a load
+			// cut short): the sum cannot be judged against what was
+			// loaded; the audit after the run reads the accounts alone.
+			l.rec.NotJudged = fmt.Sprintf("the table holds %d rows and the ledger %d accounts", sum.Accounts, l.accounts)
+			return
+		}
+		l.rec.Taken++
+		if sum.Total != l.expected || sum.BelowFloor > 0 {
+			l.rec.Broken++
+			if l.rec.First == "" {
+				l.rec.First = fmt.Sprintf("at %.1fs: total %d (loaded %d, difference %+d), %d below the floor %d",
+					time.Since(l.start).Seconds(), sum.Total, l.expected, sum.Total-l.expected, sum.BelowFloor, l.floor)
+			}
+		}
+	}
+}
+
+// stop ends the sampling and returns what it took (nil for a sampler
+// that never was).
+func (l *ledgerSampler) stop() *results.LedgerSnapshots {
+	if l == nil {
+		return nil
+	}
+	l.cancel()
+	l.done.Wait()
+	return &l.rec
+}
