@@ -17,6 +17,10 @@ type costView struct {
 // costRowView is one workload row's price-performance.
 type costRowView struct {
 	Label string
+	// Unit is what the row's throughput counts: "ops", or "tx" for
+	// TPC-C's transactions, so that its price is per million
+	// transactions.
+	Unit string
 	// Demand is the row's best throughput, which every target is sized
 	// to serve at the planned utilisation.
 	Demand string
@@ -56,7 +60,7 @@ func costSection(d *results.Data, s *summary) *costView {
 	v := &costView{Note: fmt.Sprintf("Monthly costs are for 730 hours at on-demand list prices from the price catalogue compiled %s (%s). They are indicative: check them against the providers' pages, and override them with a prices file. DynamoDB is billed from each trial's measured reads and writes by its capacity-unit rules.",
 		orDash(compiled), strings.Join(sources, ", "))}
 	for _, r := range s.rows {
-		cr := costRowView{Label: r.label}
+		cr := costRowView{Label: r.label, Unit: rowUnit(r)}
 		var entries []cost.Entry
 		var names []string
 		var cells []*cell
@@ -217,4 +221,17 @@ func fmtPrice(v float64) string {
 		return dash
 	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", v), "0"), ".")
+}
+
+// rowUnit is what a row's throughput counts: "tx" for a TPC-C row (its
+// trials carry TPC-C's scale among their counters), "ops" otherwise.
+func rowUnit(r *row) string {
+	for _, c := range r.cells {
+		for _, t := range c.trials {
+			if _, ok := t.Counters[results.CounterTPCCWarehouses]; ok {
+				return "tx"
+			}
+		}
+	}
+	return "ops"
 }

@@ -109,3 +109,30 @@ func TestPriceBestOnlyWhereEstablished(t *testing.T) {
 	}
 	require.NotContains(t, priced(1), `class="best"`, "one repetition: no interval, no lead")
 }
+
+// TestTPCCPricedPerTransaction: a TPC-C row's price is per million
+// transactions, its throughput in tx/s; the other rows keep ops.
+func TestTPCCPricedPerTransaction(t *testing.T) {
+	fx := fullFixture()
+	fx.targets[0].Cost = &results.TargetCost{MonthlyUSD: 200, Compiled: "2025-06"}
+	fx.targets[1].Cost = &results.TargetCost{MonthlyUSD: 300, Compiled: "2025-06"}
+	d := fx.write(t)
+	for i := range d.Trials {
+		if tr := &d.Trials[i]; tr.Workload == "b" && tr.Kind == results.KindRun {
+			tr.Counters = map[string]float64{results.CounterTPCCWarehouses: 1, results.CounterTPCCSpecPaced: 0}
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Render(&buf, d))
+	html := buf.String()
+	i := strings.Index(html, `<section id="price-performance">`)
+	require.GreaterOrEqual(t, i, 0)
+	sec := html[i : i+strings.Index(html[i:], "</section>")]
+	a := sec[strings.Index(sec, "<h3>a</h3>"):strings.Index(sec, "<h3>b</h3>")]
+	b := sec[strings.Index(sec, "<h3>b</h3>"):strings.Index(sec, "<h3>c</h3>")]
+	requireHas(t, a, "<th>per million ops</th>")
+	requireHas(t, b, "<th>tx/s per $</th><th>per million tx</th>")
+	require.Contains(t, b, " tx/s</th>")
+	require.NotContains(t, b, "per million ops")
+	requireHas(t, html, `<tr class="note"><td></td><td colspan="22">TPC-C unpaced: `)
+}

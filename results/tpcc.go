@@ -6,15 +6,16 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/measure"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // The counters a TPC-C run's row holds besides the driver's: its scale
 // and pacing, from which TPCCFiguresOf names its figures.
 const (
-	CounterTPCCWarehouses = "tpcc.warehouses"
+	CounterTPCCWarehouses = core.TPCCWarehouses
 	CounterTPCCSpecPaced  = "tpcc.spec_paced"
-	CounterTPCCTimeScale  = "tpcc.timescale"
+	CounterTPCCTimeScale  = core.TPCCTimeScale
 	// CounterTPCCTerminals is the trial's terminals across its loaders
 	// (a row's threads are each loader's).
 	CounterTPCCTerminals = "tpcc.terminals"
