@@ -163,6 +163,11 @@ func (p Provider) Up(ctx context.Context, req deploy.Request) (deploy.Deployment
 		defer cancel()
 		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(dctx))
 	}
+	if err := d.healthy(ctx); err != nil {
+		dctx, cancel := context.WithTimeout(context.Background(), d.DownTimeout())
+		defer cancel()
+		return nil, errors.Join(fmt.Errorf("compose: %s: up: %w", req.Name, err), d.Down(dctx))
+	}
 	var addrs []string
 	for _, e := range proj.Exposed {
 		out, err := d.compose(ctx, "port", e.Service, strconv.Itoa(e.Port))
@@ -203,6 +208,24 @@ func portsFree(proj *Project) error {
 			return fmt.Errorf("option port: %s cannot publish on %s, already in use (by another program or deployment): free it, choose another port, or leave port out to pick a free one: %w", e.Service, addr, err)
 		}
 		l.Close()
+	}
+	return nil
+}
+
+// healthy checks what `up --wait` reported: no container whose health
+// check has not passed (starting or unhealthy). CI once saw up return
+// success for a container whose check could never pass; a deployment
+// that says ready must be. A container without a health check, or a
+// one-shot that exited, is not judged here.
+func (d *deployment) healthy(ctx context.Context) error {
+	out, err := d.compose(ctx, "ps", "-a", "--format", "{{.Service}}\t{{.State}}\t{{.Health}}\t{{.Status}}")
+	if err != nil {
+		return fmt.Errorf("ps after up: %w", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if f := strings.Split(line, "\t"); len(f) >= 4 && (f[2] == "starting" || f[2] == "unhealthy") {
+			return d.diagnose(fmt.Errorf("docker compose reported the services ready, but %s's health check has not passed", f[0]))
+		}
 	}
 	return nil
 }
