@@ -98,27 +98,7 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	res := filepath.Join(dir, "r")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		// Every 250 ms a pause that grows with the time since the start,
-		// to 90% of the period after 9 s: the throughput falls smoothly
-		// to a tenth of its start, until the first try's row is in.
-		start := time.Now()
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			if b, _ := os.ReadFile(filepath.Join(res, results.TrialsFile)); strings.Contains(string(b), "\nr.c,") {
-				_ = client.Do(ctx, "CLIENT", "UNPAUSE").Err()
-				return
-			}
-			paused := min(time.Since(start).Seconds()/10, 0.9) * 250
-			_ = client.Do(ctx, "CLIENT", "PAUSE", int(paused)).Err()
-		}
-	}()
+	go slowUntilRow(ctx, client, res, "r.c")
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
 	cancel()
 	require.Equal(t, ExitOK, code, errs)
@@ -134,6 +114,83 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	t.Logf("the retry's flags: %q", retry.Flags)
 	require.Equal(t, first.Repetition, retry.Repetition)
 	require.Greater(t, retry.Throughput, 2*first.Throughput, "the retry ran at full speed")
+}
+
+// slowUntilRow pauses a Redis server for a growing share of every
+// quarter second, to 90% of it after 9 s, so that the throughput falls
+// smoothly to a tenth of its start, until the trials file of results
+// dir res holds the row id.
+func slowUntilRow(ctx context.Context, client *goredis.Client, res, id string) {
+	start := time.Now()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if b, _ := os.ReadFile(filepath.Join(res, results.TrialsFile)); strings.Contains(string(b), "\n"+id+",") {
+			_ = client.Do(ctx, "CLIENT", "UNPAUSE").Err()
+			return
+		}
+		paused := min(time.Since(start).Seconds()/10, 0.9) * 250
+		_ = client.Do(ctx, "CLIENT", "PAUSE", int(paused)).Err()
+	}
+}
+
+// TestNotSteadyWithInsertsLoadsAgain: a trial that inserts (workload D)
+// and whose window moved is measured again on its data loaded again, not
+// on what its first try left: the load again drops the loaded records
+// and the first try's inserts, and after the retry the server holds the
+// loaded records and the retry's inserts.
+func TestNotSteadyWithInsertsLoadsAgain(t *testing.T) {
+	srv := startOwnRedis(t)
+	client := goredis.NewClient(&goredis.Options{Addr: srv.addr})
+	defer client.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "inserts.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: inserts
+properties: {recordcount: 200}
+targets:
+  - name: r
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: %q}
+workloads: [d]
+run: {duration: 8s, threads: 2}
+`, srv.addr)), 0o644))
+	res := filepath.Join(dir, "r")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go slowUntilRow(ctx, client, res, "r.d")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	cancel()
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "r.d: its throughput moved within the window; loading its data again (r.load.1.retry), then measuring it again as r.d.retry")
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	rows := rowsByID(d)
+	first, reload, retry := rows["r.d"], rows["r.load.1.retry"], rows["r.d.retry"]
+	require.Equal(t, results.StatusSuperseded, first.Status)
+	require.Equal(t, results.StatusCompleted, reload.Status)
+	require.Equal(t, results.KindLoad, reload.Kind)
+	require.EqualValues(t, 200, reload.Operations)
+	require.Equal(t, results.StatusCompleted, retry.Status)
+	inserts := func(tr results.Trial) int64 {
+		for _, op := range tr.Ops {
+			if op.Name == "INSERT" {
+				return op.Operations - op.Errors
+			}
+		}
+		return 0
+	}
+	require.Positive(t, inserts(first), "the first try inserted")
+	require.Contains(t, errs, fmt.Sprintf("dropped indexed records (records %d,", 200+inserts(first)),
+		"the load again dropped what the first try left")
+	n, err := client.ZCard(context.Background(), "_indices").Result()
+	require.NoError(t, err)
+	require.Equal(t, 200+inserts(retry), n, "the loaded records and the retry's inserts, none of the first try's (%d)", inserts(first))
 }
 
 // TestHostSaturatedWithLoaderProcesses: a trial run by loader processes
