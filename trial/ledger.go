@@ -61,6 +61,11 @@ func (l *ledgerSampler) run(ctx context.Context) {
 		switch {
 		case ctx.Err() != nil:
 			return // cut short by the run's end: no snapshot
+		case driver.Classify(err) == driver.ClassUnsupported:
+			// The deployment cannot take one (a Redis cluster): said
+			// once, not counted as a failure every interval.
+			l.rec.NotJudged = err.Error()
+			return
 		case err != nil:
 			l.rec.Failed++
 			continue

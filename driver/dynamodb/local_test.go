@@ -133,3 +133,33 @@ func TestMissingTable(t *testing.T) {
 	_, err = session(t, db).Read(context.Background(), table, "user1", nil, nil)
 	require.ErrorContains(t, err, fmt.Sprintf("table %q does not exist at %s", table, endpoint))
 }
+
+// TestSumBalances: the ledger's snapshot reads every account's balance
+// in one transaction, costs nothing on the trial's bill, names a
+// balance that is not an integer, and refuses a ledger of more
+// accounts than one transaction reads (100) as unsupported.
+func TestSumBalances(t *testing.T) {
+	db, schema := openLocal(t)
+	ctx := context.Background()
+	sess, err := db.Session(ctx, 0)
+	require.NoError(t, err)
+	defer sess.Close()
+	for i := range 100 {
+		require.NoError(t, sess.Insert(ctx, schema.Table, fmt.Sprintf("user%d", i), record.Record{{Name: "field0", Value: []byte("100")}}))
+	}
+	require.NoError(t, sess.Update(ctx, schema.Table, "user7", record.Record{{Name: "field0", Value: []byte("3")}}))
+	before := db.Counters()
+	sum, err := db.SumBalances(ctx, schema.Table, "field0", 10)
+	require.NoError(t, err)
+	require.Equal(t, driver.LedgerSum{Accounts: 100, Total: 99*100 + 3, BelowFloor: 1}, sum)
+	require.Equal(t, before, db.Counters(), "the snapshot stays out of the bill")
+
+	require.NoError(t, sess.Update(ctx, schema.Table, "user8", record.Record{{Name: "field0", Value: []byte("1e3")}}))
+	_, err = db.SumBalances(ctx, schema.Table, "field0", 10)
+	require.ErrorContains(t, err, "the balance field0 of user8 is missing or not an integer")
+
+	require.NoError(t, sess.Insert(ctx, schema.Table, "user100", record.Record{{Name: "field0", Value: []byte("100")}}))
+	_, err = db.SumBalances(ctx, schema.Table, "field0", 10)
+	require.Equal(t, driver.ClassUnsupported, driver.Classify(err), "%v", err)
+	require.ErrorContains(t, err, "at most 100 items")
+}

@@ -40,8 +40,9 @@ type DB struct {
 	// of a cluster.
 	addr   string
 	update *rueidis.Lua
-	// transfer is the ledger's transfer (see Transfer).
-	transfer *rueidis.Lua
+	// transfer is the ledger's transfer (see Transfer), sum its audit's
+	// snapshot (see SumBalances).
+	transfer, sum *rueidis.Lua
 }
 
 var (
@@ -65,7 +66,7 @@ func Open(ctx context.Context, p driver.Params) (driver.DB, error) {
 		return nil, driver.BadConfig(err)
 	}
 	db := &DB{cfg: cfg, log: p.Log(), addr: strings.Join(cfg.Addrs, ","), update: rueidis.NewLuaScript(updateScript),
-		transfer: rueidis.NewLuaScript(transferScript)}
+		transfer: rueidis.NewLuaScript(transferScript), sum: rueidis.NewLuaScript(sumScript)}
 	// rueidis connects before it returns, and bounds the dial and the
 	// connection's first commands by the dial timeout.
 	db.client, err = rueidis.NewClient(clientOption(cfg))
