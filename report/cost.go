@@ -60,7 +60,7 @@ func costSection(d *results.Data, s *summary) *costView {
 	v := &costView{Note: fmt.Sprintf("Monthly costs are for 730 hours at on-demand list prices from the price catalogue compiled %s (%s). They are indicative: check them against the providers' pages, and override them with a prices file. DynamoDB is billed from each trial's measured reads and writes by its capacity-unit rules.",
 		orDash(compiled), strings.Join(sources, ", "))}
 	for _, r := range s.rows {
-		cr := costRowView{Label: r.label, Unit: rowUnit(r)}
+		cr := costRowView{Label: r.label, Unit: rowUnit(r).Short()}
 		var entries []cost.Entry
 		var names []string
 		var cells []*cell
@@ -223,15 +223,13 @@ func fmtPrice(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", v), "0"), ".")
 }
 
-// rowUnit is what a row's throughput counts: "tx" for a TPC-C row (its
-// trials carry TPC-C's scale among their counters), "ops" otherwise.
-func rowUnit(r *row) string {
+// rowUnit is what a row's throughput counts: transactions for a TPC-C
+// row, operations otherwise (results.UnitOf of its first trial).
+func rowUnit(r *row) results.Unit {
 	for _, c := range r.cells {
 		for _, t := range c.trials {
-			if _, ok := t.Counters[results.CounterTPCCWarehouses]; ok {
-				return "tx"
-			}
+			return results.UnitOf(t)
 		}
 	}
-	return "ops"
+	return results.UnitOperations
 }

@@ -68,7 +68,7 @@ func sizingAnswers(d *results.Data) []sized {
 	for i := range groups {
 		sz := sized{group: &groups[i]}
 		if gl := d.Manifest.Goal; gl != nil {
-			ask := sizing.Ask{Throughput: gl.Throughput, Headroom: gl.Headroom, Level: sizingLevel}
+			ask := sizing.Ask{Throughput: gl.Throughput, Headroom: gl.Headroom, Level: sizingLevel, Unit: sz.group.Unit}
 			if a, err := sizing.Decide(sz.group.Sizes, sz.group.Candidates(nil, pr, ask), ask); err == nil {
 				sz.answer = a
 			}
@@ -109,7 +109,7 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 		default:
 			xs, ys = append(xs, m.Cores), append(ys, m.Rate)
 			maxY = math.Max(maxY, m.Rate)
-			part += fmtRate(m.Rate) + " ops/s met"
+			part += fmtRate(m.Rate) + " " + g.Unit.Rate() + " met"
 			if m.Ceiling > 0 {
 				part += ", " + fmtRate(m.Ceiling) + " missed"
 				maxY = math.Max(maxY, m.Ceiling)
@@ -128,7 +128,7 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 		p.Add(dots)
 	}
 	caption := fmt.Sprintf("The highest rate each size sustained at %s (dots; whiskers reach the lowest rate that missed)", g.Objective)
-	if fitted, top := addSizingFit(p, sized, maxC, clr); fitted != "" {
+	if fitted, top := addSizingFit(p, sized, maxC, clr, g.Unit); fitted != "" {
 		caption += fitted
 		maxY = math.Max(maxY, top)
 	} else {
@@ -146,7 +146,7 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 	}
 	p.X.Min = 0
 	p.X.Label.Text = "cores"
-	p.Y.Label.Text = "ops/s at the objective"
+	p.Y.Label.Text = g.Unit.Rate() + " at the objective"
 	p.Y.Tick.Marker = siTicks{}
 	p.Y.Min, p.Y.Max = 0, maxY*1.1
 	f.panels = []*panel{p}
@@ -156,7 +156,7 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 // addSizingFit draws the capacity curve fitted over cores with its
 // prediction band, and returns its caption and the highest rate it
 // draws; "" when fewer sizes than a fit needs met the objective.
-func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGBA) (caption string, top float64) {
+func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGBA, unit results.Unit) (caption string, top float64) {
 	fit, err := sizing.Fit(sized)
 	if err != nil {
 		return "", 0
@@ -182,8 +182,8 @@ func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGB
 	if l := xyLine(cx, cy, clr, dashed(), true); l != nil {
 		p.Add(l)
 	}
-	caption = fmt.Sprintf("; dashed: %s fitted over cores (λ %s ops/s per %g cores, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
-		fmtRate(fit.Lambda), fit.Unit, fit.Sigma, fit.Kappa, 100*sizingLevel)
+	caption = fmt.Sprintf("; dashed: %s fitted over cores (λ %s %s per %g cores, σ %.3g, κ %.3g), dotted: its %.0f%% prediction band", fit.Model,
+		fmtRate(fit.Lambda), unit.Rate(), fit.Unit, fit.Sigma, fit.Kappa, 100*sizingLevel)
 	if a, err := sizing.Decide(sized, nil, sizing.Ask{Throughput: 1, Level: sizingLevel}); err == nil && len(a.HeldOut) > 0 {
 		var ho []string
 		for _, h := range a.HeldOut {
@@ -199,7 +199,7 @@ func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGB
 // it, and returns their caption.
 func addSizingAnswer(p *panel, answer *sizing.Answer, clr color.RGBA) string {
 	addHLine(p, answer.Need, 0, p.X.Max)
-	caption := fmt.Sprintf(" Grey dashed: the goal's need, %s ops/s", fmtRate(answer.Need))
+	caption := fmt.Sprintf(" Grey dashed: the goal's need, %s %s", fmtRate(answer.Need), answer.Ask.Unit.Rate())
 	if answer.Choice < 0 {
 		return caption + "; no size serves it."
 	}

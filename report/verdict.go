@@ -351,7 +351,8 @@ func rowComparison(s *summary, r *row) string {
 		return "no throughput measured"
 	}
 	best := &r.cells[order[0]]
-	out := fmt.Sprintf("%s %s ops/s%s", s.targets[order[0]], fmtRate(best.mean), best.spread())
+	unit := rowUnit(r).Rate()
+	out := fmt.Sprintf("%s %s %s%s", s.targets[order[0]], fmtRate(best.mean), unit, best.spread())
 	if len(order) == 1 {
 		if len(s.targets) > 1 {
 			out = "only " + out
@@ -367,7 +368,7 @@ func rowComparison(s *summary, r *row) string {
 			m = mark
 		}
 		if c.mean <= 0 {
-			out += fmt.Sprintf(", %s %s ops/s%s", s.targets[i], fmtRate(c.mean), m)
+			out += fmt.Sprintf(", %s %s %s%s", s.targets[i], fmtRate(c.mean), unit, m)
 			continue
 		}
 		ratio := best.mean / c.mean

@@ -17,6 +17,8 @@ type Group struct {
 	Database string
 	Workload string
 	Params   []results.Param
+	// Unit is what its rates count: a TPC-C search's are transactions.
+	Unit results.Unit
 	// Dir is the results directory the group's first size came from.
 	Dir string
 	// Objective is what the sizes were judged by.
@@ -85,6 +87,12 @@ func Read(dirs []*results.Data, slo *results.SLO, p Pricing) ([]Group, error) {
 				groups = append(groups, Group{Database: db, Workload: s.Workload, Params: s.Params, Objective: s.Objective, Dir: d.Dir})
 			}
 			g := &groups[i]
+			for _, pr := range s.Probes {
+				if r, ok := rows[pr.Trial]; ok {
+					g.Unit = results.UnitOf(&r)
+					break
+				}
+			}
 			m, note := measure(s, ti, rows, slo, d.Manifest.SLO, p)
 			if note != "" {
 				g.Notes = append(g.Notes, note)
@@ -156,7 +164,7 @@ func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (
 			return false, "the run proves nothing of the database: " + string(f)
 		}
 	}
-	got := fmt.Sprintf("served %s of %s ops/s, p99 %.2f ms", results.FormatOps(row.Throughput), results.FormatOps(rate), row.Latency.P99/1e3)
+	got := fmt.Sprintf("served %s of %s %s, p99 %.2f ms", results.FormatOps(row.Throughput), results.FormatOps(rate), results.UnitOf(&row).Rate(), row.Latency.P99/1e3)
 	if row.Throughput < share*rate {
 		return false, fmt.Sprintf("%s: below the %.0f%% of the rate a run must serve", got, 100*share)
 	}

@@ -61,13 +61,16 @@ type Candidate struct {
 
 // Ask is the load to serve.
 type Ask struct {
-	// Throughput is the rate to serve in operations per second.
+	// Throughput is the rate to serve, in Units per second.
 	Throughput float64
 	// Headroom is the share of spare capacity asked for: 0.3 needs a
 	// capacity of 1.3 x Throughput.
 	Headroom float64
 	// Level is the prediction intervals' level (0: 0.9).
 	Level float64
+	// Unit is what Throughput counts (zero: operations; a TPC-C
+	// group's are transactions).
+	Unit results.Unit
 }
 
 // Where an option's capacity comes from.
@@ -182,6 +185,9 @@ func Decide(ms []Measured, cands []Candidate, ask Ask) (*Answer, error) {
 	return a, nil
 }
 
+// rate is the unit of the answer's rates: "ops/s", "tx/s".
+func (a *Answer) rate() string { return a.Ask.Unit.Rate() }
+
 // measured is the option of a size measured.
 func (a *Answer) measured(m Measured) Option {
 	o := Option{Label: m.Label, Cores: m.Cores, Capacity: m.Rate, Lo: m.Rate, Hi: math.NaN(), Source: SourceMeasured}
@@ -194,9 +200,9 @@ func (a *Answer) measured(m Measured) Option {
 		o.Why = "no rate met the objective"
 	case m.Rate >= a.Need:
 		o.Serves = true
-		o.Why = fmt.Sprintf("measured: %s ops/s met the objective, at least the %s needed", results.FormatOps(m.Rate), results.FormatOps(a.Need))
+		o.Why = fmt.Sprintf("measured: %s %s met the objective, at least the %s needed", results.FormatOps(m.Rate), a.rate(), results.FormatOps(a.Need))
 	default:
-		o.Why = fmt.Sprintf("measured: the highest rate met was %s ops/s, below the %s needed", results.FormatOps(m.Rate), results.FormatOps(a.Need))
+		o.Why = fmt.Sprintf("measured: the highest rate met was %s %s, below the %s needed", results.FormatOps(m.Rate), a.rate(), results.FormatOps(a.Need))
 		if m.Ceiling > 0 && m.Ceiling <= a.Need {
 			o.Why += fmt.Sprintf(" (%s missed)", results.FormatOps(m.Ceiling))
 		}
@@ -220,20 +226,20 @@ func (a *Answer) predicted(c Candidate, lo, hi float64) Option {
 	level := fmt.Sprintf("%.0f%%", 100*a.Ask.Level)
 	switch {
 	case !ok:
-		o.Why = fmt.Sprintf("%s: %s ops/s, with no interval (the fit passes through every point): measure it", o.Source, results.FormatOps(o.Capacity))
+		o.Why = fmt.Sprintf("%s: %s %s, with no interval (the fit passes through every point): measure it", o.Source, results.FormatOps(o.Capacity), a.rate())
 	case l >= a.Need && a.MaxHeldOut > MaxHeldOut:
 		o.Lo, o.Hi = l, h
-		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), but the fit mispredicted a size measured by %.0f%%: measure it", o.Source,
-			results.FormatOps(o.Capacity), level, results.FormatOps(l), results.FormatOps(h), 100*a.MaxHeldOut)
+		o.Why = fmt.Sprintf("%s: %s %s (%s interval %s to %s), but the fit mispredicted a size measured by %.0f%%: measure it", o.Source,
+			results.FormatOps(o.Capacity), a.rate(), level, results.FormatOps(l), results.FormatOps(h), 100*a.MaxHeldOut)
 	case l >= a.Need:
 		o.Lo, o.Hi, o.Serves = l, h, true
-		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), all of it above the %s needed", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(l), results.FormatOps(h), results.FormatOps(a.Need))
+		o.Why = fmt.Sprintf("%s: %s %s (%s interval %s to %s), all of it above the %s needed", o.Source, results.FormatOps(o.Capacity), a.rate(), level, results.FormatOps(l), results.FormatOps(h), results.FormatOps(a.Need))
 	case h >= a.Need:
 		o.Lo, o.Hi = l, h
-		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s) straddles the %s needed: measure it", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
+		o.Why = fmt.Sprintf("%s: %s %s (%s interval %s to %s) straddles the %s needed: measure it", o.Source, results.FormatOps(o.Capacity), a.rate(), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
 	default:
 		o.Lo, o.Hi = l, h
-		o.Why = fmt.Sprintf("%s: %s ops/s (%s interval %s to %s), below the %s needed", o.Source, results.FormatOps(o.Capacity), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
+		o.Why = fmt.Sprintf("%s: %s %s (%s interval %s to %s), below the %s needed", o.Source, results.FormatOps(o.Capacity), a.rate(), level, results.FormatOps(math.Max(l, 0)), results.FormatOps(h), results.FormatOps(a.Need))
 	}
 	return o
 }
@@ -411,7 +417,7 @@ func coreRange(ms []Measured) (lo, hi float64) {
 // Sentence says the answer in one sentence: the size, what shows it
 // serves, its cost, and why the next cheaper size does not.
 func (a *Answer) Sentence(g *Group) string {
-	load := fmt.Sprintf("%s ops/s of workload %s at %s", results.FormatOps(a.Ask.Throughput), g.Workload, g.Objective)
+	load := fmt.Sprintf("%s %s of workload %s at %s", results.FormatOps(a.Ask.Throughput), a.rate(), g.Workload, g.Objective)
 	if a.Ask.Headroom > 0 {
 		load += fmt.Sprintf(" with %.0f%% headroom", 100*a.Ask.Headroom)
 	}
@@ -430,13 +436,13 @@ func (a *Answer) Sentence(g *Group) string {
 	}
 	out += " for " + load + ": "
 	if c.Source == SourceMeasured {
-		out += fmt.Sprintf("%s ops/s met it when measured", results.FormatOps(c.Capacity))
+		out += fmt.Sprintf("%s %s met it when measured", results.FormatOps(c.Capacity), a.rate())
 	} else {
-		out += fmt.Sprintf("%s %s ops/s (%.0f%% interval %s to %s), not measured: confirm it", c.Source, results.FormatOps(c.Capacity),
+		out += fmt.Sprintf("%s %s %s (%.0f%% interval %s to %s), not measured: confirm it", c.Source, results.FormatOps(c.Capacity), a.rate(),
 			100*a.Ask.Level, results.FormatOps(c.Lo), results.FormatOps(c.Hi))
 	}
 	if !math.IsNaN(c.Monthly) {
-		out += fmt.Sprintf(", $%.2f a month ($%.3g per million operations)", c.Monthly, c.PerMillion)
+		out += fmt.Sprintf(", $%.2f a month ($%.3g per million %s)", c.Monthly, c.PerMillion, a.Ask.Unit.Plural())
 	}
 	if a.Cheaper >= 0 {
 		n := a.Options[a.Cheaper]

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // amdahl is a capacity curve with a known answer: 10,000 ops/s a core,
@@ -210,4 +212,22 @@ func TestPredict(t *testing.T) {
 	require.LessOrEqual(t, spread, 0.3)
 	e, _, _ = Predict(ms, 0)
 	require.Zero(t, e)
+}
+
+// TestAnswerCountsInItsUnit: a TPC-C group's answer says transactions,
+// every other says operations.
+func TestAnswerCountsInItsUnit(t *testing.T) {
+	ms := measuredSizes()
+	g := &Group{Database: "postgres", Workload: "tpcc", Objective: "p99 <= 50 ms"}
+	for unit, want := range map[results.Unit][]string{
+		results.UnitTransactions: {"tx/s of workload tpcc", "tx/s met it when measured", "per million transactions)", "tx/s, below the"},
+		"":                       {"ops/s of workload tpcc", "ops/s met it when measured", "per million operations)", "ops/s, below the"},
+	} {
+		a, err := Decide(ms, nil, Ask{Throughput: ms[1].Rate, Unit: unit})
+		require.NoError(t, err)
+		s := a.Sentence(g)
+		for _, w := range want {
+			require.Contains(t, s, w, unit)
+		}
+	}
 }

@@ -116,7 +116,9 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 	var out []sizeResult
 	for i := range groups {
 		g := &groups[i]
-		a, err := sizing.Decide(g.Sizes, g.Candidates(cands, pr, ask), ask)
+		gask := ask
+		gask.Unit = g.Unit
+		a, err := sizing.Decide(g.Sizes, g.Candidates(cands, pr, gask), gask)
 		if err != nil {
 			return usageError(fmt.Errorf("size: %s: %w", g.Database, err))
 		}
@@ -145,7 +147,7 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	var errs []error
 	if !(f.throughput > 0) || math.IsInf(f.throughput, 0) {
-		errs = append(errs, fmt.Errorf("--throughput %v: want the operations per second to serve, above 0", f.throughput))
+		errs = append(errs, fmt.Errorf("--throughput %v: want the operations (or TPC-C transactions) per second to serve, above 0", f.throughput))
 	}
 	h, err := spec.ParseShare(f.headroom)
 	if err != nil || h < 0 || h > 10 {
@@ -192,15 +194,16 @@ func writeSizes(w io.Writer, out []sizeResult) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s, workload %s%s, %s: need %s ops/s (%s ops/s", g.Database, g.Workload, paramSuffix(g.Params), g.Objective,
-			results.FormatOps(a.Need), results.FormatOps(a.Ask.Throughput))
+		u := g.Unit
+		fmt.Fprintf(&b, "%s, workload %s%s, %s: need %s %s (%s %s", g.Database, g.Workload, paramSuffix(g.Params), g.Objective,
+			results.FormatOps(a.Need), u.Rate(), results.FormatOps(a.Ask.Throughput), u.Rate())
 		if a.Ask.Headroom > 0 {
 			fmt.Fprintf(&b, " + %.0f%% headroom", 100*a.Ask.Headroom)
 		}
 		b.WriteString(")\n")
 		fmt.Fprintf(&b, "  answer: %s\n", a.Sentence(g))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  size\tcores\tcapacity ops/s\tbracket or interval\tsource\t$/month\t$/M ops\tserves")
+		fmt.Fprintf(tw, "  size\tcores\tcapacity %s\tbracket or interval\tsource\t$/month\t$/M %s\tserves\n", u.Rate(), u.Short())
 		for j, o := range a.Options {
 			mark := map[bool]string{true: "yes", false: "no"}[o.Serves]
 			if j == a.Choice {
@@ -213,7 +216,7 @@ func writeSizes(w io.Writer, out []sizeResult) error {
 			return err
 		}
 		if a.Fit != nil {
-			fmt.Fprintf(&b, "  fit over cores: %s, λ %s ops/s per %g cores, σ %.3g, κ %.3g, R² %.3f\n", a.Fit.Model, results.FormatOps(a.Fit.Lambda), a.Fit.Unit, a.Fit.Sigma, a.Fit.Kappa, a.Fit.R2)
+			fmt.Fprintf(&b, "  fit over cores: %s, λ %s %s per %g cores, σ %.3g, κ %.3g, R² %.3f\n", a.Fit.Model, results.FormatOps(a.Fit.Lambda), u.Rate(), a.Fit.Unit, a.Fit.Sigma, a.Fit.Kappa, a.Fit.R2)
 			if len(a.HeldOut) > 0 {
 				var parts []string
 				for _, h := range a.HeldOut {
@@ -278,10 +281,13 @@ func bracket(o sizing.Option) string {
 // sizeJSONGroup is one group's answer as --format json prints it; null
 // stands for a figure not known.
 type sizeJSONGroup struct {
-	Database   string            `json:"database"`
-	Workload   string            `json:"workload"`
-	Params     []results.Param   `json:"params,omitempty"`
-	Objective  string            `json:"objective"`
+	Database  string          `json:"database"`
+	Workload  string          `json:"workload"`
+	Params    []results.Param `json:"params,omitempty"`
+	Objective string          `json:"objective"`
+	// Unit is what every rate of the group counts: "ops", or "tx" for
+	// TPC-C's transactions (the field names keep "ops" for both).
+	Unit       results.Unit      `json:"unit"`
 	Throughput float64           `json:"throughput_ops_sec"`
 	Headroom   float64           `json:"headroom"`
 	Need       float64           `json:"need_ops_sec"`
@@ -333,7 +339,7 @@ func sizeJSON(out []sizeResult) []sizeJSONGroup {
 	var js []sizeJSONGroup
 	for _, r := range out {
 		g, a := r.group, r.answer
-		j := sizeJSONGroup{Database: g.Database, Workload: g.Workload, Params: g.Params, Objective: g.Objective,
+		j := sizeJSONGroup{Database: g.Database, Workload: g.Workload, Params: g.Params, Objective: g.Objective, Unit: results.Unit(g.Unit.Short()),
 			Throughput: a.Ask.Throughput, Headroom: a.Ask.Headroom, Need: a.Need, Answer: a.Sentence(g), HeldOut: a.HeldOut,
 			Notes: append(append([]string(nil), g.Notes...), a.Notes...)}
 		if a.Choice >= 0 {
