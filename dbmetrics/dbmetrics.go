@@ -271,11 +271,12 @@ func (src *source) next(at time.Time, ms []driver.Metric) []results.DBMetric {
 	// not.
 	cur := map[key]float64{}
 	var rows []results.DBMetric
-	row := func(host, metric string, v float64) {
+	row := func(host, metric string, v float64, kind results.DBMetricKind, counter float64) {
 		if host == "" {
 			host = src.host
 		}
-		rows = append(rows, results.DBMetric{Time: at, Host: host, Database: src.database, Metric: metric, Value: v})
+		rows = append(rows, results.DBMetric{Time: at, Host: host, Database: src.database, Metric: metric, Value: v,
+			Kind: kind, Counter: counter})
 	}
 	for _, m := range ms {
 		k := key{m.Host, m.Name}
@@ -288,10 +289,10 @@ func (src *source) next(at time.Time, ms []driver.Metric) []results.DBMetric {
 				continue
 			}
 			cur[k] = m.Value - prev.v
-			row(m.Host, m.Name+RateSuffix, (m.Value-prev.v)/dt)
+			row(m.Host, m.Name+RateSuffix, (m.Value-prev.v)/dt, results.DBMetricRate, m.Value)
 		case driver.MetricGauge:
 			cur[k] = m.Value
-			row(m.Host, m.Name, m.Value)
+			row(m.Host, m.Name, m.Value, results.DBMetricGauge, 0)
 		}
 	}
 	for _, m := range ms {
@@ -312,7 +313,7 @@ func (src *source) next(at time.Time, ms []driver.Metric) []results.DBMetric {
 		l.part += part
 		l.whole += whole
 		if whole > 0 {
-			row(m.Host, m.Name, part/whole)
+			row(m.Host, m.Name, part/whole, results.DBMetricRatio, 0)
 		}
 	}
 	return rows

@@ -1,16 +1,25 @@
 // Package live serves a run's figures while it runs, in Prometheus' text
 // exposition format (version 0.0.4) at /metrics, every name prefixed
-// dbarena_:
+// dbarena_ and every family with its HELP and TYPE:
 //
 //	dbarena_operations_total{...,op,class}      counter: completed operations
 //	                                            by type and outcome (class OK
 //	                                            or the error class)
 //	dbarena_operation_latency_seconds{...,op}   histogram of the successful
 //	                                            ones' latency (response time
-//	                                            when paced)
+//	                                            when paced), 16 buckets a
+//	                                            doubling
 //	dbarena_warmup{...}                         1 while the trial warms up
-//	dbarena_db_<metric>{target,database,host}   the database's own metrics,
-//	                                            each second's figure
+//	dbarena_db_<counter>_total{...,metric}      the database's own counters,
+//	                                            as it counts them
+//	dbarena_db_<gauge>{...,metric}              its levels and the last
+//	                                            second's ratios
+//
+// The database's series are in base units (seconds, bytes, ratios of
+// 1), as Prometheus names them: a counter of milliseconds is served in
+// seconds. Each carries its own name, without the prefix, in a metric
+// label as well: rate() drops a series' name, and a dashboard that
+// draws every counter of a database would otherwise lose which is which.
 //
 // The trial's identity (trial, target, database, workload) labels every
 // series of its operations. Figures come from the runner's intervals, so
@@ -31,6 +40,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -40,6 +50,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbarena/dbarena/dbmetrics"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 )
@@ -48,10 +59,21 @@ import (
 const Prefix = "dbarena_"
 
 // bounds are the latency histogram's bucket upper bounds in seconds:
-// 50 µs to 10 s in 1-2.5-5 steps, which keeps a point read's and a
-// slow scan's latency each in a bucket of its own order.
-var bounds = []float64{50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
-	100e-3, 250e-3, 500e-3, 1, 2.5, 5, 10}
+// 2^(k/16), sixteen a doubling, from about 7.6 µs (2^-17 s) to 64 s. A
+// bucket spans 4.4% of its bound, and histogram_quantile interpolates
+// inside one, so a quantile Prometheus computes is within that of the
+// run's own: eight a doubling put a p99 of 288 µs at 301 (4.5%), the
+// 1-2.5-5 steps before them one of 306 µs at about 450.
+var bounds = func() []float64 {
+	var b []float64
+	for k := -17 * bucketsPerDoubling; k <= 6*bucketsPerDoubling; k++ {
+		b = append(b, math.Exp2(float64(k)/bucketsPerDoubling))
+	}
+	return b
+}()
+
+// bucketsPerDoubling is the latency histogram's resolution.
+const bucketsPerDoubling = 16
 
 // Labels identify a trial's series.
 type Labels struct {
@@ -64,7 +86,14 @@ type Exporter struct {
 	mu     sync.Mutex
 	ops    map[opKey]*opSeries
 	warmup map[Labels]stamped
-	db     map[dbKey]stamped
+	db     map[dbKey]dbValue
+}
+
+// dbValue is one database series' last row.
+type dbValue struct {
+	v    float64
+	at   time.Time
+	kind results.DBMetricKind
 }
 
 // stamped is a gauge's value and when it was read.
@@ -93,7 +122,7 @@ type dbKey struct{ target, database, host, metric string }
 
 // New returns an empty exporter.
 func New() *Exporter {
-	return &Exporter{ops: map[opKey]*opSeries{}, warmup: map[Labels]stamped{}, db: map[dbKey]stamped{}}
+	return &Exporter{ops: map[opKey]*opSeries{}, warmup: map[Labels]stamped{}, db: map[dbKey]dbValue{}}
 }
 
 // Observer returns a runner.Observer that adds a trial's intervals to
@@ -148,12 +177,19 @@ func (o *observer) Interval(iv *runner.Interval) {
 	}
 }
 
-// DBMetrics sets the database metrics of a target to one round's rows.
+// DBMetrics sets the database metrics of a target to one round's rows:
+// a counter's rate row serves the counter's own reading, a gauge's and
+// a ratio's their value.
 func (e *Exporter) DBMetrics(target string, rows []results.DBMetric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, r := range rows {
-		e.db[dbKey{target, r.Database, r.Host, r.Metric}] = stamped{r.Value, r.Time}
+		v := dbValue{r.Value, r.Time, r.Kind}
+		metric := r.Metric
+		if r.Kind == results.DBMetricRate {
+			metric, v.v = strings.TrimSuffix(r.Metric, dbmetrics.RateSuffix), r.Counter
+		}
+		e.db[dbKey{target, r.Database, r.Host, metric}] = v
 	}
 }
 
@@ -243,25 +279,87 @@ func (e *Exporter) writeOps(b *strings.Builder) {
 }
 
 func (e *Exporter) writeDB(b *strings.Builder) {
-	keys := make([]dbKey, 0, len(e.db))
-	for k := range e.db {
-		keys = append(keys, k)
+	type served struct {
+		k    dbKey
+		name string
+		v    float64
+		at   time.Time
+		kind results.DBMetricKind
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, c := keys[i], keys[j]
-		return a.metric+"\x00"+a.target+"\x00"+a.host < c.metric+"\x00"+c.target+"\x00"+c.host
+	var all []served
+	for k, v := range e.db {
+		name, scale := promName(k.metric, v.kind)
+		all = append(all, served{k, name, v.v * scale, v.at, v.kind})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, c := all[i], all[j]
+		return a.name+"\x00"+a.k.target+"\x00"+a.k.host < c.name+"\x00"+c.k.target+"\x00"+c.k.host
 	})
 	last := ""
-	for _, k := range keys {
-		name := Prefix + "db_" + k.metric
-		if name != last {
-			fmt.Fprintf(b, "# TYPE %s gauge\n", name)
-			last = name
+	for _, s := range all {
+		if s.name != last {
+			typ := "gauge"
+			if s.kind == results.DBMetricRate {
+				typ = "counter"
+			}
+			fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", s.name, dbHelp(s.k, s.kind), s.name, typ)
+			last = s.name
 		}
-		v := e.db[k]
-		fmt.Fprintf(b, "%s{target=%s,database=%s,host=%s} %s %d\n", name, quote(k.target), quote(k.database), quote(k.host),
-			strconv.FormatFloat(v.v, 'g', -1, 64), ms(v.at))
+		fmt.Fprintf(b, "%s{target=%s,database=%s,host=%s,metric=%s} %s %d\n", s.name, quote(s.k.target), quote(s.k.database), quote(s.k.host),
+			quote(s.k.metric), strconv.FormatFloat(s.v, 'g', -1, 64), ms(s.at))
 	}
+}
+
+// unitSuffixes turn a database metric's unit into Prometheus' base
+// unit: the name's ending and what the value is multiplied by.
+var unitSuffixes = []struct {
+	from, to string
+	scale    float64
+}{
+	{"_ms", "_seconds", 1e-3},
+	{"_mebibytes", "_bytes", 1 << 20},
+	{"_percent", "_ratio", 1e-2},
+}
+
+// promName is the name a database metric is served under, in base
+// units, a counter's ending in _total, and the factor to its values.
+func promName(metric string, kind results.DBMetricKind) (string, float64) {
+	scale := 1.0
+	for _, u := range unitSuffixes {
+		if strings.HasSuffix(metric, u.from) {
+			metric, scale = strings.TrimSuffix(metric, u.from)+u.to, u.scale
+			break
+		}
+	}
+	name := Prefix + "db_" + sanitize(metric)
+	if kind == results.DBMetricRate && !strings.HasSuffix(name, "_total") {
+		name += "_total"
+	}
+	return name, scale
+}
+
+// sanitize keeps a name within Prometheus' alphabet: letters, digits,
+// underscores and colons (a wait event's name may hold others).
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// dbHelp says what a database series is: its words, whose, and how it
+// is read.
+func dbHelp(k dbKey, kind results.DBMetricKind) string {
+	words := strings.ReplaceAll(k.metric, "_", " ")
+	switch kind {
+	case results.DBMetricRate:
+		return fmt.Sprintf("%s: %s, the database's own counter as it reports it, read every second (in base units).", k.database, words)
+	case results.DBMetricRatio:
+		return fmt.Sprintf("%s: %s, a fraction of 1 over the last second's counts.", k.database, words)
+	}
+	return fmt.Sprintf("%s: %s, the database's own level as read every second (in base units).", k.database, words)
 }
 
 // ms is a sample's timestamp: milliseconds since the Unix epoch.

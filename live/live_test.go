@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +42,12 @@ func TestExposition(t *testing.T) {
 	obs.Interval(&runner.Interval{Warmup: true, End: now.Add(-time.Second), Results: measure.Results{read}})
 	read2 := measure.SeriesResult{Name: "READ", Service: histogram(90_000), Errors: map[string]int64{}}
 	obs.Interval(&runner.Interval{End: now, Results: measure.Results{read2}})
-	e.DBMetrics("pg", []results.DBMetric{{Time: now, Host: "pg", Database: "postgres", Metric: "pg_cache_hit_ratio", Value: 0.97}})
+	e.DBMetrics("pg", []results.DBMetric{
+		{Time: now, Host: "pg", Database: "postgres", Metric: "pg_cache_hit_ratio", Value: 0.97, Kind: results.DBMetricRatio},
+		{Time: now, Host: "pg", Database: "postgres", Metric: "pg_blks_hit_per_s", Value: 100, Counter: 12345, Kind: results.DBMetricRate},
+		{Time: now, Host: "pg", Database: "postgres", Metric: "pg_checkpoint_write_ms_per_s", Value: 3, Counter: 2500, Kind: results.DBMetricRate},
+		{Time: now, Host: "pg", Database: "postgres", Metric: "pg_shared_buffers_mebibytes", Value: 128, Kind: results.DBMetricGauge},
+	})
 	// A trial that ended ten minutes ago is no longer served.
 	e.Observer(live.Labels{Trial: "old"}).Interval(&runner.Interval{End: now.Add(-10 * time.Minute),
 		Results: measure.Results{{Name: "READ", Service: histogram(1000), Errors: map[string]int64{}}}})
@@ -51,6 +59,8 @@ func TestExposition(t *testing.T) {
 	ms, err := exposition.Parse(strings.NewReader(page))
 	require.NoError(t, err, page)
 	got := map[string]float64{}
+	var les []float64 // the latency buckets' bounds, in order
+	buckets := map[float64]float64{}
 	for _, m := range ms {
 		require.NotEqual(t, "old", m.Labels["trial"], "stale series dropped")
 		require.Equal(t, now.UnixMilli(), m.Millis, "%s: stamped at its interval's end", m.Name)
@@ -61,17 +71,53 @@ func TestExposition(t *testing.T) {
 			require.Equal(t, `pg."a"`, m.Labels["trial"])
 			require.Equal(t, "READ", m.Labels["op"])
 		}
+		if m.Name == "dbarena_operation_latency_seconds_bucket" && m.Labels["le"] != "+Inf" {
+			le, err := strconv.ParseFloat(m.Labels["le"], 64)
+			require.NoError(t, err)
+			les = append(les, le)
+			buckets[le] = m.Value
+		}
+		if strings.HasPrefix(m.Name, "dbarena_db_") {
+			require.Equal(t, strings.TrimPrefix(strings.TrimSuffix(m.Name, "_total"), "dbarena_db_"),
+				strings.NewReplacer("_ms", "_seconds", "_mebibytes", "_bytes").Replace(m.Labels["metric"]),
+				"a database series names its metric in a label too")
+		}
 	}
 	require.Equal(t, 4.0, got["dbarena_operations_total/OK"])
 	require.Equal(t, 2.0, got["dbarena_operations_total/TIMEOUT"])
-	require.Equal(t, 0.0, got["dbarena_operation_latency_seconds_bucket/5e-05"])
-	require.Equal(t, 2.0, got["dbarena_operation_latency_seconds_bucket/0.0001"], "80 and 90 µs")
-	require.Equal(t, 3.0, got["dbarena_operation_latency_seconds_bucket/0.00025"], "and 200 µs")
+	// Sixteen buckets a doubling, from below 10 µs to past a minute.
+	require.Less(t, les[0], 10e-6)
+	require.Greater(t, les[len(les)-1], 60.0)
+	for i := 1; i < len(les); i++ {
+		require.InEpsilon(t, math.Exp2(1.0/16), les[i]/les[i-1], 1e-9)
+	}
+	// cum is the count of the first bucket whose bound is at least sec.
+	cum := func(sec float64) float64 {
+		i := sort.SearchFloat64s(les, sec)
+		return buckets[les[i]]
+	}
+	require.Equal(t, 0.0, cum(70e-6))
+	require.Equal(t, 2.0, cum(90.1e-6), "80 and 90 µs")
+	require.Equal(t, 2.0, cum(180e-6))
+	require.Equal(t, 3.0, cum(200.2e-6), "and 200 µs")
 	require.Equal(t, 4.0, got["dbarena_operation_latency_seconds_bucket/+Inf"])
 	require.Equal(t, 4.0, got["dbarena_operation_latency_seconds_count/"])
 	require.InDelta(t, 3.37e-3, got["dbarena_operation_latency_seconds_sum/"], 1e-5)
 	require.Equal(t, 0.0, got["dbarena_warmup/"], "warm-up over")
+
+	// The database's own: a ratio and a level as gauges, counters as
+	// counters of their reading, in base units, each with its HELP.
 	require.Equal(t, 0.97, got["dbarena_db_pg_cache_hit_ratio/"])
+	require.Equal(t, 12345.0, got["dbarena_db_pg_blks_hit_total/"])
+	require.Equal(t, 2.5, got["dbarena_db_pg_checkpoint_write_seconds_total/"])
+	require.Equal(t, 128.0*(1<<20), got["dbarena_db_pg_shared_buffers_bytes/"])
+	for name, typ := range map[string]string{"dbarena_db_pg_cache_hit_ratio": "gauge", "dbarena_db_pg_blks_hit_total": "counter",
+		"dbarena_db_pg_checkpoint_write_seconds_total": "counter", "dbarena_db_pg_shared_buffers_bytes": "gauge",
+		"dbarena_operations_total": "counter", "dbarena_operation_latency_seconds": "histogram", "dbarena_warmup": "gauge"} {
+		require.Contains(t, page, "\n# TYPE "+name+" "+typ+"\n")
+		require.Regexp(t, "# HELP "+name+" [^\n]{20,}\n", page)
+	}
+	require.NotContains(t, page, "_per_s", "no rate computed for Prometheus: rate() does it")
 }
 
 // TestListen serves on loopback for a bare port, and refuses an address

@@ -115,4 +115,24 @@ type DBMetric struct {
 	Database string
 	Metric   string
 	Value    float64
+	// Counter is, on a counter's rate row, the counter's own reading the
+	// rate ended at (what a Prometheus counter serves), and Kind says
+	// what the row is; neither is written to dbmetrics.csv, whose names
+	// say it.
+	Counter float64
+	Kind    DBMetricKind
 }
+
+// DBMetricKind is what a DBMetric row holds.
+type DBMetricKind string
+
+// The kinds of DBMetric rows.
+const (
+	// DBMetricRate is a counter's per-second rate; its Counter is the
+	// counter's reading.
+	DBMetricRate DBMetricKind = "rate"
+	// DBMetricGauge is a level as read.
+	DBMetricGauge DBMetricKind = "gauge"
+	// DBMetricRatio is a fraction of two figures of the same interval.
+	DBMetricRatio DBMetricKind = "ratio"
+)

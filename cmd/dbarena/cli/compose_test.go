@@ -190,7 +190,7 @@ func TestDockerEngineMonitoring(t *testing.T) {
 		}
 		now := time.Now()
 		ops = promQueryMaybe(prom, `dbarena_operations_total{trial="mrd.c",class="OK"}`, now)
-		cmds = promQueryMaybe(prom, `dbarena_db_redis_commands_per_s{target="mrd"}`, now)
+		cmds = promQueryMaybe(prom, `dbarena_db_redis_commands_total{target="mrd"}`, now)
 		return len(ops) > 0 && len(cmds) > 0
 	})
 	o := <-done
