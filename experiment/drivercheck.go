@@ -1,10 +1,13 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/redact"
@@ -72,3 +75,35 @@ type indented struct {
 
 func (e *indented) Error() string { return e.msg }
 func (e *indented) Unwrap() error { return e.err }
+
+// existingProvider names the provider of databases that already run.
+const existingProvider = "existing"
+
+// reachable opens target t's driver as its first step would, on one
+// worker, and closes it: an existing endpoint that does not answer (a
+// closed port, a wrong address) fails the preflight, dry run included,
+// before anything starts, where before it failed the first load.
+func reachable(ctx context.Context, plan *spec.Plan, t *spec.Target) error {
+	info, err := drivers.Lookup(t.Driver)
+	if err != nil || info.Open == nil {
+		return nil // CheckDrivers says it
+	}
+	for i := range plan.Steps {
+		st := &plan.Steps[i]
+		if st.Target != t {
+			continue
+		}
+		p := properties.New()
+		p.Merge(st.Properties)
+		if _, err := trial.ResolveSecrets(p, redact.New()); err != nil {
+			return nil // the secret's own check says it
+		}
+		db, err := info.Open(ctx, driver.Params{Props: p.Map(), Workers: 1})
+		if err != nil {
+			return fmt.Errorf("target %s (an existing %s endpoint): %w", t.Name, t.Database, err)
+		}
+		driver.CloseWithin(db, 5*time.Second) // it answered: that was the question
+		return nil
+	}
+	return nil
+}

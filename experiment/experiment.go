@@ -117,8 +117,8 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 	if err := CheckDrivers(plan); err != nil {
 		return nil, err
 	}
-	if err := Preflight(plan); err != nil {
-		return nil, err
+	if err := Preflight(ctx, plan); err != nil {
+		return nil, fmt.Errorf("preflight (nothing was started): %w", err)
 	}
 	s := &runState{plan: plan, opts: opts, log: opts.Logger, started: time.Now()}
 	// Every provider puts its files below the work root: make it, and
@@ -176,24 +176,51 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 // exists and can deploy it here (programs installed, limits possible), so
 // a missing program fails the experiment at once rather than after the
 // targets before it have run.
-func Preflight(plan *spec.Plan) error {
-	var errs []error
+func Preflight(ctx context.Context, plan *spec.Plan) error {
+	// byText gathers the targets that met one error: a cluster that
+	// does not answer is said once, naming every target on it.
+	var texts []string
+	byText := map[string][]string{}
+	errOf := map[string]error{}
+	add := func(target string, err error) {
+		k := err.Error()
+		if _, ok := byText[k]; !ok {
+			texts = append(texts, k)
+			errOf[k] = err
+		}
+		byText[k] = append(byText[k], target)
+	}
 	for i := range plan.Spec.Targets {
 		t := &plan.Spec.Targets[i]
 		prov, err := providers.Lookup(t.Deploy.Provider)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("target %s: %w", t.Name, err))
+			add(t.Name, fmt.Errorf("target %s: %w", t.Name, err))
 			continue
 		}
 		req, err := request(t, Options{})
 		if err != nil {
-			errs = append(errs, err)
+			add(t.Name, err)
 			continue
 		}
 		if c, ok := prov.(deploy.Checker); ok {
 			if err := c.Check(req); err != nil {
-				errs = append(errs, err)
+				add(t.Name, err)
 			}
+		}
+		if t.Deploy.Provider == existingProvider {
+			if err := reachable(ctx, plan, t); err != nil {
+				add(t.Name, err)
+			}
+		}
+	}
+	// The providers' errors name their target; one that several met
+	// (a cluster that does not answer) names them all, once.
+	var errs []error
+	for _, k := range texts {
+		if ts := byText[k]; len(ts) > 1 {
+			errs = append(errs, fmt.Errorf("targets %s: %w", strings.Join(ts, ", "), errOf[k]))
+		} else {
+			errs = append(errs, errOf[k])
 		}
 	}
 	// A secret the environment lacks fails now, not at the first trial
@@ -303,7 +330,7 @@ func failedError(failures []error) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("%s: %w", plural(len(others), "failure"), errors.Join(others...))
 	}
-	msg := fmt.Sprintf("%s failed: %s (why: above and in the report)", plural(len(ids), "trial"), strings.Join(ids, ", "))
+	msg := fmt.Sprintf("%s failed: %s (why: above, and in %s)", plural(len(ids), "trial"), strings.Join(ids, ", "), results.TrialsFile)
 	if len(others) == 0 {
 		return &joined{msg: msg, errs: failures}
 	}
@@ -378,7 +405,7 @@ func (s *runState) finish(ctx context.Context, runErr error) (*Outcome, error) {
 			d.Manifest.Status, d.Manifest.Error, d.Manifest.End = final.Status, final.Error, final.End
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s could not be updated (%v): on disk it still says %q", results.ManifestFile, merr, results.StatusRunning))
 		}
-		out.Verdict = report.Verdict(d)
+		out.Verdict = report.VerdictAfterRun(d)
 		// A run that measured nothing (every target failed to deploy or
 		// to load) has no report to speak of: the verdict says why.
 		if measuredAny(d) {

@@ -40,7 +40,14 @@ func unfairKinds() []results.FlagKind {
 // warnings grouped by kind. A target is called faster on a workload
 // only where its lead is established (leadOf): not where the ratio's
 // interval includes 1x, nor with one repetition, which has no interval.
-func Verdict(d *results.Data) string {
+func Verdict(d *results.Data) string { return verdict(d, false) }
+
+// VerdictAfterRun is the verdict a run prints at its end, below its own
+// log: the errors the log said (a failed trial's, the run's) are named
+// there, not said again.
+func VerdictAfterRun(d *results.Data) string { return verdict(d, true) }
+
+func verdict(d *results.Data, afterRun bool) string {
 	s := summarize(d)
 	var b strings.Builder
 	b.WriteString(headline(s))
@@ -83,7 +90,7 @@ func Verdict(d *results.Data) string {
 		}
 		b.WriteString("  " + mark + " fairness warning on these trials: " + strings.Join(parts, "; ") + "; see the warnings\n")
 	}
-	ws := groupWarnings(warnings(d))
+	ws := groupWarnings(warningsOf(d, afterRun))
 	for i, w := range ws {
 		if i == maxVerdictWarnings {
 			fmt.Fprintf(&b, "warning: ... %s more in the report\n", plural(len(ws)-i, "warning"))

@@ -77,14 +77,26 @@ func statusWarning(m *results.Manifest) string {
 // warnings lists everything that should make a reader doubt a number:
 // how the run ended, every trial flag, the manifest's warnings and rows
 // the reader had to skip.
-func warnings(d *results.Data) []warning {
+func warnings(d *results.Data) []warning { return warningsOf(d, false) }
+
+// warningsOf is warnings, with the errors the run's own log has said
+// (the run's error, each failed trial's reason) named rather than
+// repeated when afterRun: the verdict the run prints at its end.
+func warningsOf(d *results.Data, afterRun bool) []warning {
 	var out []warning
-	if msg := statusWarning(&d.Manifest); msg != "" {
+	m := d.Manifest
+	if afterRun {
+		m.Error = ""
+	}
+	if msg := statusWarning(&m); msg != "" {
 		out = append(out, warning{Subject: "run", Text: msg})
 	}
 	for i := range d.Trials {
 		t := &d.Trials[i]
 		for _, f := range trialFlags(t) {
+			if afterRun && f.Kind() == results.FlagFailed {
+				f = results.NewFlag(results.FlagFailed, "its error is above (and in "+results.TrialsFile+"); left out of every comparison")
+			}
 			out = append(out, warning{Subject: t.ID, Text: string(f)})
 		}
 	}

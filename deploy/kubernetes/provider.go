@@ -52,13 +52,40 @@ func (p Provider) kubectl() (string, error) {
 }
 
 // Check implements deploy.Checker: kubectl present, the target
-// renderable.
+// renderable, and a cluster answering kubectl (its API server's
+// readiness, within clusterTimeout): without one, the run would fail at
+// its first apply after the dry run said it could deploy.
 func (p Provider) Check(req deploy.Request) error {
-	if _, err := p.kubectl(); err != nil {
+	kc, err := p.kubectl()
+	if err != nil {
 		return err
 	}
-	_, err := Render(req)
-	return err
+	if _, err := Render(req); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, kc, "get", "--raw=/readyz", "--request-timeout="+clusterTimeout.String()).CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if ctx.Err() != nil {
+			msg = "no answer within " + clusterTimeout.String()
+		}
+		return fmt.Errorf("kubernetes: no cluster answers kubectl (kubectl get --raw=/readyz: %s); set KUBECONFIG or kubectl's current context to the cluster to deploy on", lastLine(msg))
+	}
+	return nil
+}
+
+// clusterTimeout bounds Check's question to the cluster.
+const clusterTimeout = 10 * time.Second
+
+// lastLine is the last line of kubectl's output: its error, after the
+// lines of retries before it.
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // Render implements deploy.Renderer: Write, and the manifests' file.

@@ -11,9 +11,12 @@ type PlanJSON struct {
 	File string `json:"file"`
 	// Seed is the base seed; 0 when the run chooses it.
 	Seed uint64 `json:"seed"`
-	// Results is the parent directory of the results directory.
-	Results string     `json:"results"`
-	Steps   []StepJSON `json:"steps"`
+	// Results is where the run writes: the directory named (--results,
+	// ResultsNamed true), or else the parent directory in which it
+	// creates NAME-DATE-TIME (the file's results: setting).
+	Results      string     `json:"results"`
+	ResultsNamed bool       `json:"results_named"`
+	Steps        []StepJSON `json:"steps"`
 	// Loads and Runs count the steps of each kind; Targets and
 	// Workloads the experiment's.
 	Loads     int `json:"loads"`
@@ -67,7 +70,10 @@ type ParamJSON struct {
 }
 
 // JSON returns p in its JSON form.
-func (p *Plan) JSON() PlanJSON {
+//
+// dir is the results directory the run was given (--results), "" for
+// the file's setting.
+func (p *Plan) JSON(dir string) PlanJSON {
 	s := p.Spec
 	timed, opRuns := p.estimate()
 	j := PlanJSON{Name: s.Name, File: s.File, Seed: s.Seed, Results: s.Results, Steps: []StepJSON{},
@@ -86,6 +92,9 @@ func (p *Plan) JSON() PlanJSON {
 	}
 	for _, w := range p.Warnings {
 		j.Warnings = append(j.Warnings, w.String())
+	}
+	if dir != "" {
+		j.Results, j.ResultsNamed = dir, true
 	}
 	return j
 }

@@ -2,13 +2,18 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/results"
 )
 
 // TestDryRunAsTheRunWould: the dry run names the --results directory,
@@ -39,13 +44,52 @@ func TestDryRunAsTheRunWould(t *testing.T) {
 	require.Contains(t, errs, "scylla not found in PATH")
 }
 
-// TestRunThatMeasuredNothingHasNoReport: a run whose only target never
-// answers measures nothing; it says why and where its results are, and
-// writes no report to open.
+// TestRunThatMeasuredNothingHasNoReport: a run whose only target
+// answers but refuses every write (a Redis that wants a replica it does
+// not have) measures nothing; it says why once, where its results are,
+// and writes no report to open.
 func TestRunThatMeasuredNothingHasNoReport(t *testing.T) {
+	srv := startOwnRedis(t)
+	client := goredis.NewClient(&goredis.Options{Addr: srv.addr})
+	defer client.Close()
+	require.NoError(t, client.ConfigSet(context.Background(), "min-replicas-to-write", "1").Err())
 	dir := t.TempDir()
 	file := filepath.Join(dir, "none.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(`name: none
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: none
+properties: {recordcount: 10}
+targets:
+  - name: r
+    database: redis
+    deploy: {provider: existing}
+    properties: {redis.addr: %q}
+workloads: [c]
+run: {duration: 1s}
+`, srv.addr)), 0o644))
+	res := filepath.Join(dir, "r")
+	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitFailure, code, errs)
+	require.NotContains(t, out, "report:")
+	require.Contains(t, out, "results: "+res+" (failed)")
+	require.Contains(t, out, "r.load.1: failed: its error is above (and in trials.csv)", "the verdict names the failure")
+	_, err := os.Stat(filepath.Join(res, "report.html"))
+	require.True(t, os.IsNotExist(err))
+	require.Contains(t, errs, "1 trial failed: r.load.1 (why: above, and in trials.csv)")
+	require.Contains(t, errs, "left running (existing)")
+	// The reason is said once, in the log, where it happened.
+	require.Equal(t, 1, strings.Count(out+errs, "NOREPLICAS"), "%s\n%s", out, errs)
+	d, err := results.Read(res)
+	require.NoError(t, err)
+	require.Contains(t, rowsByID(d)["r.load.1"].StatusReason, "NOREPLICAS", "and kept in trials.csv")
+}
+
+// TestUnreachableEndpointStopsBeforeAnything: an existing endpoint that
+// does not answer fails the preflight, of the dry run as of the run,
+// naming the target and the address, once; the run creates no results
+// directory. (It passed the dry run and failed the first load before.)
+func TestUnreachableEndpointStopsBeforeAnything(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "closed.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: closed
 properties: {recordcount: 10, redis.connect.timeout: 1s}
 targets:
   - name: r
@@ -55,16 +99,16 @@ targets:
 workloads: [c]
 run: {duration: 1s}
 `), 0o644))
+	code, _, errs := run(t, context.Background(), "run", file, "--dry-run")
+	require.Equal(t, ExitFailure, code, errs)
+	require.Contains(t, errs, "preflight (the run would stop here): target r (an existing redis endpoint): SERVICE_UNAVAILABLE: cannot connect to redis at 127.0.0.1:1")
+	require.NotContains(t, errs, "preflight passed")
 	res := filepath.Join(dir, "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	require.Equal(t, ExitFailure, code, errs)
-	require.NotContains(t, out, "report:")
-	require.Contains(t, out, "results: "+res+" (failed)")
-	require.Contains(t, out, "r.load.1: failed: ", "the verdict says why")
-	_, err := os.Stat(filepath.Join(res, "report.html"))
-	require.True(t, os.IsNotExist(err))
-	require.Contains(t, errs, "1 trial failed: r.load.1")
-	require.Contains(t, errs, "left running (existing)")
+	require.Equal(t, 1, strings.Count(out+errs, "cannot connect to redis at 127.0.0.1:1"), "said once:\n%s\n%s", out, errs)
+	_, err := os.Stat(res)
+	require.True(t, os.IsNotExist(err), "nothing started")
 }
 
 // TestBadDriverPropertyStopsBeforeDeploy gives a target driver

@@ -108,7 +108,7 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 		return usageError(err)
 	}
 	if f.dryRun {
-		return dryRun(st, f, plan)
+		return dryRun(ctx, st, f, plan)
 	}
 	// A driver property of the wrong kind is bad input: refused before
 	// anything is deployed.
@@ -152,9 +152,9 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 // dryRun prints the plan as the run would take it: its results
 // directory, its steps with the reference runs after them, and the
 // preflight the run starts with, whose failure fails the dry run too.
-func dryRun(st *State, f *experimentFlags, plan *spec.Plan) error {
+func dryRun(ctx context.Context, st *State, f *experimentFlags, plan *spec.Plan) error {
 	if f.format.json() {
-		if err := writeJSON(st.Stdout, plan.JSON()); err != nil {
+		if err := writeJSON(st.Stdout, plan.JSON(f.dir)); err != nil {
 			return err
 		}
 	} else {
@@ -171,7 +171,7 @@ func dryRun(st *State, f *experimentFlags, plan *spec.Plan) error {
 	if err := experiment.CheckDrivers(plan); err != nil {
 		return usageError(err)
 	}
-	if err := experiment.Preflight(plan); err != nil {
+	if err := experiment.Preflight(ctx, plan); err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("preflight (the run would stop here): %w", err)}
 	}
 	fmt.Fprintln(st.Stderr, "dbarena: preflight passed: every target's provider can deploy it here")

@@ -190,7 +190,8 @@ func TestLoaderLossKeepsWhatTheOthersMeasured(t *testing.T) {
 				}
 			}
 			require.GreaterOrEqual(t, seconds, 8, "the healthy loaders' intervals reach the time series")
-			require.Contains(t, out, "r.c: failed: loader 1 of 3 lost")
+			require.Contains(t, out, "r.c: loader lost: loader 1 of 3 lost", "the verdict says the loss")
+			require.Contains(t, out, "r.c: failed: its error is above (and in trials.csv)", "and names the failure, said once in the log")
 			require.NoDirExists(t, filepath.Join(dir, "r", results.HdrDir, "r.c"+results.LoaderLogs), "merged into hdr/r.c.hlog: each fact once")
 			noLoaderLeft(t, work)
 		})
