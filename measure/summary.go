@@ -63,9 +63,13 @@ const pacingFloorUs = 100
 
 // OpSummary is the result of one operation type.
 type OpSummary struct {
-	Name   string           `json:"name"`
-	OK     int64            `json:"ok"`
-	Errors map[string]int64 `json:"errors,omitempty"`
+	Name string `json:"name"`
+	// BatchOf, when set, says the latencies are of batches of up to
+	// that many records (a batched load's INSERT), each counted once
+	// per record it held: not one record's.
+	BatchOf int              `json:"latency_per_batch_of,omitempty"`
+	OK      int64            `json:"ok"`
+	Errors  map[string]int64 `json:"errors,omitempty"`
 	// Service is latency from the actual start of each operation.
 	Service Stats `json:"service"`
 	// Response is latency from the intended start; present under a target
@@ -147,6 +151,17 @@ type Phase struct {
 	// over every operation type; nil in a closed loop.
 	Pacing *Stats      `json:"pacing,omitempty"`
 	Ops    []OpSummary `json:"ops"`
+}
+
+// LabelBatches marks the INSERT latencies of a load whose driver inserts
+// up to size records a call: each batch's latency, counted once per
+// record it held, against operation counts of records.
+func (p *Phase) LabelBatches(size int) {
+	for i := range p.Ops {
+		if p.Ops[i].Name == "INSERT" {
+			p.Ops[i].BatchOf = size
+		}
+	}
 }
 
 // NewPhase summarises results measured over d starting at start,

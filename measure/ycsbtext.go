@@ -21,7 +21,9 @@ import (
 // (in no other count), "[Intended-OP], CutOffOperations" how many of
 // that block's operations the window's end cut off, counted at their
 // latency so far, and a "[PACING]" block gives the harness's own
-// lateness in starting paced operations.
+// lateness in starting paced operations. "[INSERT], LatencyPerBatchOf,
+// 100" says a batched load's latencies are each batch's, of up to 100
+// records, counted once per record.
 func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 	bw := bufio.NewWriter(w)
 	line := func(section, metric, value string) {
@@ -40,6 +42,10 @@ func WriteYCSBText(w io.Writer, p Phase, interrupted bool) error {
 	}
 	for _, o := range p.Ops {
 		writeStats(line, o.Name, o.Service)
+		if o.BatchOf > 1 {
+			// dbarena's own line: the latencies above are a batch's.
+			line(o.Name, "LatencyPerBatchOf", strconv.Itoa(o.BatchOf))
+		}
 		line(o.Name, "Return=OK", strconv.FormatInt(o.OK, 10))
 		for _, c := range sortedKeys(o.Errors) {
 			line(o.Name, "Return="+c, strconv.FormatInt(o.Errors[c], 10))

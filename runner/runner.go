@@ -202,12 +202,15 @@ type run struct {
 	stop atomic.Bool
 	// stopMono is when the first stop came: the measured window closes
 	// there, whatever the operations in flight do after it.
-	stopMono      atomic.Int64
-	done          chan struct{}
-	stopOnce      sync.Once
-	stopReason    atomic.Value
-	interrupted   atomic.Bool
-	errorStopped  atomic.Bool
+	stopMono     atomic.Int64
+	done         chan struct{}
+	stopOnce     sync.Once
+	stopReason   atomic.Value
+	interrupted  atomic.Bool
+	errorStopped atomic.Bool
+	// batched says a worker's session inserts in batches: its INSERT
+	// latencies are each batch's.
+	batched       atomic.Bool
 	warming       atomic.Bool
 	warmOps       atomic.Int64
 	measuredStart atomic.Int64
@@ -452,6 +455,9 @@ func (s *run) result(col *collector, endMono int64) *Result {
 		r.WarmupResults = col.warmCum
 	}
 	r.Measured = measure.NewPhase(s.wallAt(ms), time.Duration(endMono-ms), col.mainCum)
+	if s.batched.Load() {
+		r.Measured.LabelBatches(s.cfg.BatchSize)
+	}
 	for i := range s.exited {
 		if !s.exited[i].Load() {
 			r.LeftBehind++

@@ -137,6 +137,7 @@ func (s *run) newWorker(id int) *workerState {
 	w.tpcc = s.tpcc[id]
 	if bi, ok := w.sess.(driver.BatchInserter); ok && s.cfg.Phase == Load && s.cfg.BatchSize > 1 {
 		w.batch = newBatch(bi, s.cfg.BatchSize)
+		s.batched.Store(true)
 	}
 	return w
 }

@@ -73,6 +73,8 @@ func newRenderCommand(st *State) *cobra.Command {
 		Use:   "render FILE",
 		Short: "Write the Docker Compose projects, Kubernetes manifests or Terraform modules of an experiment's targets",
 		Long: `Write what each target's provider would run, without running anything:
+OUT is --out, by default NAME-render beside the experiment's results
+(dbarena-results/NAME-render unless the file sets results:):
   compose:    OUT/TARGET/compose.yml (and secrets.env, mode 0600, when a
               target has a password), to check with
               docker compose -f OUT/TARGET/compose.yml config
@@ -97,6 +99,9 @@ files only.`,
 			s, err := spec.Parse(args[0], text, specOptions())
 			if err != nil {
 				return usageError(err)
+			}
+			if out == "" {
+				out = renderDir(s)
 			}
 			if err := refuseGoPackage(out); err != nil {
 				return usageError(fmt.Errorf("deploy render: --out %s: %w", out, err))
@@ -129,14 +134,17 @@ files only.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", defaultRenderDir, "directory to write the assets into, one subdirectory per target")
+	cmd.Flags().StringVar(&out, "out", "", "directory to write the assets into, one subdirectory per target (default: RESULTS/NAME-render, beside the experiment's results)")
 	return cmd
 }
 
-// defaultRenderDir is where deploy render writes without --out. It was
-// "deploy", which inside a checkout is the Go package of that name: the
-// render wrote its assets among the source files.
-const defaultRenderDir = "dbarena-render"
+// renderDir is where deploy render writes without --out: beside the
+// experiment's results (the file's results: setting, dbarena-results by
+// default), the folder a checkout already keeps out of version control,
+// as NAME-render. It was "deploy", then "dbarena-render", each a new
+// untracked folder in the working directory; "deploy" was also the Go
+// package of that name, and the render wrote among its sources.
+func renderDir(s *spec.Spec) string { return filepath.Join(s.Results, s.Name+"-render") }
 
 // refuseGoPackage refuses a directory that holds Go files: it is source
 // code, and rendered targets written into it would mix with (or, for a
@@ -146,8 +154,8 @@ func refuseGoPackage(dir string) error {
 	if err != nil || len(gofiles) == 0 {
 		return nil // a missing directory is created by the render
 	}
-	return fmt.Errorf("the directory holds Go source files (%s): want a directory of its own, such as the default %s",
-		filepath.Base(gofiles[0]), defaultRenderDir)
+	return fmt.Errorf("the directory holds Go source files (%s): want a directory of its own, such as the default (RESULTS/NAME-render)",
+		filepath.Base(gofiles[0]))
 }
 
 // orList writes names as "a, b or c".

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 )
@@ -37,12 +38,58 @@ func (f *formatValue) Type() string { return "format" }
 // json reports whether JSON was asked for.
 func (f *formatValue) json() bool { return *f == formatJSON }
 
-// addFormatFlag gives cmd --format, with its values for completion.
+// addFormatFlag gives cmd --format, with its values for completion,
+// and --json as its other spelling (hidden): one convention, the other
+// habit accepted.
 func addFormatFlag(cmd *cobra.Command) *formatValue {
 	f := formatValue(formatText)
 	cmd.Flags().Var(&f, "format", "output format: text or json")
 	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().Var(jsonAlias{&f}, "json", "same as --format json")
+	cmd.Flags().Lookup("json").NoOptDefVal = "true"
+	_ = cmd.Flags().MarkHidden("json") // the flag was just added
 	return &f
+}
+
+// jsonAlias is --json on a command whose result --format chooses: a
+// bare --json (or --json=true) is --format json.
+type jsonAlias struct{ f *formatValue }
+
+func (a jsonAlias) String() string { return strconv.FormatBool(a.f.json()) }
+
+// Set implements pflag.Value.
+func (a jsonAlias) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want no value (it means --format json); this command prints its result on stdout: redirect it to a file")
+	}
+	if on {
+		*a.f = formatJSON
+	}
+	return nil
+}
+
+// Type implements pflag.Value.
+func (a jsonAlias) Type() string { return "bool" }
+
+// addStdoutFormat gives a command that writes its JSON summary to a
+// file (--json FILE: ycsb, merge) --format as well: --format json is
+// --json - (the summary on stdout, the text on stderr). It returns the
+// function, to call before the flags are read, that folds it into the
+// file flag named jsonFlag, refusing the two given apart.
+func addStdoutFormat(cmd *cobra.Command, jsonFlag string) func() error {
+	f := formatValue(formatText)
+	cmd.Flags().Var(&f, "format", "output format: json is --"+jsonFlag+" - (the JSON summary on stdout, the text on stderr)")
+	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
+	return func() error {
+		if !f.json() {
+			return nil
+		}
+		if fl := cmd.Flags().Lookup(jsonFlag); fl.Changed && fl.Value.String() != "-" {
+			return usageError(fmt.Errorf("--format json prints the JSON summary on stdout and --%s %s writes it to that file: give one of them", jsonFlag, fl.Value))
+		}
+		return cmd.Flags().Set(jsonFlag, "-")
+	}
 }
 
 // writeJSON prints v as indented JSON, as every --format json does.

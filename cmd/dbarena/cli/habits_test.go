@@ -147,7 +147,9 @@ func TestMergeRefusesTrialsOfAResultsDir(t *testing.T) {
 
 // TestDeployRenderOutsideSources runs the binary in a copy of the
 // layout that bit: a deploy/ folder of Go files in the working
-// directory, which was the render's default output.
+// directory, which was the render's default output. The default now is
+// beside the experiment's results, the one folder dbarena writes in the
+// working directory: nothing else appears there.
 func TestDeployRenderOutsideSources(t *testing.T) {
 	bin, wd := buildDbarena(t), t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(wd, "deploy"), 0o755))
@@ -159,10 +161,17 @@ func TestDeployRenderOutsideSources(t *testing.T) {
 	cmd.Dir = wd
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
-	require.Contains(t, string(out), "postgres: "+filepath.Join("dbarena-render", "postgres", "compose.yml"))
+	require.Contains(t, string(out), "postgres: "+filepath.Join("dbarena-results", "compose-pg-vs-redis-render", "postgres", "compose.yml"))
 	entries, err := os.ReadDir(filepath.Join(wd, "deploy"))
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "nothing written among the sources")
+	top, err := os.ReadDir(wd)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range top {
+		names = append(names, e.Name())
+	}
+	require.ElementsMatch(t, []string{"deploy", "dbarena-results"}, names, "one folder of dbarena's in the working directory")
 
 	cmd = exec.Command(bin, "deploy", "render", example, "--out", "deploy")
 	cmd.Dir = wd

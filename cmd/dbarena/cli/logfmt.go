@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -115,4 +117,90 @@ func (h *humanHandler) WithGroup(name string) slog.Handler {
 	}
 	c.group = name
 	return &c
+}
+
+// jsonLines is stderr under --log-format json: a line written to it
+// straight (a progress or result line, a warning printed rather than
+// logged, an error) becomes a record as the JSON handler writes them,
+// with the level its words say ("warning: ", "error: ") and dbarena's
+// "dbarena: " prefix dropped; a line that is a JSON object already (a
+// logged record) passes as it is. So every line of stderr is JSON.
+type jsonLines struct {
+	mu  sync.Mutex
+	w   io.Writer
+	log *slog.Logger
+	buf []byte
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	return &jsonLines{w: w, log: slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+}
+
+// Write implements io.Writer: whole lines go out, a partial one waits
+// for its end (Flush).
+func (j *jsonLines) Write(p []byte) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.buf = append(j.buf, p...)
+	for {
+		i := bytes.IndexByte(j.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(j.buf[:i])
+		j.buf = j.buf[i+1:]
+		if err := j.emit(line); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+// Flush writes a last line that did not end.
+func (j *jsonLines) Flush() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.buf) > 0 {
+		_ = j.emit(string(j.buf))
+		j.buf = nil
+	}
+}
+
+func (j *jsonLines) emit(line string) error {
+	// A progress line rewrites itself with carriage returns: its last
+	// state is the line.
+	if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+		line = line[i+1:]
+	}
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	if strings.HasPrefix(line, "{") && json.Valid([]byte(line)) {
+		_, err := io.WriteString(j.w, line+"\n")
+		return err
+	}
+	msg := strings.TrimPrefix(line, "dbarena: ")
+	level := slog.LevelInfo
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(msg), "error: "):
+		level, msg = slog.LevelError, strings.TrimPrefix(strings.TrimSpace(msg), "error: ")
+	case strings.HasPrefix(strings.TrimSpace(msg), "warning: "):
+		level, msg = slog.LevelWarn, strings.TrimPrefix(strings.TrimSpace(msg), "warning: ")
+	}
+	j.log.Log(context.Background(), level, msg)
+	return nil
+}
+
+// wantsJSONLog reports whether the command line asks for --log-format
+// json, read before the flags are parsed: an error in parsing them is
+// then JSON too.
+func wantsJSONLog(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--log-format=json" || a == "--log-format" && i+1 < len(args) && args[i+1] == logJSON {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ func newMergeCommand(st *State) *cobra.Command {
 		out, jsonOut string
 		window       time.Duration
 		offsets      []string
+		format       func() error
 	)
 	cmd := &cobra.Command{
 		Use:   "merge FILE.hlog|DIR...",
@@ -46,6 +46,9 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 			if window <= 0 {
 				return usageError(fmt.Errorf("merge: --window %s: want a positive duration such as 1s", window))
 			}
+			if err := format(); err != nil {
+				return err
+			}
 			text, err := textWriter(st, output{"--out", out}, output{"--json", jsonOut})
 			if err != nil {
 				return err
@@ -66,11 +69,7 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 				}
 			}
 			if jsonOut != "" {
-				if err := writeFile(st, jsonOut, func(w io.Writer) error {
-					enc := json.NewEncoder(w)
-					enc.SetIndent("", "  ")
-					return enc.Encode(mergeSummary(r))
-				}); err != nil {
+				if err := writeFile(st, jsonOut, func(w io.Writer) error { return writeJSON(w, mergeSummary(r)) }); err != nil {
 					return &exitError{code: ExitFailure, err: fmt.Errorf("merge: %w", err)}
 				}
 			}
@@ -82,6 +81,7 @@ whose clock was off: FILE=+30ms means its clock read 30 ms ahead.`,
 	fl.StringVar(&out, "out", "", "write the merged interval log to this file, - for stdout (the text then goes to stderr)")
 	fl.StringVar(&jsonOut, "json", "", "write the merged summary as JSON to this file, - for stdout (the text then goes to stderr)")
 	fl.DurationVar(&window, "window", time.Second, "length of the merged intervals")
+	format = addStdoutFormat(cmd, "json")
 	fl.StringArrayVar(&offsets, "offset", nil, "FILE=DURATION: that loader's clock minus the reference clock; repeatable")
 	return cmd
 }

@@ -16,6 +16,16 @@ import (
 // a credential it resolved is never printed.
 func Main(ctx context.Context, st *State, args []string) int {
 	st = st.redacting()
+	// fail says the command's error once, in the log's voice.
+	fail := func(msg string) { fmt.Fprintf(st.Stderr, "dbarena: %s\n", msg) }
+	if wantsJSONLog(args) {
+		// Every line of stderr is a JSON record, from the first: a
+		// progress line has no place among them.
+		lines := newJSONLines(st.Stderr)
+		defer lines.Flush()
+		st.Stderr, st.StderrIsTerminal = lines, false
+		fail = func(msg string) { lines.log.Error(msg) }
+	}
 	root := newRootCommand(st)
 	args = normalizeArgs(args)
 	root.SetArgs(args)
@@ -29,7 +39,7 @@ func Main(ctx context.Context, st *State, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.code != ExitInterrupted {
-			fmt.Fprintf(st.Stderr, "dbarena: %v\n", err)
+			fail(err.Error())
 		}
 		return ee.code
 	}
@@ -40,7 +50,7 @@ func Main(ctx context.Context, st *State, args []string) int {
 	if cmd != nil {
 		path = cmd.CommandPath()
 	}
-	fmt.Fprintf(st.Stderr, "dbarena: %v\nRun '%s --help' for usage.\n", err, path)
+	fail(fmt.Sprintf("%v\nRun '%s --help' for usage.", err, path))
 	return ExitUsage
 }
 

@@ -53,15 +53,21 @@ func versionText() string {
 }
 
 func newVersionCommand(st *State) *cobra.Command {
-	return &cobra.Command{
+	var format *formatValue
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if format.json() {
+				return writeJSON(st.Stdout, ReadBuildInfo())
+			}
 			_, err := fmt.Fprint(st.Stdout, versionText())
 			return err
 		},
 	}
+	format = addFormatFlag(cmd)
+	return cmd
 }
 
 // addVersionFlag gives root --version, printing what `dbarena version`

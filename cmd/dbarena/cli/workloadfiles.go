@@ -32,7 +32,7 @@ func loadProperties(stderr io.Writer, files, overrides []string) (*properties.Se
 			}
 			if !told[f] {
 				told[f] = true
-				fmt.Fprintf(stderr, "-P %s: no such file; using the built-in workload%s embedded in dbarena\n", f, short)
+				fmt.Fprintf(stderr, "dbarena: -P %s: no such file; using the built-in workload%s embedded in dbarena\n", f, short)
 			}
 		}
 		p.Merge(fp)

@@ -23,6 +23,8 @@ import (
 
 // ycsbFlags are the options of `ycsb load` and `ycsb run`.
 type ycsbFlags struct {
+	// format folds --format json into --json - (addStdoutFormat).
+	format     func() error
 	files      []string
 	props      []string
 	threads    int
@@ -122,6 +124,7 @@ func newYCSBPhaseCommand(st *State, phase runner.Phase) *cobra.Command {
 	if phase != runner.Load {
 		fl.BoolVar(&f.preload, "preload", false, "run the load phase first in the same process (needed for in-process drivers such as memory)")
 	}
+	f.format = addStdoutFormat(cmd, results.FlagJSON)
 	addMetricsAddrFlag(cmd, &f.metricsAddr)
 	registerFlagCompletion(cmd, "property", completeProperty)
 	registerFlagCompletion(cmd, results.FlagWorkloadFile, completeWorkloadFile)
@@ -163,6 +166,11 @@ func resolveProperties(cmd *cobra.Command, st *State, f *ycsbFlags) (*properties
 func runYCSB(cmd *cobra.Command, st *State, phase runner.Phase, driverName string, f *ycsbFlags) error {
 	if _, err := drivers.Lookup(driverName); err != nil {
 		return usageError(err)
+	}
+	if f.format != nil {
+		if err := f.format(); err != nil {
+			return err
+		}
 	}
 	props, err := resolveProperties(cmd, st, f)
 	if err != nil {
@@ -250,7 +258,7 @@ func preload(ctx context.Context, st *State, t *trial.Trial) error {
 	if err != nil {
 		return &exitError{code: ExitFailure, err: fmt.Errorf("preload: %w", err)}
 	}
-	fmt.Fprintf(st.Stderr, "preload: %d records in %.2fs (%.0f inserts/s, %d errors)\n",
+	fmt.Fprintf(st.Stderr, "dbarena: preload: %d records in %.2fs (%.0f inserts/s, %d errors)\n",
 		res.Measured.Operations, res.Measured.Duration.Seconds(), res.Measured.Throughput, res.Measured.Errors)
 	if res.Interrupted {
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted during preload")}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/internal/testenv"
+	"github.com/dbarena/dbarena/results"
+)
+
+// TestOneMachineReadableFlag: on the built program, every command that
+// prints a result takes --format json, and --json where --format is the
+// flag (the other habit, accepted); the commands that write their JSON
+// summary to a file (--json FILE) take --format json for stdout, and
+// refuse the two given apart. The dry run's JSON names the directory
+// --results gave.
+func TestOneMachineReadableFlag(t *testing.T) {
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	parse := func(name, out string) map[string]any {
+		t.Helper()
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &v), "%s: %s", name, out)
+		return v
+	}
+	for name, args := range map[string][]string{
+		"drivers --format json": {"drivers", "--format", "json"},
+		"drivers --json":        {"drivers", "--json"},
+		"version --format json": {"version", "--format", "json"},
+		"version --json":        {"version", "--json"},
+	} {
+		code, out, errs := runBinary(t, bin, dir, "", args...)
+		require.Equal(t, ExitOK, code, "%s: %s", name, errs)
+		v := parse(name, out)
+		if args[0] == "drivers" {
+			require.Contains(t, v, "drivers", name)
+		} else {
+			require.Contains(t, v, "version", name)
+		}
+	}
+	code, _, errs := runBinary(t, bin, dir, "", "drivers", "--json=maybe")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "want no value (it means --format json)")
+
+	// ycsb and merge: --format json is --json -.
+	hlog := filepath.Join(dir, "run.hlog")
+	ycsb := []string{"ycsb", "run", "memory", "-P", "workloada", "--preload", "-p", "recordcount=100", "-p", "operationcount=200", "-q"}
+	code, out, errs := runBinary(t, bin, dir, "", append(ycsb, "--format", "json", "--hdr-log", hlog)...)
+	require.Equal(t, ExitOK, code, errs)
+	require.Equal(t, "run", parse("ycsb --format json", out)["phase"])
+	require.Contains(t, errs, "[OVERALL], Throughput(ops/sec)", "the text goes to stderr")
+	code, _, errs = runBinary(t, bin, dir, "", append(ycsb, "--format", "json", "--json", "x.json")...)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, "--format json prints the JSON summary on stdout and --json x.json writes it to that file: give one of them")
+	code, out, errs = runBinary(t, bin, dir, "", "merge", "--format", "json", hlog)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, parse("merge --format json", out), "operations")
+
+	// The dry run's plan says where the results go.
+	file := filepath.Join(dir, "plan.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: plan\ntargets:\n  - database: redis\nworkloads: [c]\nrun: {duration: 1s}\n"), 0o644))
+	res := filepath.Join(dir, "here")
+	code, out, errs = runBinary(t, bin, dir, "", "run", file, "--dry-run", "--format", "json", "--results", res)
+	require.Equal(t, ExitOK, code, errs)
+	plan := parse("run --dry-run --format json", out)
+	require.Equal(t, res, plan["results"])
+	require.Equal(t, true, plan["results_named"])
+	code, out, errs = runBinary(t, bin, dir, "", "run", file, "--dry-run", "--json")
+	require.Equal(t, ExitOK, code, errs)
+	plan = parse("run --dry-run --json", out)
+	require.Equal(t, "dbarena-results", plan["results"])
+	require.Equal(t, false, plan["results_named"])
+}
+
+// TestOneLogVoice: with --log-format json every line the built program
+// writes to stderr is a JSON record, the lines it prints rather than
+// logs (a built-in workload's notice, the preload, the preflight) and its
+// errors (a bad flag, a failed preflight, at level ERROR) too; in text,
+// every such line starts "dbarena: ".
+func TestOneLogVoice(t *testing.T) {
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	records := func(name, errs string) []map[string]any {
+		t.Helper()
+		var out []map[string]any
+		for _, line := range strings.Split(strings.TrimRight(errs, "\n"), "\n") {
+			var v map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &v), "%s: a line that is not JSON: %q", name, line)
+			require.Contains(t, v, "level", name)
+			require.Contains(t, v, "msg", name)
+			out = append(out, v)
+		}
+		return out
+	}
+	msgs := func(rs []map[string]any, level string) string {
+		var b strings.Builder
+		for _, r := range rs {
+			if level == "" || r["level"] == level {
+				b.WriteString(r["msg"].(string) + "\n")
+			}
+		}
+		return b.String()
+	}
+	ycsb := []string{"ycsb", "run", "memory", "-P", "workloada", "--preload", "-p", "recordcount=100", "-p", "operationcount=200", "-q"}
+	code, _, errs := runBinary(t, bin, dir, "", append([]string{"--log-format", "json"}, ycsb...)...)
+	require.Equal(t, ExitOK, code, errs)
+	rs := records("ycsb run", errs)
+	require.Contains(t, msgs(rs, "INFO"), "-P workloada: no such file; using the built-in workloada")
+	require.Contains(t, msgs(rs, "INFO"), "preload: 100 records")
+
+	code, _, errs = runBinary(t, bin, dir, "", "--log-format=json", "ycsb", "run", "memory", "--bogus")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, msgs(records("bad flag", errs), "ERROR"), "unknown flag --bogus")
+
+	file := filepath.Join(dir, "closed.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: closed
+properties: {recordcount: 10, redis.connect.timeout: 1s}
+targets:
+  - {name: r, database: redis, deploy: {provider: existing}, properties: {redis.addr: "127.0.0.1:1"}}
+workloads: [c]
+run: {duration: 1s}
+`), 0o644))
+	code, _, errs = runBinary(t, bin, dir, "", "run", file, "--dry-run", "--log-format", "json")
+	require.Equal(t, ExitFailure, code)
+	require.Contains(t, msgs(records("preflight", errs), "ERROR"), "preflight (the run would stop here): target r (an existing redis endpoint)")
+
+	// Text: one format, every line dbarena's.
+	code, _, errs = runBinary(t, bin, dir, "", ycsb...)
+	require.Equal(t, ExitOK, code, errs)
+	for _, line := range strings.Split(strings.TrimRight(errs, "\n"), "\n") {
+		if strings.HasPrefix(line, "[") || strings.HasPrefix(line, "  ") {
+			continue // the YCSB text summary, on stderr beside a -q run's nothing
+		}
+		require.True(t, strings.HasPrefix(line, "dbarena: "), "%q", line)
+	}
+}
+
+// TestBatchLatencyLabelled: a batched load's INSERT latencies are each
+// batch's, counted once per record; the YCSB text and the JSON summary
+// say so where they give them, and an unbatched load says nothing.
+func TestBatchLatencyLabelled(t *testing.T) {
+	pg := testenv.Addr(t, "DBARENA_TEST_POSTGRES")
+	dir := t.TempDir()
+	for _, batch := range []int{100, 1} {
+		jsonPath := filepath.Join(dir, fmt.Sprintf("b%d.json", batch))
+		code, out, errs := run(t, context.Background(), "ycsb", "load", "postgres", "-P", workloadC, "--drop", "-q",
+			"-p", "postgres.url="+pg, "-p", "recordcount=2000", "-p", fmt.Sprintf("batchsize=%d", batch), "--json", jsonPath)
+		require.Equal(t, ExitOK, code, errs)
+		b, err := os.ReadFile(jsonPath)
+		require.NoError(t, err)
+		var s results.Summary
+		require.NoError(t, json.Unmarshal(b, &s))
+		require.Len(t, s.Measured.Ops, 1)
+		ins := s.Measured.Ops[0]
+		require.EqualValues(t, 2000, ins.OK)
+		if batch > 1 {
+			require.Equal(t, batch, ins.BatchOf)
+			require.Contains(t, string(b), `"latency_per_batch_of": 100`)
+			require.Contains(t, out, "[INSERT], LatencyPerBatchOf, 100")
+		} else {
+			require.Zero(t, ins.BatchOf)
+			require.NotContains(t, string(b), "latency_per_batch_of")
+			require.NotContains(t, out, "LatencyPerBatchOf")
+		}
+	}
+}
