@@ -148,3 +148,36 @@ func TestListen(t *testing.T) {
 	require.ErrorContains(t, err, "--metrics-addr")
 	require.False(t, errors.As(err, &le))
 }
+
+// TestDrainWaitsForTheLastScrape: an endpoint that was scraped waits,
+// at its end, for the scrape that takes the last counts, and no longer
+// than asked; one nobody scraped does not wait.
+func TestDrainWaitsForTheLastScrape(t *testing.T) {
+	e := live.New()
+	s, err := live.Listen("0", e, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	waited, _ := s.Drain(time.Minute)
+	require.False(t, waited, "nobody scraped: no wait")
+
+	get := func() {
+		resp, err := http.Get("http://" + s.Addr() + "/metrics")
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get()
+	start := time.Now()
+	waited, scraped := s.Drain(100 * time.Millisecond)
+	require.True(t, waited)
+	require.False(t, scraped, "no scrape came")
+	require.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond)
+
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		get()
+	}()
+	waited, scraped = s.Drain(time.Minute)
+	require.True(t, waited)
+	require.True(t, scraped, "the next scrape ends the wait")
+}

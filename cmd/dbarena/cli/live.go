@@ -39,8 +39,19 @@ func serveLive(st *State, addr string) (*live.Exporter, func(), error) {
 		return nil, nil, usageError(err)
 	}
 	fmt.Fprintf(st.Stderr, "dbarena: live metrics at http://%s/metrics\n", srv.Addr())
-	return e, func() { _ = srv.Close() }, nil
+	return e, func() {
+		// A scraper's next scrape takes the last interval's counts.
+		if waited, scraped := srv.Drain(lastScrapeWait); waited && !scraped {
+			st.Logger.Warn("live metrics: no scrape came for the last counts; the endpoint closes without them", "waited", lastScrapeWait)
+		}
+		_ = srv.Close()
+	}, nil
 }
+
+// lastScrapeWait bounds how long the live endpoint waits, at the end,
+// for the scrape that takes the last counts: longer than any scrape
+// interval a run's figures are worth scraping at.
+const lastScrapeWait = 5 * time.Second
 
 // watchLive serves a `ycsb` phase at --metrics-addr, when given: the
 // observer of its operations (nil when off), and the function that stops

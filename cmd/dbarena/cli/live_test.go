@@ -171,6 +171,16 @@ func TestLiveMetricsInPrometheus(t *testing.T) {
 	t.Logf("Prometheus' rate %.1f ops/s, the run's own %.1f ops/s", rates[0], own)
 	require.InDelta(t, own, rates[0], 0.05*own, "Prometheus' rate %.0f ops/s, the run's own %.0f", rates[0], own)
 
+	// Nothing lost at the end: the endpoint waited for the scrape that
+	// took the last second's counts, so Prometheus holds every
+	// operation the run counted.
+	var last []float64
+	poll(10*time.Second, func() bool {
+		last = promQueryMaybe(prom, `sum(dbarena_operations_total{class="OK",database="redis",trial="run"})`, time.Now())
+		return len(last) == 1 && last[0] == float64(s.Measured.Ops[0].OK)
+	})
+	require.Equal(t, []float64{float64(s.Measured.Ops[0].OK)}, last, "Prometheus' last count, the run's own")
+
 	// The latency histogram's quantiles over the whole run (its last
 	// counts: they start at 0 with the run) agree with the run's own.
 	var read *measure.OpSummary
