@@ -31,42 +31,42 @@ var builtinYAML []byte
 // as good as the date of its prices.
 type Catalogue struct {
 	// Compiled is when the prices were taken, "2006-01" or "2006-01-02".
-	Compiled string `yaml:"compiled"`
+	Compiled string `yaml:"compiled" json:"compiled"`
 	// Note says how the prices were gathered and how far to trust them.
-	Note string `yaml:"note"`
+	Note string `yaml:"note" json:"note,omitempty"`
 	// Sources are the pages the prices come from.
-	Sources []string `yaml:"sources"`
+	Sources []string `yaml:"sources" json:"sources"`
 	// Instances are keyed by the provider's name for the machine type
 	// ("i3.large", "n2d-standard-4").
-	Instances map[string]Instance `yaml:"instances"`
+	Instances map[string]Instance `yaml:"instances" json:"instances"`
 	// DynamoDB is nil when the file has no DynamoDB prices.
-	DynamoDB *DynamoDBPrices `yaml:"dynamodb"`
+	DynamoDB *DynamoDBPrices `yaml:"dynamodb" json:"dynamodb"`
 }
 
 // Instance is the on-demand price of one machine type, or of an add-on
 // billed per unit such as a local SSD partition.
 type Instance struct {
 	// Name is the catalogue key; it is filled in on loading.
-	Name     string `yaml:"-"`
-	Provider string `yaml:"provider"`
-	Region   string `yaml:"region"`
-	VCPUs    int    `yaml:"vcpus"`
+	Name     string `yaml:"-" json:"-"`
+	Provider string `yaml:"provider" json:"provider"`
+	Region   string `yaml:"region" json:"region"`
+	VCPUs    int    `yaml:"vcpus" json:"vcpus"`
 	// MemoryGiB is the memory in GiB (GCP's "GB" are GiB too).
-	MemoryGiB float64 `yaml:"memory_gib"`
+	MemoryGiB float64 `yaml:"memory_gib" json:"memory_gib"`
 	// LocalNVMeGB is the local NVMe storage included in the price, in
 	// the provider's GB (0: none included).
-	LocalNVMeGB float64 `yaml:"local_nvme_gb"`
+	LocalNVMeGB float64 `yaml:"local_nvme_gb" json:"local_nvme_gb"`
 	// HourlyUSD is the on-demand price per hour. MonthlyUSD is set
 	// instead for what the provider prices per month (GCP local SSD is
 	// per GB-month); exactly one of the two is set.
-	HourlyUSD  float64 `yaml:"hourly_usd"`
-	MonthlyUSD float64 `yaml:"monthly_usd"`
-	Note       string  `yaml:"note"`
+	HourlyUSD  float64 `yaml:"hourly_usd" json:"hourly_usd"`
+	MonthlyUSD float64 `yaml:"monthly_usd" json:"monthly_usd,omitempty"`
+	Note       string  `yaml:"note" json:"note,omitempty"`
 	// Source is the page of this price, when more precise than the
 	// catalogue's sources.
-	Source string `yaml:"source"`
+	Source string `yaml:"source" json:"source,omitempty"`
 	// Compiled is the Compiled date of the file the entry came from.
-	Compiled string `yaml:"-"`
+	Compiled string `yaml:"-" json:"-"`
 }
 
 // Monthly is the instance's cost for a month of HoursPerMonth hours.
@@ -79,20 +79,20 @@ func (i Instance) Monthly() float64 {
 
 // DynamoDBPrices are DynamoDB's prices in one region and table class.
 type DynamoDBPrices struct {
-	Region string `yaml:"region"`
+	Region string `yaml:"region" json:"region"`
 	// WriteRequestUnitsPerMillion and ReadRequestUnitsPerMillion are the
 	// on-demand prices of a million request units.
-	WriteRequestUnitsPerMillion float64 `yaml:"write_request_units_per_million"`
-	ReadRequestUnitsPerMillion  float64 `yaml:"read_request_units_per_million"`
+	WriteRequestUnitsPerMillion float64 `yaml:"write_request_units_per_million" json:"write_request_units_per_million"`
+	ReadRequestUnitsPerMillion  float64 `yaml:"read_request_units_per_million" json:"read_request_units_per_million"`
 	// WCUHour and RCUHour are the provisioned prices of one capacity unit
 	// for an hour.
-	WCUHour float64 `yaml:"wcu_hour"`
-	RCUHour float64 `yaml:"rcu_hour"`
+	WCUHour float64 `yaml:"wcu_hour" json:"wcu_hour"`
+	RCUHour float64 `yaml:"rcu_hour" json:"rcu_hour"`
 	// StorageGBMonth is the price of a GB stored for a month.
-	StorageGBMonth float64 `yaml:"storage_gb_month"`
-	Source         string  `yaml:"source"`
+	StorageGBMonth float64 `yaml:"storage_gb_month" json:"storage_gb_month"`
+	Source         string  `yaml:"source" json:"source,omitempty"`
 	// Compiled is the Compiled date of the file the prices came from.
-	Compiled string `yaml:"-"`
+	Compiled string `yaml:"-" json:"-"`
 }
 
 // Default returns the built-in catalogue: the instance types of the

@@ -92,19 +92,21 @@ func (c *Counts) Ranked() []uint32 {
 
 // Report is the summary of a key distribution.
 type Report struct {
-	Records, Draws, Distinct int64
+	Records  int64 `json:"records"`
+	Draws    int64 `json:"draws"`
+	Distinct int64 `json:"distinct"`
 	// Top holds, for each k asked for, the share of draws that hit the k
 	// most drawn records.
-	Top []Share
+	Top []Share `json:"top"`
 	// Quantiles holds the same for fractions of the record count.
-	Quantiles []Share
+	Quantiles []Share `json:"quantiles"`
 }
 
 // Share is the share of draws hitting the Items most drawn records.
 type Share struct {
-	Label string
-	Items int64
-	Share float64
+	Label string  `json:"label"`
+	Items int64   `json:"records"`
+	Share float64 `json:"share"`
 }
 
 // Summarize builds a report for the given top-k list from the ranked

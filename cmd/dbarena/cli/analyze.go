@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ func newLittlesLawCommand(st *State) *cobra.Command {
 		threads    int
 		perLoader  int
 		headroom   float64
+		format     *formatValue
 	)
 	cmd := &cobra.Command{
 		Use:   "littles-law",
@@ -47,6 +49,11 @@ needs at least 200 workers; with fewer, the benchmark measures the client.`,
 			if err != nil {
 				return usageError(fmt.Errorf("analyze littles-law: %w", err))
 			}
+			if format.json() {
+				return writeJSON(st.Stdout, littlesJSON{Throughput: p.Throughput, Latency: p.Latency.Seconds(), Concurrency: p.Concurrency,
+					Headroom: p.Headroom, Threads: p.Threads, ThreadsPerLoader: p.ThreadsPerLoader, Loaders: p.Loaders,
+					Given: p.Given, Reachable: p.Reachable})
+			}
 			fmt.Fprint(st.Stdout, p)
 			return nil
 		},
@@ -57,11 +64,62 @@ needs at least 200 workers; with fewer, the benchmark measures the client.`,
 	fl.IntVar(&threads, "threads", 0, "threads you have: says whether they can reach the throughput")
 	fl.IntVar(&perLoader, "threads-per-loader", 0, "threads one load machine runs well: says how many loaders")
 	fl.Float64Var(&headroom, "headroom", 1.5, "factor over the minimum, since latency under load varies")
+	format = addFormatFlag(cmd)
 	return cmd
 }
 
+// littlesJSON is what analyze littles-law --format json prints
+// (littles.Plan, with the latency in seconds).
+type littlesJSON struct {
+	Throughput       float64 `json:"throughput_ops_sec"`
+	Latency          float64 `json:"latency_seconds"`
+	Concurrency      float64 `json:"concurrency"`
+	Headroom         float64 `json:"headroom"`
+	Threads          int     `json:"threads"`
+	ThreadsPerLoader int     `json:"threads_per_loader,omitempty"`
+	Loaders          int     `json:"loaders,omitempty"`
+	Given            int     `json:"given_threads,omitempty"`
+	Reachable        float64 `json:"reachable_ops_sec,omitempty"`
+}
+
+// uslJSON is what analyze usl --format json prints (usl.Fit); a figure
+// the fit could not give (NaN: a parameter at its bound, no peak) is
+// null.
+type uslJSON struct {
+	Model     string   `json:"model"`
+	Points    int      `json:"points"`
+	Lambda    *float64 `json:"lambda"`
+	Sigma     *float64 `json:"sigma"`
+	Kappa     *float64 `json:"kappa"`
+	LambdaErr *float64 `json:"lambda_stderr"`
+	SigmaErr  *float64 `json:"sigma_stderr"`
+	KappaErr  *float64 `json:"kappa_stderr"`
+	R2        *float64 `json:"r2"`
+	RSE       *float64 `json:"rse"`
+	DF        int      `json:"df"`
+	Peak      *float64 `json:"peak_n"`
+	PeakX     *float64 `json:"peak_throughput"`
+	Notes     []string `json:"notes"`
+}
+
+// finiteOrNil is v, or nil for NaN and infinities, which JSON lacks.
+func finiteOrNil(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func uslJSONOf(f *usl.Fit) uslJSON {
+	return uslJSON{Model: f.Model, Points: f.N, Lambda: finiteOrNil(f.Lambda), Sigma: finiteOrNil(f.Sigma), Kappa: finiteOrNil(f.Kappa),
+		LambdaErr: finiteOrNil(f.LambdaErr), SigmaErr: finiteOrNil(f.SigmaErr), KappaErr: finiteOrNil(f.KappaErr),
+		R2: finiteOrNil(f.R2), RSE: finiteOrNil(f.RSE), DF: f.DF, Peak: finiteOrNil(f.Peak), PeakX: finiteOrNil(f.PeakX),
+		Notes: append([]string{}, f.Notes...)}
+}
+
 func newUSLCommand(st *State) *cobra.Command {
-	return &cobra.Command{
+	var format *formatValue
+	cmd := &cobra.Command{
 		Use:   "usl FILE.csv",
 		Short: "Fit the Universal Scalability Law to (concurrency, throughput) points",
 		Long: `Fit X(N) = λN / (1 + σ(N-1) + κN(N-1)) to a CSV of points with a header:
@@ -103,8 +161,13 @@ MiB are read.`,
 			if err != nil {
 				return usageError(fmt.Errorf("analyze usl: %s: %w", name, err))
 			}
+			if format.json() {
+				return writeJSON(st.Stdout, uslJSONOf(fit))
+			}
 			fmt.Fprint(st.Stdout, fit)
 			return nil
 		},
 	}
+	format = addFormatFlag(cmd)
+	return cmd
 }

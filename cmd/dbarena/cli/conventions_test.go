@@ -30,20 +30,24 @@ func TestOneMachineReadableFlag(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(out), &v), "%s: %s", name, out)
 		return v
 	}
-	for name, args := range map[string][]string{
-		"drivers --format json": {"drivers", "--format", "json"},
-		"drivers --json":        {"drivers", "--json"},
-		"version --format json": {"version", "--format", "json"},
-		"version --json":        {"version", "--json"},
+	points := filepath.Join(dir, "sweep.csv")
+	require.NoError(t, os.WriteFile(points, []byte("n,x\n1,1000\n2,1900\n4,3500\n8,5800\n16,7000\n"), 0o644))
+	for name, c := range map[string]struct {
+		args []string
+		key  string
+	}{
+		"drivers --format json":             {[]string{"drivers", "--format", "json"}, "drivers"},
+		"drivers --json":                    {[]string{"drivers", "--json"}, "drivers"},
+		"version --format json":             {[]string{"version", "--format", "json"}, "version"},
+		"version --json":                    {[]string{"version", "--json"}, "version"},
+		"keys --format json":                {[]string{"keys", "--records", "100", "--draws", "1000", "--format", "json"}, "quantiles"},
+		"analyze littles-law --json":        {[]string{"analyze", "littles-law", "--throughput", "1000", "--latency", "2ms", "--json"}, "threads"},
+		"analyze usl --format json":         {[]string{"analyze", "usl", points, "--format", "json"}, "sigma"},
+		"analyze cost --list-prices --json": {[]string{"analyze", "cost", "--list-prices", "--json"}, "instances"},
 	} {
-		code, out, errs := runBinary(t, bin, dir, "", args...)
+		code, out, errs := runBinary(t, bin, dir, "", c.args...)
 		require.Equal(t, ExitOK, code, "%s: %s", name, errs)
-		v := parse(name, out)
-		if args[0] == "drivers" {
-			require.Contains(t, v, "drivers", name)
-		} else {
-			require.Contains(t, v, "version", name)
-		}
+		require.Contains(t, parse(name, out), c.key, name)
 	}
 	code, _, errs := runBinary(t, bin, dir, "", "drivers", "--json=maybe")
 	require.Equal(t, ExitUsage, code)

@@ -67,6 +67,7 @@ func (sc *costScenario) validate() error {
 }
 
 func newCostCommand(st *State) *cobra.Command {
+	var format *formatValue
 	var list bool
 	var prices string
 	cmd := &cobra.Command{
@@ -105,11 +106,15 @@ indicative list prices: check them before publishing.
 				if err != nil {
 					return usageError(fmt.Errorf("analyze cost: %w", err))
 				}
+				if format.json() {
+					return writeJSON(st.Stdout, cat)
+				}
 				return writeCatalogue(st.Stdout, cat)
 			}
-			return runCost(st.Stdout, args[0], prices)
+			return runCost(st.Stdout, args[0], prices, format.json())
 		},
 	}
+	format = addFormatFlag(cmd)
 	cmd.Flags().BoolVar(&list, "list-prices", false, "print the price catalogue with its date and sources")
 	cmd.Flags().StringVar(&prices, "prices", "", "a prices file laid over the built-in catalogue (the scenario's prices: wins)")
 	return cmd
@@ -141,7 +146,7 @@ func writeCatalogue(w io.Writer, cat *cost.Catalogue) error {
 	return nil
 }
 
-func runCost(w io.Writer, file, prices string) error {
+func runCost(w io.Writer, file, prices string, asJSON bool) error {
 	data, err := bounds.ReadFile(file, bounds.MaxFileBytes)
 	if err != nil {
 		return usageError(fmt.Errorf("analyze cost: %w", err))
@@ -176,7 +181,7 @@ func runCost(w io.Writer, file, prices string) error {
 	if err != nil {
 		return usageError(fmt.Errorf("analyze cost: %s: %w", file, err))
 	}
-	return writeCost(w, cat, sc, res, bills)
+	return writeCost(w, cat, sc, res, bills, asJSON)
 }
 
 // costEntries prices each target of the scenario: its instances and its
@@ -223,30 +228,87 @@ func costEntries(cat *cost.Catalogue, sc costScenario, file string) ([]cost.Entr
 	return entries, bills, errors.Join(errs...)
 }
 
-// writeCost writes the scored targets as a table, and the DynamoDB
-// bills after it.
-func writeCost(w io.Writer, cat *cost.Catalogue, sc costScenario, res []cost.Result, bills []string) error {
+// costRow is one scored target of a scenario, as the table and the
+// JSON give it.
+type costRow struct {
+	Name           string   `json:"name"`
+	MonthlyUSD     float64  `json:"monthly_usd"`
+	Throughput     float64  `json:"throughput_ops_sec"`
+	OpsPerDollar   float64  `json:"ops_sec_per_usd"`
+	CostPerMillion float64  `json:"usd_per_million_ops"`
+	Score          float64  `json:"score"`
+	LatencyScore   *float64 `json:"p99_usd_score"`
+	// ToServe is what serving the scenario's demand costs: instances
+	// (Units at Load of their capacity) or DynamoDB on demand.
+	ToServe *costServe `json:"to_serve"`
+}
+
+// costServe prices the scenario's demand on one target.
+type costServe struct {
+	Units      int     `json:"units,omitempty"`
+	MonthlyUSD float64 `json:"monthly_usd"`
+	Load       float64 `json:"load,omitempty"`
+	OnDemand   bool    `json:"on_demand,omitempty"`
+}
+
+// costJSON is what analyze cost --format json prints.
+type costJSON struct {
+	Compiled      string    `json:"prices_compiled"`
+	HoursPerMonth int       `json:"hours_per_month"`
+	Demand        float64   `json:"demand_ops_sec"`
+	Targets       []costRow `json:"targets"`
+	DynamoDBBills []string  `json:"dynamodb_bills,omitempty"`
+}
+
+// costRows scores the scenario's targets and prices its demand on each.
+func costRows(sc costScenario, res []cost.Result) (float64, []costRow) {
 	demand := sc.Serve
 	if demand == 0 {
 		for _, r := range res {
 			demand = max(demand, r.Throughput)
 		}
 	}
+	var rows []costRow
+	for i, r := range res {
+		row := costRow{Name: r.Name, MonthlyUSD: r.MonthlyCost, Throughput: r.Throughput, OpsPerDollar: r.OpsPerDollar,
+			CostPerMillion: r.CostPerMillion, Score: r.Score}
+		if r.LatencyMs > 0 {
+			row.LatencyScore = &r.LatencyScore
+		}
+		if sc.Targets[i].DynamoDB != nil && len(sc.Targets[i].Resources) == 0 {
+			row.ToServe = &costServe{MonthlyUSD: r.MonthlyCost * demand / r.Throughput, OnDemand: true}
+		} else if p, err := cost.ToServe(cost.Demand{Target: demand, Capacity: r.Throughput, Utilisation: sc.Utilisation, UnitMonthly: r.MonthlyCost}); err == nil {
+			row.ToServe = &costServe{Units: p.Units, MonthlyUSD: p.Monthly, Load: p.Load}
+		}
+		rows = append(rows, row)
+	}
+	return demand, rows
+}
+
+// writeCost writes the scored targets as a table, and the DynamoDB
+// bills after it, or all of it as JSON.
+func writeCost(w io.Writer, cat *cost.Catalogue, sc costScenario, res []cost.Result, bills []string, asJSON bool) error {
+	demand, rows := costRows(sc, res)
+	if asJSON {
+		return writeJSON(w, costJSON{Compiled: cat.Compiled, HoursPerMonth: cost.HoursPerMonth, Demand: demand, Targets: rows, DynamoDBBills: bills})
+	}
 	fmt.Fprintf(w, "Prices: catalogue compiled %s (indicative list prices; check them). A month is %d hours.\n\n", cat.Compiled, cost.HoursPerMonth)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "TARGET\tUSD/MONTH\tOPS/S\tOPS/S PER $\tUSD PER MILLION OPS\tSCORE\tP99 x $ SCORE\tTO SERVE %.0f OPS/S\n", demand)
-	for i, r := range res {
+	for _, r := range rows {
 		serve := "-"
-		if sc.Targets[i].DynamoDB != nil && len(sc.Targets[i].Resources) == 0 {
-			serve = fmt.Sprintf("$%.2f on demand", r.MonthlyCost*demand/r.Throughput)
-		} else if p, err := cost.ToServe(cost.Demand{Target: demand, Capacity: r.Throughput, Utilisation: sc.Utilisation, UnitMonthly: r.MonthlyCost}); err == nil {
-			serve = fmt.Sprintf("%d x = $%.2f at %.0f%%", p.Units, p.Monthly, 100*p.Load)
+		switch {
+		case r.ToServe == nil:
+		case r.ToServe.OnDemand:
+			serve = fmt.Sprintf("$%.2f on demand", r.ToServe.MonthlyUSD)
+		default:
+			serve = fmt.Sprintf("%d x = $%.2f at %.0f%%", r.ToServe.Units, r.ToServe.MonthlyUSD, 100*r.ToServe.Load)
 		}
 		lat := "-"
-		if r.LatencyMs > 0 {
-			lat = fmt.Sprintf("%.1f", r.LatencyScore)
+		if r.LatencyScore != nil {
+			lat = fmt.Sprintf("%.1f", *r.LatencyScore)
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.1f\t%.5f\t%.1f\t%s\t%s\n", r.Name, r.MonthlyCost, r.Throughput, r.OpsPerDollar, r.CostPerMillion, r.Score, lat, serve)
+		fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.1f\t%.5f\t%.1f\t%s\t%s\n", r.Name, r.MonthlyUSD, r.Throughput, r.OpsPerDollar, r.CostPerMillion, r.Score, lat, serve)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -638,6 +638,35 @@ func TestAnalyzeCost(t *testing.T) {
 	require.Regexp(t, `dynamodb\s+258693\.75\s+150000`, out)
 	require.Contains(t, out, "dynamodb as DynamoDB: on demand $258693.75 a month (37500 RCU/s, 150000 WCU/s)")
 
+	// The same as JSON: the figures, unformatted.
+	code, out, errs = run(t, context.Background(), "analyze", "cost", file, "--format", "json")
+	require.Equal(t, ExitOK, code, errs)
+	var cj struct {
+		Demand  float64 `json:"demand_ops_sec"`
+		Targets []struct {
+			Name         string   `json:"name"`
+			MonthlyUSD   float64  `json:"monthly_usd"`
+			LatencyScore *float64 `json:"p99_usd_score"`
+			ToServe      *struct {
+				Units    int     `json:"units"`
+				OnDemand bool    `json:"on_demand"`
+				Monthly  float64 `json:"monthly_usd"`
+			} `json:"to_serve"`
+		} `json:"targets"`
+		Bills []string `json:"dynamodb_bills"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &cj), out)
+	require.Equal(t, 150000.0, cj.Demand)
+	require.Len(t, cj.Targets, 3)
+	require.Equal(t, "scylla", cj.Targets[0].Name)
+	require.InDelta(t, 751.17, cj.Targets[0].MonthlyUSD, 0.005)
+	require.Equal(t, 2, cj.Targets[0].ToServe.Units)
+	require.InDelta(t, 98.5, *cj.Targets[0].LatencyScore, 0.05)
+	require.Equal(t, 5, cj.Targets[1].ToServe.Units)
+	require.True(t, cj.Targets[2].ToServe.OnDemand)
+	require.Nil(t, cj.Targets[2].LatencyScore, "no p99 given: no score, null")
+	require.Len(t, cj.Bills, 1)
+
 	code, out, errs = run(t, context.Background(), "analyze", "cost", "--list-prices")
 	require.Equal(t, ExitOK, code, errs)
 	require.Regexp(t, `i4i\.xlarge\s+aws\s+us-east-1\s+4\s+32\s+937\s+0\.343\s+250\.39`, out)

@@ -14,6 +14,7 @@ import (
 )
 
 type keysFlags struct {
+	format  *formatValue
 	dist    string
 	records int64
 	draws   int64
@@ -45,6 +46,7 @@ record).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runKeys(st, f) },
 	}
+	f.format = addFormatFlag(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.dist, "distribution", "zipfian", "request distribution: uniform, zipfian, hotspot, latest, sequential, exponential")
 	fl.Int64Var(&f.records, "records", 1_000_000, "number of records (recordcount)")
@@ -60,7 +62,18 @@ record).`,
 	return cmd
 }
 
+// keysJSON is what keys --format json prints: the distribution drawn
+// and its keystats.Report.
+type keysJSON struct {
+	Distribution string `json:"distribution"`
+	Seed         uint64 `json:"seed"`
+	keystats.Report
+}
+
 func runKeys(st *State, f *keysFlags) error {
+	if f.format.json() && f.csv == "-" {
+		return usageError(fmt.Errorf("keys: --format json and --csv - both print on stdout: write the CSV to a file"))
+	}
 	if f.draws < 1 || f.records < 1 {
 		return usageError(fmt.Errorf("keys: --records and --draws must be at least 1 (got %d and %d)", f.records, f.draws))
 	}
@@ -109,13 +122,20 @@ func runKeys(st *State, f *keysFlags) error {
 		counts.Add(wk.NextKeyNum() - base)
 	}
 	ranked := counts.Ranked()
-	text, err := textWriter(st, output{"--csv", f.csv})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(text, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
-	if err := keystats.Summarize(ranked, f.records, counts.Draws(), f.top).Write(text); err != nil {
-		return err
+	rep := keystats.Summarize(ranked, f.records, counts.Draws(), f.top)
+	if f.format.json() {
+		if err := writeJSON(st.Stdout, keysJSON{Distribution: string(cfg.RequestDistribution), Seed: f.seed, Report: rep}); err != nil {
+			return err
+		}
+	} else {
+		text, err := textWriter(st, output{"--csv", f.csv})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(text, "distribution %s (seed %d)\n", cfg.RequestDistribution, f.seed)
+		if err := rep.Write(text); err != nil {
+			return err
+		}
 	}
 	if f.csv == "" {
 		return nil
