@@ -151,6 +151,15 @@ func Result(m *merge.Result, sums []results.Summary, cfg runner.Config) *runner.
 	// over the series' sums.
 	phase.Operations, phase.Errors, phase.Aborted = ops, errCount, aborted
 	phase.SetRates()
+	// The loaders' INSERT latencies were their batches': so are the
+	// merged ones.
+	for _, sum := range sums {
+		for _, op := range sum.Measured.Ops {
+			if op.BatchOf > 1 {
+				phase.LabelBatches(op.BatchOf)
+			}
+		}
+	}
 	return &runner.Result{Phase: cfg.Phase, Config: cfg, Series: runner.Series(), Start: start, End: end,
 		Measured: phase, MeasuredResults: rs, Interrupted: interrupted, ErrorStopped: errorStopped, StopReason: stopReason}
 }

@@ -7,6 +7,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/results"
@@ -49,4 +50,33 @@ func TestMergedWindowKeepsWarmupApart(t *testing.T) {
 	require.EqualValues(t, 10, meas.All.TotalCount())
 	require.Positive(t, all(meas).Pacing.P50)
 	require.False(t, all(meas).Warmup)
+}
+
+// TestMergedBatchLatencyLabelled: loaders whose INSERT latencies were
+// their batches' make a merged INSERT labelled the same; loaders that
+// did not batch, one left unlabelled.
+func TestMergedBatchLatencyLabelled(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	h := measure.NewHistogram()
+	for i := range 2000 {
+		require.NoError(t, h.RecordValue(int64(1000*(i%100+1))))
+	}
+	m := &merge.Result{Start: start, Window: time.Second, Totals: map[string]*hdrhistogram.Histogram{hlog.Tag{Op: "INSERT"}.String(): h}}
+	sum := func(batch int) results.Summary {
+		var s results.Summary
+		s.Measured.Operations = 1000
+		s.Measured.Ops = []measure.OpSummary{{Name: "INSERT", OK: 1000, BatchOf: batch}}
+		return s
+	}
+	cfg := runner.Config{Phase: runner.Load, BatchSize: 100}
+	for batch, want := range map[int]int{100: 100, 0: 0} {
+		r := Result(m, []results.Summary{sum(batch), sum(batch)}, cfg)
+		var got int
+		for _, op := range r.Measured.Ops {
+			if op.Name == "INSERT" {
+				got = op.BatchOf
+			}
+		}
+		require.Equal(t, want, got, "loaders batching %d", batch)
+	}
 }
