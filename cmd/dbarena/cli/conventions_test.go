@@ -175,3 +175,30 @@ func TestBatchLatencyLabelled(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonsSayWhenTheyCannotDecide: on the built program, compare
+// of two repetitions a side whose interval reaches past ±10% says it
+// cannot decide, and warns of a directory compared with itself; merge
+// refuses two standalone logs made one after the other.
+func TestComparisonsSayWhenTheyCannotDecide(t *testing.T) {
+	bin := buildDbarena(t)
+	dir := t.TempDir()
+	sweep, err := filepath.Abs("../../../results/testdata/golden/format2/sweep")
+	require.NoError(t, err)
+	code, out, errs := runBinary(t, bin, dir, "", "compare", sweep, sweep)
+	require.Equal(t, ExitOK, code, errs)
+	require.Regexp(t, `throughput ops/s .*\[-98\.9%, \+9038\.8%\]\s+cannot decide: too few repetitions`, out)
+	require.Contains(t, out, "A and B are the same run")
+
+	var logs []string
+	for i := range 2 {
+		hl := filepath.Join(dir, fmt.Sprintf("run%d.hlog", i))
+		code, _, errs := runBinary(t, bin, dir, "", "ycsb", "run", "memory", "-P", "workloadc", "--preload", "-p", "recordcount=100",
+			"-p", "operationcount=1000", "-q", "--hdr-log", hl)
+		require.Equal(t, ExitOK, code, errs)
+		logs = append(logs, hl)
+	}
+	code, out, errs = runBinary(t, bin, dir, "", append([]string{"merge"}, logs...)...)
+	require.Equal(t, ExitUsage, code, out)
+	require.Contains(t, errs, "must overlap in time, as the loaders of one run do; these look like separate runs")
+}
