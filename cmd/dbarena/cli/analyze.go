@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -100,14 +99,6 @@ type uslJSON struct {
 	Peak      *float64 `json:"peak_n"`
 	PeakX     *float64 `json:"peak_throughput"`
 	Notes     []string `json:"notes"`
-}
-
-// finiteOrNil is v, or nil for NaN and infinities, which JSON lacks.
-func finiteOrNil(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }
 
 func uslJSONOf(f *usl.Fit) uslJSON {

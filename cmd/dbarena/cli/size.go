@@ -330,12 +330,7 @@ type sizeJSONRefusal struct {
 }
 
 func sizeJSON(out []sizeResult) []sizeJSONGroup {
-	opt := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return &v
-	}
+	opt := finiteOrNil
 	var js []sizeJSONGroup
 	for _, r := range out {
 		g, a := r.group, r.answer
