@@ -32,5 +32,12 @@ func TestLedgerSnapshots(t *testing.T) {
 
 	r.During = &results.LedgerSnapshots{Taken: 0, NotJudged: "the table holds 12 rows and the ledger 10 accounts"}
 	require.False(t, r.Failed())
-	require.Contains(t, r.String(), "(then stopped: the table holds 12 rows")
+	require.Contains(t, r.String(), "; no snapshot sums during the run: the table holds 12 rows")
+	r.During = &results.LedgerSnapshots{Taken: 3, NotJudged: "the table holds 12 rows and the ledger 10 accounts"}
+	require.Contains(t, r.String(), "during the run 3 snapshot sums (then stopped: the table holds 12 rows")
+
+	// A run shorter than the interval took none: nothing said.
+	r.During = &results.LedgerSnapshots{}
+	require.NotContains(t, r.String(), "snapshot")
+	require.Contains(t, r.String(), ": invariants hold")
 }

@@ -249,7 +249,15 @@ func (r *LedgerReport) Failed() bool {
 func (r *LedgerReport) String() string {
 	s := fmt.Sprintf("ledger audit: %d of %d accounts read in %.2fs, total %d (loaded %d, difference %+d), %d below the floor %d, %d missing, %d unreadable, %d errors",
 		r.Read, r.Accounts, r.Seconds, r.Total, r.Expected, r.Total-r.Expected, r.BelowFloor, r.Floor, r.Missing, r.Unreadable, r.Errors)
-	if d := r.During; d != nil {
+	switch d := r.During; {
+	case d == nil:
+	case d.Taken == 0 && d.Failed == 0:
+		// A run shorter than the interval took none: nothing to say,
+		// unless the deployment could not take one.
+		if d.NotJudged != "" {
+			s += "; no snapshot sums during the run: " + d.NotJudged
+		}
+	default:
 		s += fmt.Sprintf("; during the run %d snapshot sums", d.Taken)
 		if d.Failed > 0 {
 			s += fmt.Sprintf(" (%d more could not be taken)", d.Failed)

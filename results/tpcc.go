@@ -21,6 +21,16 @@ const (
 	CounterTPCCTerminals = "tpcc.terminals"
 )
 
+// IsTPCCSetting reports whether a counter is one of a TPC-C trial's own
+// settings above, not a count the driver kept.
+func IsTPCCSetting(name string) bool {
+	switch name {
+	case CounterTPCCWarehouses, CounterTPCCSpecPaced, CounterTPCCTimeScale, CounterTPCCTerminals:
+		return true
+	}
+	return false
+}
+
 // TPCCFigures are a TPC-C run's figures, named as its mode allows: tpmC
 // only for spec pacing at the specification's keying and think times;
 // an unpaced run is transactions per second and never tpmC.

@@ -242,7 +242,9 @@ run: {duration: 6s, threads: 8}
 // other, one worker, warm-up until steady. Nothing is saturated (with two
 // workers PostgreSQL's one core was: 95%, "database CPU", rightly), the
 // run is steady, and the trial must carry no flag and no bottleneck it
-// did not have: a latency-bound client, "none found".
+// did not have: a latency-bound client, "none found". A window that
+// moved (a neighbour's burst on a shared machine) is measured again, as
+// the design wants; the row that counts is judged.
 func TestBottleneckFairRunUnflagged(t *testing.T) {
 	testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	res := filepath.Join(t.TempDir(), "r")
@@ -258,7 +260,15 @@ run: {duration: 8s, warmup: {until: steady, max: 10s}, threads: 1}
 	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	row := rowsByID(d)["pg.c"]
+	rows := rowsByID(d)
+	row := rows["pg.c"]
+	if row.Status == results.StatusSuperseded {
+		// A window that moved is measured again, by design: the retry
+		// is the row that counts (the first stays on record).
+		t.Logf("pg.c measured again: %s", row.Flags)
+		require.True(t, results.HasFlag(row.Flags, results.FlagNotSteady))
+		row = rows[results.RetryID("pg.c")]
+	}
 	t.Logf("%s: %.0f ops/s, bound by %s (%s)", row.ID, row.Throughput, row.Bottleneck, row.BottleneckWhy)
 	require.Empty(t, row.Flags, "a fair, steady, unsaturated trial")
 	require.Equal(t, string(bottleneck.NoneFound), row.Bottleneck, row.BottleneckWhy)

@@ -140,7 +140,13 @@ func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]str
 	}
 	textErr := measure.WriteYCSBText(w, res.Measured, res.Interrupted)
 	for _, c := range counters {
-		if _, err := fmt.Fprintf(w, "[DRIVER], %s, %s\n", c.Name, strconv.FormatFloat(c.Value, 'f', -1, 64)); err != nil {
+		// A TPC-C trial's settings are the trial's, not counts the
+		// driver kept: a section of their own.
+		section := "DRIVER"
+		if results.IsTPCCSetting(c.Name) {
+			section = "TPCC"
+		}
+		if _, err := fmt.Fprintf(w, "[%s], %s, %s\n", section, c.Name, strconv.FormatFloat(c.Value, 'f', -1, 64)); err != nil {
 			textErr = errors.Join(textErr, err)
 			break
 		}

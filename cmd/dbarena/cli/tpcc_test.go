@@ -52,6 +52,10 @@ run: {duration: 3s, threads: 4}
 		require.EqualValues(t, 4, row.Counters[results.CounterTPCCTerminals], tg)
 	}
 	require.Contains(t, errs, "TPC-C unpaced: ")
+	// The trial's TPC-C settings are its own section, not the driver's.
+	require.Contains(t, out, "[TPCC], tpcc.warehouses, 1")
+	require.NotContains(t, out, "[DRIVER], tpcc.")
+	require.Contains(t, out, "[DRIVER], postgres.retries, 0")
 	require.Contains(t, errs, "1 warehouse, 4 terminals; every p90 within its limit")
 	code, _, errs = run(t, context.Background(), "report", res)
 	require.Equal(t, ExitOK, code, errs)
