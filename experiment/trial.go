@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/deploy"
@@ -65,57 +64,6 @@ func (tr *targetRun) stepPropsOn(st *spec.Step, base map[string]string) (*proper
 		return nil, err
 	}
 	return p, nil
-}
-
-// step runs one load or measured trial, appends its row and returns the
-// throughput measured (0 when the trial did not run).
-func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
-	if st.Search {
-		return tr.search(ctx, st)
-	}
-	row, err := tr.trial(ctx, st)
-	if err == nil && st.Kind == spec.Load && row.Status == results.StatusCompleted {
-		tr.lastLoad = st
-	}
-	if err != nil || row.Status != results.StatusSuperseded {
-		return row.Throughput, err
-	}
-	again := *st
-	again.ID = results.RetryID(st.ID)
-	if st.ChangesKeys {
-		// The first try inserted, deleted or moved what the retry
-		// would meet: it runs on the data as loaded, loaded again.
-		reload := *tr.lastLoad
-		reload.ID = results.RetryID(reload.ID)
-		fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; loading its data again (%s), then measuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
-			st.ID, reload.ID, again.ID)
-		if _, err := tr.trial(ctx, &reload); err != nil {
-			return 0, err
-		}
-	} else {
-		fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; measuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
-			st.ID, again.ID)
-	}
-	row, err = tr.trial(ctx, &again)
-	return row.Throughput, err
-}
-
-// measureAgain says whether a measured trial is run once more: its
-// throughput moved within the window (not-steady), most often a
-// transient on the machine (a neighbour's burst, a database's periodic
-// housekeeping) rather than a trend of the database's, and it is the
-// first try. A trial that inserted or deleted records, or moved a
-// ledger's money, is measured again only when its data can be loaded
-// again (loaded says a load of the target completed): the retry would
-// otherwise meet what the first try left. A rate search's trial is not:
-// the search judges its probes. Measured here on a steady PostgreSQL
-// (the quickstart's design, 16 workers, 40 s windows), 7 of 210
-// 6-second windows moved by more than 20%: a 12-trial run had a flagged
-// trial one time in three.
-func measureAgain(st *spec.Step, row results.Trial, loaded bool) bool {
-	first := !strings.HasSuffix(st.ID, results.RetryID(""))
-	return first && st.Kind == spec.Run && !st.Search && !st.Probe && (loaded || !st.ChangesKeys) &&
-		results.HasFlag(row.Flags, results.FlagNotSteady)
 }
 
 // trialFailure is a trial that failed its error policy or could not
