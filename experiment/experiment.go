@@ -213,13 +213,17 @@ func Preflight(ctx context.Context, plan *spec.Plan) error {
 			}
 		}
 	}
-	// The providers' errors name their target; one that several met
-	// (a cluster that does not answer) names them all, once.
+	// An error several targets met (a cluster that does not answer)
+	// names them all, once; one that does not name its target is
+	// given its name.
 	var errs []error
 	for _, k := range texts {
-		if ts := byText[k]; len(ts) > 1 {
+		switch ts := byText[k]; {
+		case len(ts) > 1:
 			errs = append(errs, fmt.Errorf("targets %s: %w", strings.Join(ts, ", "), errOf[k]))
-		} else {
+		case !strings.Contains(k, ts[0]):
+			errs = append(errs, fmt.Errorf("target %s: %w", ts[0], errOf[k]))
+		default:
 			errs = append(errs, errOf[k])
 		}
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -32,6 +33,14 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
 		fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; loading its data again (%s), then measuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
 			st.ID, reload.ID, again.ID)
 		if _, err := tr.trial(ctx, &reload); err != nil {
+			var tf *trialFailure
+			if !errors.As(err, &tf) {
+				return 0, err
+			}
+			// The retry cannot run: its row says so, where the first
+			// try's points.
+			label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(tr.s.plan.Steps), again.ID)
+			_, err = tr.failed(tr.emptyRow(&again), label, "not measured again: its data could not be loaded again ("+reload.ID+" failed)")
 			return 0, err
 		}
 	} else {

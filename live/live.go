@@ -17,8 +17,8 @@
 //
 // The database's series are in base units (seconds, bytes, ratios of
 // 1), as Prometheus names them: a counter of milliseconds is served in
-// seconds. Each carries its own name, without the prefix, in a metric
-// label as well: rate() drops a series' name, and a dashboard that
+// seconds. Each carries its own name, without the prefix and _total, in
+// a metric label as well: rate() drops a series' name, and a dashboard that
 // draws every counter of a database would otherwise lose which is which.
 //
 // The trial's identity (trial, target, database, workload) labels every
@@ -84,8 +84,10 @@ type Labels struct {
 // Exporter keeps the figures served. Its methods are safe for concurrent
 // use.
 type Exporter struct {
-	// scrapes counts the pages served: Server.Drain waits for one more.
-	scrapes atomic.Int64
+	// started numbers the scrapes as they begin; done is the highest
+	// number of one that has been served: Server.Drain waits for one
+	// begun after it was called.
+	started, done atomic.Int64
 
 	mu     sync.Mutex
 	ops    map[opKey]*opSeries
@@ -309,8 +311,9 @@ func (e *Exporter) writeDB(b *strings.Builder) {
 			fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", s.name, dbHelp(s.k, s.kind), s.name, typ)
 			last = s.name
 		}
+		label := strings.TrimSuffix(strings.TrimPrefix(s.name, Prefix+"db_"), "_total")
 		fmt.Fprintf(b, "%s{target=%s,database=%s,host=%s,metric=%s} %s %d\n", s.name, quote(s.k.target), quote(s.k.database), quote(s.k.host),
-			quote(s.k.metric), strconv.FormatFloat(s.v, 'g', -1, 64), ms(s.at))
+			quote(label), strconv.FormatFloat(s.v, 'g', -1, 64), ms(s.at))
 	}
 }
 
@@ -385,8 +388,14 @@ func quote(s string) string { return `"` + labelEscaper.Replace(s) + `"` }
 // ServeHTTP serves the exposition at any path.
 func (e *Exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	n := e.started.Add(1)
 	_, _ = e.WriteTo(w)
-	e.scrapes.Add(1)
+	for {
+		d := e.done.Load()
+		if d >= n || e.done.CompareAndSwap(d, n) {
+			return
+		}
+	}
 }
 
 // Server serves an exporter over HTTP.
@@ -442,12 +451,14 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // reports whether it waited, and whether the scrape came. An endpoint
 // nobody scraped returns at once.
 func (s *Server) Drain(max time.Duration) (waited, scraped bool) {
-	n := s.e.scrapes.Load()
+	n := s.e.started.Load()
 	if n == 0 {
 		return false, false
 	}
+	// A scrape under way began before the last counts: the one that
+	// takes them begins after this.
 	deadline := time.Now().Add(max)
-	for s.e.scrapes.Load() == n {
+	for s.e.done.Load() <= n {
 		if !time.Now().Before(deadline) {
 			return true, false
 		}

@@ -59,7 +59,7 @@ type Instance struct {
 	// HourlyUSD is the on-demand price per hour. MonthlyUSD is set
 	// instead for what the provider prices per month (GCP local SSD is
 	// per GB-month); exactly one of the two is set.
-	HourlyUSD  float64 `yaml:"hourly_usd" json:"hourly_usd"`
+	HourlyUSD  float64 `yaml:"hourly_usd" json:"hourly_usd,omitempty"`
 	MonthlyUSD float64 `yaml:"monthly_usd" json:"monthly_usd,omitempty"`
 	Note       string  `yaml:"note" json:"note,omitempty"`
 	// Source is the page of this price, when more precise than the

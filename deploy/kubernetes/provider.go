@@ -60,18 +60,27 @@ func (p Provider) Check(req deploy.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Render(req); err != nil {
+	m, err := Render(req)
+	if err != nil {
 		return err
+	}
+	// The cluster the target deploys on: its context option's, else
+	// kubectl's current one.
+	args := []string{"get", "--raw=/readyz", "--request-timeout=" + clusterTimeout.String()}
+	which := "kubectl's current context"
+	if c := m.Options.Context; c != "" {
+		args = append([]string{"--context", c}, args...)
+		which = "context " + c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, kc, "get", "--raw=/readyz", "--request-timeout="+clusterTimeout.String()).CombinedOutput()
+	out, err := exec.CommandContext(ctx, kc, args...).CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if ctx.Err() != nil {
 			msg = "no answer within " + clusterTimeout.String()
 		}
-		return fmt.Errorf("kubernetes: no cluster answers kubectl (kubectl get --raw=/readyz: %s); set KUBECONFIG or kubectl's current context to the cluster to deploy on", lastLine(msg))
+		return fmt.Errorf("kubernetes: no cluster answers kubectl in %s (kubectl get --raw=/readyz: %s); point the target's context option, KUBECONFIG or kubectl's current context at the cluster to deploy on", which, lastLine(msg))
 	}
 	return nil
 }

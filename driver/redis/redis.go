@@ -43,6 +43,9 @@ type DB struct {
 	// transfer is the ledger's transfer (see Transfer), sum its audit's
 	// snapshot (see SumBalances).
 	transfer, sum *rueidis.Lua
+	// snapshotCap is the most accounts a snapshot sum reads (0:
+	// maxSnapshotAccounts); tests lower it.
+	snapshotCap int64
 }
 
 var (

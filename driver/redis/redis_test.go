@@ -303,7 +303,8 @@ func TestProperties(t *testing.T) {
 
 // TestSumBalances: the ledger's snapshot sums every indexed record's
 // balance and counts those under the floor; a balance that is not an
-// integer is an error that names its record.
+// integer is an error that names its record; past its cap of accounts
+// it is refused as unsupported.
 func TestSumBalances(t *testing.T) {
 	addr := testenv.Addr(t, envAddr)
 	db := open(t, map[string]string{"redis.addr": addr, "redis.db": checkedDB})
@@ -327,6 +328,16 @@ func TestSumBalances(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, driver.LedgerSum{Accounts: n, Total: n * 100}, sum)
 	t.Logf("%d accounts summed in one script in %s", n, took)
+
+	// The snapshot reads at most its cap of accounts: one more is
+	// refused as unsupported, not taken.
+	redis.SetSnapshotCap(db, n-1)
+	_, err = summer.SumBalances(ctx, s.Table, "field0", 10)
+	require.Equal(t, driver.ClassUnsupported, driver.Classify(err), "%v", err)
+	require.ErrorContains(t, err, "the snapshot sums stop at 9999 accounts")
+	redis.SetSnapshotCap(db, n)
+	_, err = summer.SumBalances(ctx, s.Table, "field0", 10)
+	require.NoError(t, err, "at the cap")
 
 	require.NoError(t, sess.Update(ctx, s.Table, "user7", record.Record{{Name: "field0", Value: []byte("-5")}}))
 	sum, err = summer.SumBalances(ctx, s.Table, "field0", 10)

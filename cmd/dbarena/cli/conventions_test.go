@@ -76,6 +76,9 @@ func TestOneMachineReadableFlag(t *testing.T) {
 	plan := parse("run --dry-run --format json", out)
 	require.Equal(t, res, plan["results"])
 	require.Equal(t, true, plan["results_named"])
+	code, _, errs = runBinary(t, bin, dir, "", "run", file, "--json")
+	require.Equal(t, ExitUsage, code, "a run's results are files: --json without --dry-run is said, not ignored")
+	require.Contains(t, errs, "--format json prints the plan of --dry-run")
 	code, out, errs = runBinary(t, bin, dir, "", "run", file, "--dry-run", "--json")
 	require.Equal(t, ExitOK, code, errs)
 	plan = parse("run --dry-run --json", out)
@@ -118,6 +121,13 @@ func TestOneLogVoice(t *testing.T) {
 	rs := records("ycsb run", errs)
 	require.Contains(t, msgs(rs, "INFO"), "-P workloada: no such file; using the built-in workloada")
 	require.Contains(t, msgs(rs, "INFO"), "preload: 100 records")
+
+	// --log-level holds for the printed lines too.
+	code, _, errs = runBinary(t, bin, dir, "", append([]string{"--log-format", "json", "--log-level", "warn"}, ycsb...)...)
+	require.Equal(t, ExitOK, code, errs)
+	if strings.TrimSpace(errs) != "" {
+		require.Empty(t, msgs(records("ycsb run at warn", errs), "INFO"), "no INFO record at --log-level warn")
+	}
 
 	code, _, errs = runBinary(t, bin, dir, "", "--log-format=json", "ycsb", "run", "memory", "--bogus")
 	require.Equal(t, ExitUsage, code)

@@ -110,6 +110,10 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	if f.dryRun {
 		return dryRun(ctx, st, f, plan)
 	}
+	if f.format.json() {
+		// Said, not ignored: a run's results are files, not stdout.
+		return usageError(fmt.Errorf("--format json prints the plan of --dry-run; a run writes its results as files (manifest.json, trials.csv, timeseries.csv): give --dry-run, or read those"))
+	}
 	// A driver property of the wrong kind is bad input: refused before
 	// anything is deployed.
 	if err := experiment.CheckDrivers(plan); err != nil {

@@ -37,6 +37,9 @@ func addLogFlags(root *cobra.Command, st *State) {
 			h = newHumanHandler(st.Stderr, lv)
 		case logJSON:
 			h = slog.NewJSONHandler(st.Stderr, &slog.HandlerOptions{Level: lv})
+			if j, ok := st.Stderr.(*jsonLines); ok {
+				j.level.Set(lv)
+			}
 		default:
 			return usageError(fmt.Errorf("--log-format %q: want text or json", format))
 		}
@@ -130,10 +133,15 @@ type jsonLines struct {
 	w   io.Writer
 	log *slog.Logger
 	buf []byte
+	// level is --log-level's, once the flags are read: a printed line
+	// less severe is left out, as a logged record is.
+	level slog.LevelVar
 }
 
 func newJSONLines(w io.Writer) *jsonLines {
-	return &jsonLines{w: w, log: slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	j := &jsonLines{w: w}
+	j.log = slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: &j.level}))
+	return j
 }
 
 // Write implements io.Writer: whole lines go out, a partial one waits
