@@ -32,12 +32,11 @@ func CheckDrivers(plan *spec.Plan) error {
 		if err != nil || info.Check == nil {
 			continue
 		}
-		p := properties.New()
-		p.Merge(st.Properties)
-		if _, err := trial.ResolveSecrets(p, redact.New()); err != nil {
+		props, ok := resolvedProps(st)
+		if !ok {
 			continue
 		}
-		err = info.Check(p.Map(), max(st.Threads, 1))
+		err = info.Check(props, max(st.Threads, 1))
 		if err == nil {
 			continue
 		}
@@ -55,6 +54,18 @@ func CheckDrivers(plan *spec.Plan) error {
 			indent(err)))
 	}
 	return errors.Join(errs...)
+}
+
+// resolvedProps are a step's driver properties with their secrets
+// resolved, as its trial opens them; false when a secret cannot be
+// (Preflight says which).
+func resolvedProps(st *spec.Step) (map[string]string, bool) {
+	p := properties.New()
+	p.Merge(st.Properties)
+	if _, err := trial.ResolveSecrets(p, redact.New()); err != nil {
+		return nil, false
+	}
+	return p.Map(), true
 }
 
 // indent keeps an error of several lines (a driver lists every bad
@@ -93,12 +104,11 @@ func reachable(ctx context.Context, plan *spec.Plan, t *spec.Target) error {
 		if st.Target != t {
 			continue
 		}
-		p := properties.New()
-		p.Merge(st.Properties)
-		if _, err := trial.ResolveSecrets(p, redact.New()); err != nil {
+		props, ok := resolvedProps(st)
+		if !ok {
 			return nil // the secret's own check says it
 		}
-		db, err := info.Open(ctx, driver.Params{Props: p.Map(), Workers: 1})
+		db, err := info.Open(ctx, driver.Params{Props: props, Workers: 1})
 		if err != nil {
 			return fmt.Errorf("target %s (an existing %s endpoint): %w", t.Name, t.Database, err)
 		}

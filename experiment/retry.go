@@ -25,13 +25,18 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
 	}
 	again := *st
 	again.ID = results.RetryID(st.ID)
+	then := ""
+	var reload spec.Step
 	if st.ChangesKeys {
 		// The first try inserted, deleted or moved what the retry
 		// would meet: it runs on the data as loaded, loaded again.
-		reload := *tr.lastLoad
+		reload = *tr.lastLoad
 		reload.ID = results.RetryID(reload.ID)
-		fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; loading its data again (%s), then measuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
-			st.ID, reload.ID, again.ID)
+		then = "loading its data again (" + reload.ID + "), then "
+	}
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; %smeasuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
+		st.ID, then, again.ID)
+	if st.ChangesKeys {
 		if _, err := tr.trial(ctx, &reload); err != nil {
 			var tf *trialFailure
 			if !errors.As(err, &tf) {
@@ -39,13 +44,9 @@ func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
 			}
 			// The retry cannot run: its row says so, where the first
 			// try's points.
-			label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(tr.s.plan.Steps), again.ID)
-			_, err = tr.failed(tr.emptyRow(&again), label, "not measured again: its data could not be loaded again ("+reload.ID+" failed)")
+			_, err = tr.failed(tr.emptyRow(&again), tr.label(&again), "not measured again: its data could not be loaded again ("+reload.ID+" failed)")
 			return 0, err
 		}
-	} else {
-		fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; measuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
-			st.ID, again.ID)
 	}
 	row, err = tr.trial(ctx, &again)
 	return row.Throughput, err

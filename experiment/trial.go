@@ -121,11 +121,16 @@ func (tr *targetRun) prepare(ctx context.Context, st *spec.Step, over override) 
 	return t, nil
 }
 
+// label names a step in the run's lines: "[3/16] postgres.a.rep2".
+func (tr *targetRun) label(st *spec.Step) string {
+	return fmt.Sprintf("[%d/%d] %s", st.Index+1, len(tr.s.plan.Steps), st.ID)
+}
+
 // trial runs one step and returns its row. A trial that could not start
 // or failed its error policy gets a row with status failed and the
 // reason, and a *trialFailure error.
 func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
-	label := fmt.Sprintf("[%d/%d] %s", st.Index+1, len(tr.s.plan.Steps), st.ID)
+	label := tr.label(st)
 	if err := tr.warmTarget(ctx, st); err != nil {
 		return results.Trial{}, err
 	}

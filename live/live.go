@@ -447,9 +447,8 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // at most max: the last interval's counts came after the last scrape,
 // and a run's end would otherwise take them away unseen (scraped every
 // 0.1 s, the last page before it closed held 18,006 of a run's 20,000
-// operations). It
-// reports whether it waited, and whether the scrape came. An endpoint
-// nobody scraped returns at once.
+// operations). It reports whether it waited, and whether the scrape
+// came. An endpoint nobody scraped returns at once.
 func (s *Server) Drain(max time.Duration) (waited, scraped bool) {
 	n := s.e.started.Load()
 	if n == 0 {

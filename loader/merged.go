@@ -152,7 +152,7 @@ func Result(m *merge.Result, sums []results.Summary, cfg runner.Config) *runner.
 	phase.Operations, phase.Errors, phase.Aborted = ops, errCount, aborted
 	phase.SetRates()
 	// The loaders' INSERT latencies were their batches': so are the
-	// merged ones.
+	// merged ones (a lost loader's filled summary says nothing of it).
 	for _, sum := range sums {
 		for _, op := range sum.Measured.Ops {
 			if op.BatchOf > 1 {

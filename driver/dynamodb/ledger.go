@@ -162,11 +162,11 @@ func (db *DB) SumBalances(ctx context.Context, table, field string, floor int64)
 			ProjectionExpression:     aws.String("#b"),
 			ExpressionAttributeNames: map[string]string{"#b": field}}}
 	}
+	if len(items) == 0 {
+		return driver.LedgerSum{}, nil
+	}
 	var out *dynamodb.TransactGetItemsOutput
 	for try := 0; ; try++ {
-		if len(items) == 0 {
-			return driver.LedgerSum{}, nil
-		}
 		out, err = db.client.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: items})
 		if err == nil {
 			break

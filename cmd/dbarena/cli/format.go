@@ -43,12 +43,19 @@ func (f *formatValue) json() bool { return *f == formatJSON }
 // and --json as its other spelling (hidden): one convention, the other
 // habit accepted.
 func addFormatFlag(cmd *cobra.Command) *formatValue {
-	f := formatValue(formatText)
-	cmd.Flags().Var(&f, "format", "output format: text or json")
-	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.Flags().Var(jsonAlias{&f}, "json", "same as --format json")
+	f := formatFlag(cmd, "output format: text or json")
+	cmd.Flags().Var(jsonAlias{f}, "json", "same as --format json")
 	cmd.Flags().Lookup("json").NoOptDefVal = "true"
 	_ = cmd.Flags().MarkHidden("json") // the flag was just added
+	return f
+}
+
+// formatFlag declares --format with usage, text by default, and its
+// values for completion.
+func formatFlag(cmd *cobra.Command, usage string) *formatValue {
+	f := formatValue(formatText)
+	cmd.Flags().Var(&f, "format", usage)
+	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
 	return &f
 }
 
@@ -79,9 +86,7 @@ func (a jsonAlias) Type() string { return "bool" }
 // function, to call before the flags are read, that folds it into the
 // file flag named jsonFlag, refusing the two given apart.
 func addStdoutFormat(cmd *cobra.Command, jsonFlag string) func() error {
-	f := formatValue(formatText)
-	cmd.Flags().Var(&f, "format", "output format: json is --"+jsonFlag+" - (the JSON summary on stdout, the text on stderr)")
-	registerFlagCompletion(cmd, "format", cobra.FixedCompletions([]string{formatText, formatJSON}, cobra.ShellCompDirectiveNoFileComp))
+	f := formatFlag(cmd, "output format: json is --"+jsonFlag+" - (the JSON summary on stdout, the text on stderr)")
 	return func() error {
 		if !f.json() {
 			return nil

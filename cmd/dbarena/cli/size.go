@@ -330,7 +330,6 @@ type sizeJSONRefusal struct {
 }
 
 func sizeJSON(out []sizeResult) []sizeJSONGroup {
-	opt := finiteOrNil
 	var js []sizeJSONGroup
 	for _, r := range out {
 		g, a := r.group, r.answer
@@ -344,8 +343,8 @@ func sizeJSON(out []sizeResult) []sizeJSONGroup {
 			j.Cheaper = &a.Options[a.Cheaper].Label
 		}
 		for _, o := range a.Options {
-			j.Options = append(j.Options, sizeJSONOption{Size: o.Label, Cores: opt(o.Cores), Capacity: opt(o.Capacity), Low: opt(o.Lo), High: opt(o.Hi),
-				Source: o.Source, Monthly: opt(o.Monthly), PerMillion: opt(o.PerMillion), Serves: o.Serves, Why: o.Why})
+			j.Options = append(j.Options, sizeJSONOption{Size: o.Label, Cores: finiteOrNil(o.Cores), Capacity: finiteOrNil(o.Capacity), Low: finiteOrNil(o.Lo), High: finiteOrNil(o.Hi),
+				Source: o.Source, Monthly: finiteOrNil(o.Monthly), PerMillion: finiteOrNil(o.PerMillion), Serves: o.Serves, Why: o.Why})
 		}
 		if a.Fit != nil {
 			j.Fit = &sizeJSONFit{Model: a.Fit.Model, Unit: a.Fit.Unit, Lambda: a.Fit.Lambda, Sigma: a.Fit.Sigma, Kappa: a.Fit.Kappa, Level: a.Ask.Level}
