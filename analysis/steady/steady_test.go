@@ -119,6 +119,13 @@ func TestTrendThresholds(t *testing.T) {
 		"drift just beyond 20%":   {0.20 * 1.001, 50, true},
 		"drift just within 20%":   {0.20 * 0.999, 50, false},
 		"a falling series counts": {-0.30, -3.0 * 1.001, true},
+		// A large drift counts on weaker evidence: +62% of the mean at
+		// t = 2.8 (Cassandra's workload A in one 6-second window).
+		"+62% at t 2.8":                  {0.62, 2.8, true},
+		"drift at 50%, t at 2":           {0.50 * 1.001, 2.0 * 1.001, true},
+		"drift just under 50%, t of 2.8": {0.50 * 0.999, 2.8, false},
+		"drift of 62%, t just under 2":   {0.62, 2.0 * 0.999, false},
+		"a large fall counts too":        {-0.62, -2.8, true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			xs := seriesWithT(12, 1000, tc.drift, tc.t)
