@@ -399,7 +399,50 @@ func sysColumns() []column[Sys] {
 		floatCol("net_link_capacity_bytes_sec", func(s *Sys) *float64 { return &s.NetLinkCapacityBps }),
 		floatCol("lead_thread_pct", func(s *Sys) *float64 { return &s.LeadThreadPercent }),
 		floatCol(pageCacheColumn, func(s *Sys) *float64 { return &s.PageCacheWriteBps }),
+		coresCol("core_busy_pct", func(s *Sys) *map[int]float64 { return &s.CoreBusyPercent }),
+		coresCol("core_steal_pct", func(s *Sys) *map[int]float64 { return &s.CoreStealPercent }),
 	}
+}
+
+// coresCol is a column of per-core figures: "0:95.2 1:40.1", cores in
+// order; empty for none.
+func coresCol[T any](name string, field func(*T) *map[int]float64) column[T] {
+	return column[T]{name, func(v *T) string { return formatCores(*field(v)) },
+		func(v *T, s string) error { return parseCores(field(v), s) }}
+}
+
+func formatCores(m map[int]float64) string {
+	cores := make([]int, 0, len(m))
+	for c := range m {
+		cores = append(cores, c)
+	}
+	sort.Ints(cores)
+	parts := make([]string, len(cores))
+	for i, c := range cores {
+		parts[i] = strconv.Itoa(c) + ":" + strconv.FormatFloat(m[c], 'f', 1, 64)
+	}
+	return strings.Join(parts, " ")
+}
+
+func parseCores(m *map[int]float64, s string) error {
+	if s == "" {
+		return nil
+	}
+	out := map[int]float64{}
+	for _, f := range strings.Fields(s) {
+		c, v, ok := strings.Cut(f, ":")
+		n, err := strconv.Atoi(c)
+		if !ok || err != nil || n < 0 {
+			return fmt.Errorf("%q: want core:percent", f)
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) {
+			return fmt.Errorf("%q: want core:percent", f)
+		}
+		out[n] = x
+	}
+	*m = out
+	return nil
 }
 
 // pageCacheColumn is the column of Sys.PageCacheWriteBps; a sysmetrics.csv

@@ -49,6 +49,11 @@ const (
 	// (package analysis/steady's trend test), so its mean describes a
 	// moving target, such as a JVM still warming up.
 	FlagNotSteady FlagKind = "not-steady"
+	// FlagInterfered: processes outside the benchmark (steal by the
+	// hypervisor included), or the experiment's idle targets, took a
+	// share of the cores the database or the load generator ran on
+	// (package analysis/interference): the trial is measured again.
+	FlagInterfered FlagKind = "interfered"
 	// FlagLoaderLost: a loader process of the trial died, hung or lost
 	// its link; the trial holds what every loader measured until then
 	// and fails by the error policy.
@@ -69,7 +74,7 @@ const (
 	// comparison. The report adds it from the row's status.
 	FlagFailed FlagKind = "failed"
 	// FlagSuperseded: the trial was measured again (its throughput moved
-	// within its window) and is left out of every comparison; the
+	// within its window, or other processes took its cores) and is left out of every comparison; the
 	// retry's row counts instead. The report adds it from the row's
 	// status.
 	FlagSuperseded FlagKind = "superseded"

@@ -21,6 +21,7 @@ package results
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,16 +52,27 @@ const (
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
 	// StatusSuperseded marks a trial row measured again: its throughput
-	// moved within its window (not-steady), the experiment ran the step
-	// once more under the ID RetryID gives, and this row stays on record
-	// but is left out of every comparison.
+	// moved within its window (not-steady) or other processes took its
+	// cores (interfered), the experiment ran the step once more under
+	// the ID AgainID gives, and this row stays on record but is left out
+	// of every comparison.
 	StatusSuperseded = "superseded"
 )
 
 // RetryID is the ID of a run step measured again after id was
-// superseded.
-// (".retry": a rate search names its repeated probes ".tryN").
-func RetryID(id string) string { return id + ".retry" }
+// superseded: AgainID(id, 1).
+func RetryID(id string) string { return AgainID(id, 1) }
+
+// AgainID is the ID of the n-th measurement again of the step id (n from
+// 1): "ID.retry", then "ID.retry2" ... (".retry": a rate search names its
+// repeated probes ".tryN"). A load run again before a retry's run is
+// named the same way after the load.
+func AgainID(id string, n int) string {
+	if n <= 1 {
+		return id + ".retry"
+	}
+	return id + ".retry" + strconv.Itoa(n)
+}
 
 // Trial kinds.
 const (
@@ -158,6 +170,29 @@ type RunDesign struct {
 	Threads     int  `json:"threads,omitempty"`
 	ThreadsAuto bool `json:"threads_auto,omitempty"`
 	Repetitions int  `json:"repetitions,omitempty"`
+	// CommonThreads is the workers every target ran with when a
+	// calibration chose per target and the targets ran side by side:
+	// the most any target's calibration chose, so that every figure,
+	// latency too, is read at the same concurrency (0: each target its
+	// own).
+	CommonThreads int `json:"common_threads,omitempty"`
+	// Order is how the repetitions ran: "rounds" (each round visits
+	// every target and workload once, in an order drawn from Seed) or
+	// "sequential"; Together says every target was deployed at once, so
+	// that the rounds alternate them, and Apart why they were not.
+	Order    string `json:"order,omitempty"`
+	Together bool   `json:"together,omitempty"`
+	Apart    string `json:"apart,omitempty"`
+	// RepetitionsAuto says rounds were added until every workload's
+	// comparison was decided (at least Repetitions), within
+	// BudgetSeconds; Rounds is how many ran, and Stopped why no more did.
+	RepetitionsAuto bool    `json:"repetitions_auto,omitempty"`
+	BudgetSeconds   float64 `json:"budget_seconds,omitempty"`
+	Rounds          int     `json:"rounds,omitempty"`
+	Stopped         string  `json:"stopped,omitempty"`
+	// Equivalence is the margin within which two targets are
+	// equivalent (0: analysis/decide's default).
+	Equivalence float64 `json:"equivalence,omitempty"`
 }
 
 // Step is one load or measured trial of the plan, as the manifest lists

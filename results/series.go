@@ -102,6 +102,13 @@ type Usage struct {
 	// CPUPercent (Redis on 1 MB updates beside the test servers: 89-94%
 	// each second) while it never idles (100%).
 	LeadThreadPercent float64
+	// CoreBusyPercent and CoreStealPercent are a machine's cores, by
+	// core number: each one's busy share of the interval (every mode but
+	// idle and iowait, steal included; 100 = the whole core) and the
+	// share the hypervisor gave to other machines (steal). nil for
+	// process trees and remote hosts. They tell whose cores other
+	// processes took (analysis/interference).
+	CoreBusyPercent, CoreStealPercent map[int]float64
 }
 
 // DBMetric is one row of dbmetrics.csv: one figure a database reported

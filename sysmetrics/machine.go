@@ -3,6 +3,7 @@ package sysmetrics
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -58,7 +59,10 @@ func (m *machine) read() (counters, error) {
 		name  string
 		parse func([]byte) error
 	}{
-		{"stat", func(b []byte) (err error) { c.cpuSeconds, err = parseCPUStat(b); return err }},
+		{"stat", func(b []byte) (err error) {
+			c.cpuSeconds, c.cores, err = parseCPUStat(b)
+			return err
+		}},
 		{"meminfo", func(b []byte) (err error) { c.memory, err = parseMeminfo(b); return err }},
 		{"diskstats", func(b []byte) (err error) {
 			d, err := parseDiskstats(b, m.wholeDisk)
@@ -106,27 +110,69 @@ func (m *machine) wholeDisk(name string) bool {
 }
 
 // parseCPUStat returns the busy seconds of all cores from /proc/stat's
-// first line: user nice system idle iowait irq softirq steal, in ticks.
-// Idle and iowait (idle with I/O outstanding) are not busy; steal (the
-// hypervisor ran someone else) is, like node_exporter's other modes: the
-// core was not there for us. Guest time is already inside user and nice.
-func parseCPUStat(b []byte) (float64, error) {
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	f := strings.Fields(string(line))
-	if len(f) < 6 || f[0] != "cpu" {
-		return 0, fmt.Errorf("unexpected first line %q", line)
+// first line, and each core's from its cpuN line: user nice system idle
+// iowait irq softirq steal, in ticks. Idle and iowait (idle with I/O
+// outstanding) are not busy; steal (the hypervisor ran someone else) is,
+// like node_exporter's other modes: the core was not there for us. Guest
+// time is already inside user and nice.
+func parseCPUStat(b []byte) (float64, map[int]coreCounters, error) {
+	var total float64
+	var cores map[int]coreCounters
+	first := true
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
+			if first {
+				return 0, nil, fmt.Errorf("unexpected first line %q", line)
+			}
+			continue
+		}
+		busy, steal, err := cpuTicks(f)
+		if err != nil {
+			return 0, nil, err
+		}
+		if first {
+			if f[0] != "cpu" {
+				return 0, nil, fmt.Errorf("unexpected first line %q", line)
+			}
+			total, first = busy/clockTicks, false
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(f[0], "cpu"))
+		if err != nil {
+			continue
+		}
+		if cores == nil {
+			cores = map[int]coreCounters{}
+		}
+		cores[n] = coreCounters{busy: busy / clockTicks, steal: steal / clockTicks}
 	}
-	var busy float64
+	if first {
+		return 0, nil, errors.New("no cpu line")
+	}
+	return total, cores, nil
+}
+
+// cpuTicks sums a cpu line's busy ticks and returns its steal ticks.
+func cpuTicks(f []string) (busy, steal float64, err error) {
+	if len(f) < 6 {
+		return 0, 0, fmt.Errorf("unexpected line %q", strings.Join(f, " "))
+	}
 	for i, v := range f[1:min(len(f), 9)] {
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return 0, fmt.Errorf("cpu field %d: %w", i+1, err)
+			return 0, 0, fmt.Errorf("%s field %d: %w", f[0], i+1, err)
 		}
-		if i != 3 && i != 4 {
+		switch i {
+		case 3, 4: // idle, iowait
+		case 7:
+			busy += n
+			steal = n
+		default:
 			busy += n
 		}
 	}
-	return busy / clockTicks, nil
+	return busy, steal, nil
 }
 
 // parseMeminfo returns MemTotal - MemAvailable from /proc/meminfo, in

@@ -58,13 +58,20 @@ func TestParseIOAndStatm(t *testing.T) {
 }
 
 func TestParseCPUStat(t *testing.T) {
-	busy, err := parseCPUStat(fixture(t, "proc_stat.txt"))
+	busy, cores, err := parseCPUStat(fixture(t, "proc_stat.txt"))
 	require.NoError(t, err)
 	// user 1321061 + nice 13914 + system 390756 + irq 0 + softirq 79143
 	// + steal 69508 ticks; idle and iowait left out; guest is in user.
 	require.InDelta(t, 18743.82, busy, 1e-9)
-	_, err = parseCPUStat([]byte("intr 1 2 3\n"))
+	// Each core likewise, its steal apart too.
+	require.Len(t, cores, 2)
+	require.InDelta(t, (660000+7000+195000+39000+34000)/100.0, cores[0].busy, 1e-9)
+	require.InDelta(t, 340.0, cores[0].steal, 1e-9)
+	require.InDelta(t, 355.08, cores[1].steal, 1e-9)
+	_, _, err = parseCPUStat([]byte("intr 1 2 3\n"))
 	require.Error(t, err)
+	_, _, err = parseCPUStat([]byte("cpu  1 2 3 4 5 6 7 8\ncpu0 1 x 3 4 5 6 7 8\n"))
+	require.ErrorContains(t, err, "cpu0 field 2")
 }
 
 func TestParseMeminfo(t *testing.T) {

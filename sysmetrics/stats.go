@@ -30,6 +30,9 @@ type Stats struct {
 	// MeanLeadThreadPercent is a process tree's first thread's mean
 	// share of time on a CPU or waiting for one (NaN: not measured).
 	MeanLeadThreadPercent float64
+	// MeanCoreBusy and MeanCoreSteal are a machine's cores' mean busy
+	// and steal percent, by core number (nil: not measured).
+	MeanCoreBusy, MeanCoreSteal map[int]float64
 }
 
 // Summarize returns one Stats per host for the samples whose Time lies in
@@ -41,6 +44,7 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		sums   [9]float64
 		counts [9]int
 		links  map[string]*linkAcc
+		cores  map[int]*coreAcc
 	}
 	byHost := map[string]*acc{}
 	for _, s := range samples {
@@ -71,6 +75,17 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 			}
 			l.sum, l.n, l.capacity = l.sum+s.NetLinkBps, l.n+1, s.NetLinkCapacityBps
 		}
+		for c, v := range s.CoreBusyPercent {
+			if a.cores == nil {
+				a.cores = map[int]*coreAcc{}
+			}
+			ca := a.cores[c]
+			if ca == nil {
+				ca = &coreAcc{}
+				a.cores[c] = ca
+			}
+			ca.busy, ca.steal, ca.n = ca.busy+v, ca.steal+s.CoreStealPercent[c], ca.n+1
+		}
 		// math.Max returns NaN if either argument is NaN: skip those.
 		if !math.IsNaN(s.CPUPercent) {
 			a.st.MaxCPU = math.Max(a.st.MaxCPU, s.CPUPercent)
@@ -93,6 +108,12 @@ func Summarize(samples []Sample, from, to time.Time) []Stats {
 		a.st.MeanLeadThreadPercent = mean(8)
 		a.st.MaxCPU, a.st.MaxMemory = finite(a.st.MaxCPU), finite(a.st.MaxMemory)
 		a.st.NetLink, a.st.MeanNetLinkBps, a.st.NetLinkCapacityBps = busiestOf(a.links)
+		for c, ca := range a.cores {
+			if a.st.MeanCoreBusy == nil {
+				a.st.MeanCoreBusy, a.st.MeanCoreSteal = map[int]float64{}, map[int]float64{}
+			}
+			a.st.MeanCoreBusy[c], a.st.MeanCoreSteal[c] = ca.busy/float64(ca.n), ca.steal/float64(ca.n)
+		}
 		out = append(out, a.st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
@@ -105,6 +126,12 @@ func finite(v float64) float64 {
 		return math.NaN()
 	}
 	return v
+}
+
+// coreAcc sums one core's samples.
+type coreAcc struct {
+	busy, steal float64
+	n           int
 }
 
 // linkAcc sums one link's samples as the busiest.

@@ -53,7 +53,10 @@ type Source interface {
 // is a level); rates are their differences over time. NaN marks a figure
 // not measured.
 type counters struct {
-	cpuSeconds                float64
+	cpuSeconds float64
+	// cores are a machine's cores' busy and steal seconds, by core
+	// number (nil: not measured).
+	cores                     map[int]coreCounters
 	memory                    float64
 	diskRead, diskWrite       float64
 	pageCacheWrite            float64
@@ -76,6 +79,10 @@ type counters struct {
 	// host's own clock is not subject to either.
 	hostClock float64
 }
+
+// coreCounters are one core's cumulative busy seconds (steal included)
+// and steal seconds.
+type coreCounters struct{ busy, steal float64 }
 
 // unmeasured returns counters with every figure unknown.
 func unmeasured() counters {
@@ -160,9 +167,27 @@ func rates(prev, cur counters, dt float64, at time.Time) Sample {
 		DiskBusyPercent: busiest(prev.diskBusy, cur.diskBusy, dt),
 		NetRxBps:        per(prev.netRx, cur.netRx), NetTxBps: per(prev.netTx, cur.netTx)}
 	s.NetLink, s.NetLinkBps, s.NetLinkCapacityBps = busiestLink(prev.links, cur.links, dt)
+	s.CoreBusyPercent, s.CoreStealPercent = coreRates(prev.cores, cur.cores, dt)
 	s.LeadThreadPercent = math.NaN()
 	if prev.leadKnown && cur.leadKnown {
 		s.LeadThreadPercent = math.Min(per(prev.lead, cur.lead)*100, 100)
 	}
 	return s
+}
+
+// coreRates are each core's busy and steal percent between two readings,
+// for the cores in both (nil, nil when none is).
+func coreRates(prev, cur map[int]coreCounters, dt float64) (busy, steal map[int]float64) {
+	for n, b := range cur {
+		a, ok := prev[n]
+		if !ok {
+			continue
+		}
+		if busy == nil {
+			busy, steal = map[int]float64{}, map[int]float64{}
+		}
+		busy[n] = math.Min(math.Max(b.busy-a.busy, 0)/dt*100, 100)
+		steal[n] = math.Min(math.Max(b.steal-a.steal, 0)/dt*100, 100)
+	}
+	return busy, steal
 }
