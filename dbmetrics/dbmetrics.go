@@ -70,6 +70,52 @@ func (s *Sampler) Remove(name string) {
 	}
 }
 
+// Pause stops reading name until Resume, waiting for a reading in
+// progress: the database is about to be stopped, and a query would wait
+// on it.
+func (s *Sampler) Pause(name string) { s.setPaused(name, true) }
+
+// Resume reads name again. Its counters start afresh: a rate over the
+// pause would read a stopped database's standstill as its own.
+func (s *Sampler) Resume(name string) { s.setPaused(name, false) }
+
+func (s *Sampler) setPaused(name string, paused bool) {
+	s.mu.Lock()
+	src := s.sources[name]
+	s.mu.Unlock()
+	if src == nil {
+		return
+	}
+	src.reading.Lock()
+	defer src.reading.Unlock()
+	if src.paused && !paused {
+		s.mu.Lock()
+		src.prev = map[key]reading{}
+		s.mu.Unlock()
+	}
+	src.paused = paused
+}
+
+// Reattach reads name through r from now on, keeping what was read
+// before: a paused database's connection was closed, and a new one takes
+// its place. Its counters start afresh. It reports false when there is
+// no such source.
+func (s *Sampler) Reattach(name string, r driver.MetricsReader) bool {
+	s.mu.Lock()
+	src := s.sources[name]
+	s.mu.Unlock()
+	if src == nil {
+		return false
+	}
+	src.reading.Lock()
+	defer src.reading.Unlock()
+	s.mu.Lock()
+	src.r, src.prev = r, map[key]reading{}
+	s.mu.Unlock()
+	src.paused = false
+	return true
+}
+
 // Start samples until Stop or ctx ends.
 func (s *Sampler) Start(ctx context.Context) {
 	ctx, s.cancel = context.WithCancel(ctx)
@@ -134,7 +180,7 @@ const maxWarned = 10
 func (s *Sampler) read(ctx context.Context, name string, src *source) []results.DBMetric {
 	src.reading.Lock()
 	defer src.reading.Unlock()
-	if src.removed {
+	if src.removed || src.paused {
 		return nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
@@ -234,6 +280,9 @@ type source struct {
 	// says the source is gone and its reader may be closed.
 	reading sync.Mutex
 	removed bool
+	// paused, set under reading, says the database is paused (a target
+	// the experiment stopped while it measures another): not read.
+	paused bool
 	// prev is each counter's last reading (guarded by the sampler's mu,
 	// as are warned and ratios).
 	prev   map[key]reading

@@ -184,3 +184,51 @@ func TestRemoveWaitsForAReading(t *testing.T) {
 	s.Round(context.Background())
 	require.Equal(t, 1, b.calls)
 }
+
+// TestPauseSkipsAndResumePrimes: a paused source is not read; once
+// resumed its first reading only primes its counters, so that no rate
+// spans the pause.
+func TestPauseSkipsAndResumePrimes(t *testing.T) {
+	var rows []results.DBMetric
+	s := dbmetrics.New(time.Second, func(r []results.DBMetric) { rows = append(rows, r...) })
+	c := func(v float64) []driver.Metric {
+		return []driver.Metric{{Name: "x_ops", Kind: driver.MetricCounter, Value: v}}
+	}
+	src := &script{readings: [][]driver.Metric{c(100), c(200), c(200), c(250)}, errs: []error{nil, nil, nil, nil}}
+	s.Add("db", "h", "d", src)
+	s.Round(context.Background()) // primes at 100
+	s.Pause("db")
+	s.Round(context.Background())
+	s.Round(context.Background())
+	require.Empty(t, rows, "paused: not read")
+	require.Len(t, src.readings, 3, "the reader was not called while paused")
+	s.Resume("db")
+	s.Round(context.Background()) // 200: primes again
+	require.Empty(t, rows, "no rate across the pause")
+	time.Sleep(20 * time.Millisecond)
+	s.Round(context.Background()) // 200 -> 200
+	require.Len(t, rows, 1)
+	require.Zero(t, rows[0].Value)
+	s.Pause("nothing")  // an unknown name is no error
+	s.Resume("nothing") // nor here
+}
+
+// TestReattachKeepsTheFigures: a paused source read through a new
+// connection keeps its ratios so far, and its counters prime again.
+func TestReattachKeepsTheFigures(t *testing.T) {
+	var rows []results.DBMetric
+	s := dbmetrics.New(time.Second, func(r []results.DBMetric) { rows = append(rows, r...) })
+	s.Add("db", "h", "d", &script{readings: [][]driver.Metric{reading(100, 200, 5), reading(190, 300, 6)}, errs: []error{nil, nil}})
+	s.Round(context.Background())
+	s.Round(context.Background())
+	before := s.Totals("db")
+	require.InDelta(t, 0.9, before["x_hit_ratio"], 1e-9, "90 hits of 100 requests")
+	s.Pause("db")
+	require.False(t, s.Reattach("nothing", &script{}))
+	require.True(t, s.Reattach("db", &script{readings: [][]driver.Metric{reading(1000, 1000, 7), reading(1010, 1020, 7)}, errs: []error{nil, nil}}))
+	n := len(rows)
+	s.Round(context.Background()) // primes the new connection's counters
+	s.Round(context.Background())
+	require.Greater(t, len(rows), n, "read again")
+	require.InDelta(t, 100.0/120, s.Totals("db")["x_hit_ratio"], 1e-9, "both periods: 100 hits of 120 requests")
+}

@@ -121,7 +121,10 @@ func (h *Host) New(name string, l Limits) (*Group, error) {
 	}
 	g.name = "dbarena-" + name + "-" + hex.EncodeToString(suffix)
 	if l.Pin {
-		g.cores = h.take(l.cores())
+		var err error
+		if g.cores, err = h.pick(l); err != nil {
+			return nil, fmt.Errorf("%w (group %s)", err, name)
+		}
 	}
 	cgErr := h.cgroup(g)
 	if cgErr != nil && g.countIO && l.limited() {
@@ -141,7 +144,10 @@ func (h *Host) New(name string, l Limits) (*Group, error) {
 		return nil, fmt.Errorf("limits: cap %s at %s memory: %w: %w", name, formatBytes(l.MemoryBytes), ErrNoMemoryLimit, cgErr)
 	}
 	if g.cores == nil {
-		g.cores = h.take(l.cores())
+		var err error
+		if g.cores, err = h.pick(l); err != nil {
+			return nil, fmt.Errorf("%w (group %s)", err, name)
+		}
 	}
 	g.method, g.fallback = MethodAffinity, cgErr.Error()
 	return g, nil
@@ -217,6 +223,30 @@ func (l Limits) controllers() []string {
 		cs = append(cs, "cpuset")
 	}
 	return cs
+}
+
+// pick reserves the cores l pins to: l.Cores, when given, else the
+// least loaded.
+func (h *Host) pick(l Limits) ([]int, error) {
+	if len(l.Cores) == 0 {
+		return h.take(l.cores()), nil
+	}
+	if len(l.Cores) < l.cores() {
+		return nil, fmt.Errorf("limits: %v CPUs need %d whole cores; given %s", l.CPUs, l.cores(), formatCores(l.Cores))
+	}
+	for _, c := range l.Cores {
+		if !slices.Contains(h.cfg.cores, c) {
+			return nil, fmt.Errorf("limits: core %d is not one of this host's (%s)", c, formatCores(h.cfg.cores))
+		}
+	}
+	picked := slices.Clone(l.Cores)
+	slices.Sort(picked)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range picked {
+		h.load[c]++
+	}
+	return picked, nil
 }
 
 // take reserves n cores: the least loaded, ties going round-robin.

@@ -20,6 +20,12 @@ type Limits struct {
 	// "2 CPUs" means two cores and not 2 cores' worth of time smeared over
 	// every core the machine has. CPU affinity always pins.
 	Pin bool
+	// Cores, with Pin, are the cores to pin to (at least ceil(CPUs) of
+	// them, all this host's); nil: the host chooses the least loaded.
+	// Targets deployed side by side share the cores given to databases,
+	// so the load generator keeps the same cores whichever one it
+	// measures.
+	Cores []int
 	// CountIO puts the tree in a cgroup whose block-layer counters are
 	// its own (blkio on cgroup v1, io and memory on v2; see BlockIO),
 	// with or without limits: bytes that reached the disks, where

@@ -136,3 +136,30 @@ func TestFormat(t *testing.T) {
 	require.Equal(t, "0.5 CPUs", formatCPUs(0.5))
 	require.Equal(t, `'it'\''s'`, shellQuote("it's"))
 }
+
+// TestPickGivenCores: cores given are the ones pinned to, however
+// loaded (targets side by side share them), and counted so that
+// release gives them back; too few, or one the host has not, is an
+// error naming them.
+func TestPickGivenCores(t *testing.T) {
+	h := newHost(config{cores: []int{0, 1, 2, 3}})
+	got, err := h.pick(Limits{CPUs: 1, Pin: true, Cores: []int{3}})
+	require.NoError(t, err)
+	require.Equal(t, []int{3}, got)
+	got, err = h.pick(Limits{CPUs: 1, Pin: true, Cores: []int{3}})
+	require.NoError(t, err)
+	require.Equal(t, []int{3}, got, "shared")
+	require.Equal(t, 2, h.load[3])
+	got, err = h.pick(Limits{CPUs: 2, Pin: true, Cores: []int{3, 2}})
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 3}, got, "in order")
+	_, err = h.pick(Limits{CPUs: 2, Pin: true, Cores: []int{3}})
+	require.ErrorContains(t, err, "2 CPUs need 2 whole cores; given 3")
+	_, err = h.pick(Limits{CPUs: 1, Pin: true, Cores: []int{7}})
+	require.ErrorContains(t, err, "core 7 is not one of this host's")
+	h.release([]int{3})
+	require.Equal(t, 2, h.load[3])
+	got, err = h.pick(Limits{CPUs: 1, Pin: true})
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, got, "without cores given, the least loaded")
+}

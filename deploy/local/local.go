@@ -37,6 +37,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/limits"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
+	"github.com/dbarena/dbarena/internal/proctree"
 	"github.com/dbarena/dbarena/internal/workdir"
 )
 
@@ -58,7 +59,10 @@ func (p *Provider) limitsHost() (*limits.Host, error) {
 	return p.cgroups, p.cgroupsErr
 }
 
-var _ deploy.Provider = (*Provider)(nil)
+var (
+	_ deploy.Provider = (*Provider)(nil)
+	_ deploy.Pauser   = (*deployment)(nil)
+)
 
 // New returns the local provider with default settings.
 func New() *Provider { return &Provider{ReadyTimeout: deploy.DefaultReadyTimeout} }
@@ -208,6 +212,9 @@ type deployment struct {
 
 	downOnce sync.Once
 	downErr  error
+	// paused says Pause stopped the servers (guarded by pauseMu).
+	pauseMu sync.Mutex
+	paused  bool
 }
 
 // reachAt sets the driver properties of the servers at addrs (host:port
@@ -271,7 +278,12 @@ func (d *deployment) Limits() string                { return d.limits }
 // unless Keep was asked for.
 func (d *deployment) Down(ctx context.Context) error {
 	d.downOnce.Do(func() {
+		// A paused server cannot stop cleanly: it would not see the
+		// signal until continued.
 		var errs []error
+		if err := d.Resume(); err != nil {
+			errs = append(errs, err)
+		}
 		for i := len(d.procs) - 1; i >= 0; i-- {
 			n := d.procs[i]
 			errs = append(errs, n.stop(ctx, n.sig, n.grace))
@@ -287,6 +299,44 @@ func (d *deployment) Down(ctx context.Context) error {
 		d.downErr = errors.Join(errs...)
 	})
 	return d.downErr
+}
+
+// Pause implements deploy.Pauser: every node's process tree is stopped
+// (SIGSTOP), the server first so that it forks nothing meanwhile.
+func (d *deployment) Pause() error {
+	d.pauseMu.Lock()
+	defer d.pauseMu.Unlock()
+	var errs []error
+	for _, n := range d.procs {
+		if !n.exited() {
+			errs = append(errs, proctree.Stop(n.pid()))
+		}
+	}
+	d.paused = true
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("local: pause %s: %w", d.req.Name, err)
+	}
+	return nil
+}
+
+// Resume implements deploy.Pauser: every node's process tree goes on.
+func (d *deployment) Resume() error {
+	d.pauseMu.Lock()
+	defer d.pauseMu.Unlock()
+	if !d.paused {
+		return nil
+	}
+	var errs []error
+	for _, n := range d.procs {
+		if !n.exited() {
+			errs = append(errs, proctree.Continue(n.pid()))
+		}
+	}
+	d.paused = false
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("local: resume %s: %w", d.req.Name, err)
+	}
+	return nil
 }
 
 // DownTimeout implements deploy.Teardown: every node's clean-stop grace
@@ -370,7 +420,8 @@ func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
 		}
-		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true, Pin: d.req.Pin})
+		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true, Pin: d.req.Pin,
+			Cores: deploy.NodeCores(d.req.Cores, d.req.CPUs, d.req.Nodes, len(d.procs))})
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
 		}
