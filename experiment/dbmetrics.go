@@ -14,13 +14,19 @@ import (
 // trial that was running.
 func (s *runState) onDBMetrics(rows []results.DBMetric) {
 	s.mu.Lock()
-	trial, target := s.trial, s.target
+	trial, target, hosts := s.trial, s.target, s.targetHosts
 	s.mu.Unlock()
+	// Another target's database, deployed beside the measured one and
+	// not paused, is not in the trial: its rows say so by carrying none.
+	var mine []results.DBMetric
 	for i := range rows {
-		rows[i].Trial = trial
+		if hosts == nil || hosts[rows[i].Host] {
+			rows[i].Trial = trial
+			mine = append(mine, rows[i])
+		}
 	}
-	if s.opts.Live != nil {
-		s.opts.Live.DBMetrics(target, rows)
+	if s.opts.Live != nil && len(mine) > 0 {
+		s.opts.Live.DBMetrics(target, mine)
 	}
 	if err := s.w.AddDBMetrics(rows); err != nil {
 		s.log.Warn("dbmetrics not written", "err", err)
@@ -61,7 +67,24 @@ func (tr *targetRun) watchDatabase(ctx context.Context, p *trial.Trial) {
 		return
 	}
 	tr.closeMetrics = closeDB
+	if tr.metricsPaused && tr.s.dbm.Reattach(tr.metricsSource(), mr) {
+		tr.metricsPaused = false
+		return
+	}
 	tr.s.dbm.Add(tr.metricsSource(), tr.metricsHost(), tr.t.Database, mr)
+}
+
+// detachDatabase stops sampling the target's database while it is
+// paused, and closes its connection: a client left connected to a
+// stopped server times out and reconnects in a loop. The figures read
+// so far stay; its next trial opens a connection again.
+func (tr *targetRun) detachDatabase() {
+	if tr.closeMetrics == nil {
+		return
+	}
+	tr.s.dbm.Pause(tr.metricsSource())
+	tr.closeMetrics()
+	tr.closeMetrics, tr.metricsTried, tr.metricsPaused = nil, false, true
 }
 
 // watchCounters samples the running trial's driver counters, when its
@@ -92,13 +115,15 @@ func (tr *targetRun) dbFigures(start, end time.Time) map[string]float64 {
 // ratios over the target's whole life in the manifest (with the
 // figures other sources gave it), and closes its connection.
 func (tr *targetRun) unwatchDatabase() {
-	if tr.closeMetrics == nil {
+	if tr.closeMetrics == nil && !tr.metricsPaused {
 		return
 	}
 	totals := tr.s.dbm.Totals(tr.metricsSource())
 	tr.s.dbm.Remove(tr.metricsSource())
-	tr.closeMetrics()
-	tr.closeMetrics = nil
+	if tr.closeMetrics != nil {
+		tr.closeMetrics()
+	}
+	tr.closeMetrics, tr.metricsPaused = nil, false
 	if len(totals) == 0 {
 		return
 	}

@@ -93,11 +93,14 @@ type runState struct {
 	mu       sync.Mutex // guards manifest and samples
 	samples  []sysmetrics.Sample
 	trial    string // the trial the sysmetrics rows belong to (guarded by mu)
-	target   string // the target deployed, whose database is sampled (guarded by mu)
-	coll     *sysmetrics.Collector
-	dbm      *dbmetrics.Sampler
-	started  time.Time
-	runsDone int
+	target   string // the target measured, whose database is sampled (guarded by mu)
+	// targetHosts are its hosts, whose database metrics rows belong to
+	// the trial running (guarded by mu; nil: every row's).
+	targetHosts map[string]bool
+	coll        *sysmetrics.Collector
+	dbm         *dbmetrics.Sampler
+	started     time.Time
+	runsDone    int
 }
 
 // Run executes the plan. Results already measured are never lost: the
@@ -133,6 +136,17 @@ func Run(ctx context.Context, plan *spec.Plan, opts Options) (*Outcome, error) {
 			return nil, fmt.Errorf("draw a seed: %w", err)
 		}
 		s.seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000_000
+		if plan.Spec.Run.Rounds() {
+			// The rounds' order is drawn from the seed too: plan again
+			// with the one drawn, which the manifest records.
+			sp := *plan.Spec
+			sp.Seed = s.seed
+			np, err := spec.NewPlan(&sp)
+			if err != nil {
+				return nil, fmt.Errorf("plan with seed %d: %w", s.seed, err)
+			}
+			s.plan, plan = np, np
+		}
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -285,37 +299,81 @@ func (s *runState) writeManifest() error {
 	return s.w.WriteManifest(&s.manifest)
 }
 
-// runTargets deploys the targets one at a time, in file order, so that
-// two databases never compete for the machine, and runs each one's steps.
-// A trial that fails (its error policy, a database that cannot be
-// reached) or a target that cannot be deployed does not stop the others:
-// the failures are returned together at the end. An interruption, or a
-// results file that cannot be written, stops the run.
+// runTargets deploys the targets and runs the plan: side by side where
+// they fit on the machine together (layoutOf), so that the rounds
+// alternate them, else one at a time in file order, so that two
+// databases never compete for the machine. A trial that fails (its
+// error policy, a database that cannot be reached) or a target that
+// cannot be deployed does not stop the others: the failures are
+// returned together at the end. An interruption, or a results file that
+// cannot be written, stops the run.
 func (s *runState) runTargets(ctx context.Context) error {
-	var order []*spec.Target
-	byTarget := map[*spec.Target][]*spec.Step{}
-	for i := range s.plan.Steps {
-		st := &s.plan.Steps[i]
-		if _, ok := byTarget[st.Target]; !ok {
-			order = append(order, st.Target)
-		}
-		byTarget[st.Target] = append(byTarget[st.Target], st)
+	l := layoutOf(s.plan, sysmetrics.Affinity(), memTotal())
+	s.mu.Lock()
+	if r := s.manifest.Run; r != nil {
+		r.Together, r.Apart = len(l.groups) == 1 && len(s.plan.Spec.Targets) > 1, l.apart
+	}
+	s.mu.Unlock()
+	switch {
+	case l.apart != "":
+		fmt.Fprintf(s.opts.Stderr, "dbarena: the targets run one after another: %s\n", l.apart)
+	case len(s.plan.Spec.Targets) > 1:
+		fmt.Fprintf(s.opts.Stderr, "dbarena: deploying %s side by side: each round alternates them\n", names(l.groups[0]))
 	}
 	var failures []error
-	for _, t := range order {
+	for _, g := range l.groups {
 		if err := ctx.Err(); err != nil {
 			return errors.Join(append(failures, err)...)
 		}
-		failed, err := s.runTarget(ctx, t, byTarget[t])
+		failed, err := s.runGroup(ctx, g, l.cores)
 		failures = append(failures, failed...)
 		if err != nil {
 			return errors.Join(append(failures, err)...)
 		}
 	}
+	s.mu.Lock()
+	if r := s.manifest.Run; r != nil && r.Rounds == 0 {
+		r.Rounds = s.plan.Rounds()
+	}
+	s.mu.Unlock()
 	if len(failures) > 0 {
 		return failedError(failures)
 	}
 	return nil
+}
+
+// stepsOf are the plan's steps of target t, in order.
+func (s *runState) stepsOf(t *spec.Target) []*spec.Step {
+	var out []*spec.Step
+	for i := range s.plan.Steps {
+		if s.plan.Steps[i].Target == t {
+			out = append(out, &s.plan.Steps[i])
+		}
+	}
+	return out
+}
+
+// countStep counts a step that completed, or failed, in the manifest.
+func (s *runState) countStep(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok {
+		s.manifest.CompletedSteps++
+		return
+	}
+	s.manifest.FailedSteps++
+}
+
+// setTarget names the target being measured, whose database's metrics
+// rows belong to the trial: those of its hosts.
+func (s *runState) setTarget(tr *targetRun) {
+	hosts := map[string]bool{tr.metricsHost(): true}
+	for _, h := range tr.dep.Hosts() {
+		hosts[h.Name] = true
+	}
+	s.mu.Lock()
+	s.target, s.targetHosts = tr.t.Name, hosts
+	s.mu.Unlock()
 }
 
 // failedError sums up the experiment's failures once more at its end:
@@ -517,7 +575,11 @@ func loaderHost() results.Host {
 func runDesign(r spec.RunSettings) *results.RunDesign {
 	d := &results.RunDesign{DurationSeconds: r.Duration.Seconds(), WarmupSeconds: r.Warmup.Seconds(),
 		WarmupSteady: r.WarmupSteady, PrewarmSeconds: r.Prewarm.Seconds(), Threads: r.Threads,
-		ThreadsAuto: r.ThreadsAuto, Repetitions: max(r.Repetitions, 1)}
+		ThreadsAuto: r.ThreadsAuto, Repetitions: max(r.Repetitions, 1), RepetitionsAuto: r.RepetitionsAuto,
+		BudgetSeconds: r.Budget.Seconds(), Equivalence: r.Equivalence, Order: spec.OrderSequential}
+	if r.Rounds() {
+		d.Order = spec.OrderRounds
+	}
 	if r.ThreadsAuto {
 		d.Threads = 0
 	}

@@ -8,18 +8,13 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
+	"github.com/dbarena/dbarena/analysis/interference"
 	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy/limits"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmetrics"
 )
-
-// othersCPU is the CPU, in percent of one core, that processes outside
-// the benchmark may take of a saturated machine before the machine, not
-// the design, is blamed: on a quiet machine the kernel's own threads
-// and the idle test servers took 0-10% in the runs behind issue 24.
-const othersCPU = 20.0
 
 // Thresholds of the client-bound and target-missed flags, each pinned by
 // a test on both sides.
@@ -71,7 +66,19 @@ func (tr *targetRun) fairness(row *results.Trial, cfg runner.Config, viaLoaders 
 	if f, ok := hostSaturated(u, tr.sharesCores(), sysmetrics.MachineCPUCount()); ok {
 		row.Flags = append(row.Flags, f)
 	}
-	if len(cfg.Stages) > 0 || row.Kind != results.KindRun {
+	if f, ok := tr.interference(row, viaLoaders); ok {
+		row.Flags = append(row.Flags, f)
+	}
+	if len(cfg.Stages) > 0 {
+		return
+	}
+	judgeSteady(row, rates)
+}
+
+// judgeSteady flags a measured run whose throughput moved across its
+// window (analysis/steady): its mean describes a moving target.
+func judgeSteady(row *results.Trial, rates []float64) {
+	if row.Kind != results.KindRun {
 		return
 	}
 	if t := steady.Fit(rates); t.Trending() {
@@ -86,35 +93,25 @@ func (tr *targetRun) fairness(row *results.Trial, cfg runner.Config, viaLoaders 
 }
 
 // hostSaturated flags a trial whose load generator's machine was
-// saturated (bottleneck.Saturated) on average over the measured window,
-// when that made the figures the machine's rather than the database's:
-// the load generator and the database competed for its cores (shared),
-// or processes outside the benchmark took othersCPU or more of it. A
-// machine whose parts each had cores of their own is busy by design,
-// and each part's own limit is judged apart (client-bound, the
-// database's CPU verdict). It says what each part took.
+// saturated (bottleneck.Saturated) on average over the measured window
+// while the load generator and the database competed for its cores
+// (shared): the figures are then the machine's rather than the
+// database's. What processes outside the benchmark took, of shared
+// cores or of cores of their own, is judged apart, core by core
+// (interference). It says what each part took.
 func hostSaturated(u usage, shared bool, cores int) (results.Flag, bool) {
 	m := u.machine
-	if m == nil || !bottleneck.Saturated(m.MeanCPU, float64(cores)) {
-		return "", false
-	}
-	others := u.others()
-	intruded := others >= othersCPU
-	if !shared && !intruded {
+	if m == nil || !shared || !bottleneck.Saturated(m.MeanCPU, float64(cores)) {
 		return "", false
 	}
 	parts := []string{fmt.Sprintf("the load generator %.0f%%", u.client)}
 	if u.dbHere > 0 {
 		parts = append(parts, fmt.Sprintf("the database %.0f%%", u.dbHere))
 	}
-	parts = append(parts, fmt.Sprintf("other processes %.0f%%", others))
-	advice := "use fewer threads, a separate loader machine, or cores of its own for the database (deploy.cpus with deploy.pin)"
-	if intruded {
-		advice = "processes outside the benchmark took a share of it: stop them, or run where nothing else runs"
-	}
+	parts = append(parts, fmt.Sprintf("other processes %.0f%%", u.others()))
 	return results.Flagf(results.FlagHostSaturated,
-		"this machine was at %.0f%% CPU of %d%% on average (%s): the figures are the machine's limit, not the database's; %s",
-		m.MeanCPU, cores*100, strings.Join(parts, ", "), advice), true
+		"this machine was at %.0f%% CPU of %d%% on average (%s): the figures are the machine's limit, not the database's; use fewer threads, a separate loader machine, or cores of its own for the database (deploy.cpus with deploy.pin)",
+		m.MeanCPU, cores*100, strings.Join(parts, ", ")), true
 }
 
 // sharesCores reports whether the load generator and the target's local
@@ -139,34 +136,91 @@ func (tr *targetRun) sharesCores() bool {
 	return false
 }
 
-// keepOffDatabaseCores confines the load generator (this process, and
-// the loader and reference processes it starts) to the cores a pinned
-// local database was not given, until restore: by construction the
-// client then never takes CPU from the database it measures, nor the
-// database from it. It records both sets in the manifest. A target with
-// no pinned host changes nothing.
-func (tr *targetRun) keepOffDatabaseCores() (restore func() error, err error) {
+// databaseCores are the cores the target's local database hosts were
+// pinned to (nil: none pinned).
+func (tr *targetRun) databaseCores() []int {
 	var taken []int
 	for _, h := range tr.dep.Hosts() {
 		taken = append(taken, h.Cores...)
 	}
-	if len(taken) == 0 {
-		return func() error { return nil }, nil
-	}
-	free := limits.Others(sysmetrics.Affinity(), taken)
-	if len(free) == 0 {
-		return nil, fmt.Errorf("target %s: deploy.pin: the database took cores %v, every one this process may use; none is left for the load generator", tr.t.Name, taken)
-	}
-	restore, err = limits.ConfineSelf(free)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: keep the load generator off the database's cores: %w", tr.t.Name, err)
-	}
 	slices.Sort(taken)
+	return slices.Compact(taken)
+}
+
+// recordCores records in the manifest the cores a pinned local database
+// was given and those the load generator keeps while it is measured:
+// every other core of pool. By construction the client then never takes
+// CPU from the database it measures, nor the database from it.
+func (tr *targetRun) recordCores(pool []int) error {
+	taken := tr.databaseCores()
+	if len(taken) == 0 {
+		return nil
+	}
+	free := limits.Others(pool, taken)
+	if len(free) == 0 {
+		return fmt.Errorf("target %s: deploy.pin: the database took cores %v, every one this process may use; none is left for the load generator", tr.t.Name, taken)
+	}
 	s := tr.s
 	s.mu.Lock()
 	s.manifest.Targets[tr.index].DatabaseCores = taken
 	s.manifest.Targets[tr.index].LoaderCores = free
 	s.mu.Unlock()
 	s.log.Info("cores", "target", tr.t.Name, "database", fmt.Sprint(taken), "load generator", fmt.Sprint(free))
-	return restore, nil
+	return nil
+}
+
+// interference flags a trial whose database or load generator lost a
+// share of its cores to anything else over the measured window
+// (analysis/interference): processes outside the benchmark, the
+// hypervisor's steal, the experiment's idle targets. Judged where the
+// parts ran on this machine and its cores were sampled; a trial run by
+// loaders elsewhere is judged on the database's cores alone.
+func (tr *targetRun) interference(row *results.Trial, viaLoaders bool) (results.Flag, bool) {
+	stats := map[string]sysmetrics.Stats{}
+	var machine *sysmetrics.Stats
+	var parts []interference.Part
+	for _, st := range tr.s.measuredStats(row) {
+		stats[st.Host] = st
+		switch st.Role {
+		case sysmetrics.RoleMachine:
+			st := st
+			machine = &st
+		case sysmetrics.RoleLoader:
+			if !viaLoaders || !tr.loaders().remote() {
+				parts = append(parts, interference.Part{Name: "the load generator", Kind: interference.Client, Cores: sysmetrics.Affinity(), CPU: st.MeanCPU})
+			}
+		}
+	}
+	if machine == nil || len(machine.MeanCoreBusy) == 0 {
+		return "", false
+	}
+	add := func(r *targetRun, kind interference.Kind) {
+		for _, h := range r.dep.Hosts() {
+			if h.PID == 0 {
+				continue
+			}
+			cpu := math.NaN()
+			if st, ok := stats[h.Name]; ok {
+				cpu = st.MeanCPU
+			}
+			parts = append(parts, interference.Part{Name: r.t.Name, Kind: kind, Cores: h.Cores, CPU: cpu})
+		}
+	}
+	add(tr, interference.Database)
+	if tr.g != nil {
+		for _, o := range tr.g.idle(tr) {
+			add(o, interference.Idle)
+		}
+	}
+	var hit []string
+	for _, g := range interference.Groups(interference.Usage{Busy: machine.MeanCoreBusy, Steal: machine.MeanCoreSteal}, parts) {
+		if g.Interfered() {
+			hit = append(hit, g.Describe())
+		}
+	}
+	if len(hit) == 0 {
+		return "", false
+	}
+	return results.Flagf(results.FlagInterfered, "%s over the measured window, more than %.0f%% of their time: the figures are not the database's alone",
+		strings.Join(hit, "; "), 100*interference.MaxShare), true
 }

@@ -2,70 +2,90 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
 )
 
-// step runs one load or measured trial, appends its row and returns the
-// throughput measured (0 when the trial did not run).
-func (tr *targetRun) step(ctx context.Context, st *spec.Step) (float64, error) {
+// maxAttempts is how many times a trial is measured again at most: a
+// machine whose other processes take a core for minutes will not give
+// it back for a third try, and the verdict names the trial instead.
+const maxAttempts = 2
+
+// step runs one load or measured trial and returns its row (empty when
+// the trial did not run). A load that completed is the target's data; a
+// run that changes keys leaves it changed.
+func (tr *targetRun) step(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	if st.Search {
-		return tr.search(ctx, st)
+		x, err := tr.search(ctx, st)
+		return results.Trial{Throughput: x, Status: results.StatusCompleted}, err
 	}
 	row, err := tr.trial(ctx, st)
-	if err == nil && st.Kind == spec.Load && row.Status == results.StatusCompleted {
-		tr.lastLoad = st
+	switch {
+	case st.Kind == spec.Load && err == nil && row.Status == results.StatusCompleted:
+		tr.data, tr.dirty = st.Data, false
+		tr.loads[st.Data] = st
+	case st.Kind == spec.Run && st.ChangesKeys && row.Status != "":
+		tr.dirty = true
 	}
-	if err != nil || row.Status != results.StatusSuperseded {
-		return row.Throughput, err
-	}
-	again := *st
-	again.ID = results.RetryID(st.ID)
-	then := ""
-	var reload spec.Step
-	if st.ChangesKeys {
-		// The first try inserted, deleted or moved what the retry
-		// would meet: it runs on the data as loaded, loaded again.
-		reload = *tr.lastLoad
-		reload.ID = results.RetryID(reload.ID)
-		then = "loading its data again (" + reload.ID + "), then "
-	}
-	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its throughput moved within the window; %smeasuring it again as %s (both rows are kept; the first is left out of every comparison)\n",
-		st.ID, then, again.ID)
-	if st.ChangesKeys {
-		if _, err := tr.trial(ctx, &reload); err != nil {
-			var tf *trialFailure
-			if !errors.As(err, &tf) {
-				return 0, err
-			}
-			// The retry cannot run: its row says so, where the first
-			// try's points.
-			_, err = tr.failed(tr.emptyRow(&again), tr.label(&again), "not measured again: its data could not be loaded again ("+reload.ID+" failed)")
-			return 0, err
-		}
-	}
-	row, err = tr.trial(ctx, &again)
-	return row.Throughput, err
+	return row, err
 }
 
-// measureAgain says whether a measured trial is run once more: its
-// throughput moved within the window (not-steady), most often a
+// ensureData loads st's data again when the target holds other data or
+// data a run changed since its load: the plan's own loads see to that,
+// but a trial measured again, or one after it, finds what the retry
+// left. The load runs as its last completed load of that data did,
+// under the load's ID with an attempt's suffix. The error is a
+// trialFailure when the load failed.
+func (tr *targetRun) ensureData(ctx context.Context, st *spec.Step) error {
+	if !tr.s.plan.Spec.Load.Enabled || (tr.data == st.Data && !tr.dirty) {
+		return nil
+	}
+	ld := tr.loads[st.Data]
+	if ld == nil {
+		// Never loaded: the run goes on as the plan has it.
+		return nil
+	}
+	if tr.reloads == nil {
+		tr.reloads = map[string]int{}
+	}
+	// Named after the plan's load, however often it ran again.
+	base := baseID(ld)
+	tr.reloads[base]++
+	again := *ld
+	again.Attempt = tr.reloads[base]
+	again.ID = results.AgainID(base, again.Attempt)
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: its data is not as loaded (a trial measured again changed it): loading it again as %s\n", st.ID, again.ID)
+	row, err := tr.step(ctx, &again)
+	if err == nil && row.Status != results.StatusCompleted {
+		err = &trialFailure{id: again.ID, reason: row.StatusReason}
+	}
+	return err
+}
+
+// measureAgain says why a measured trial is run once more ("" when it
+// is not): its throughput moved within the window (not-steady), or other
+// processes took a share of its cores (interfered), most often a
 // transient on the machine (a neighbour's burst, a database's periodic
-// housekeeping) rather than a trend of the database's, and it is the
-// first try. A trial that inserted or deleted records, or moved a
-// ledger's money, is measured again only when its data can be loaded
-// again (loaded says a load of the target completed): the retry would
-// otherwise meet what the first try left. A rate search's trial is not:
-// the search judges its probes. Measured here on a steady PostgreSQL
-// (the quickstart's design, 16 workers, 40 s windows), 7 of 210
-// 6-second windows moved by more than 20%: a 12-trial run had a flagged
-// trial one time in three.
-func measureAgain(st *spec.Step, row results.Trial, loaded bool) bool {
-	first := !strings.HasSuffix(st.ID, results.RetryID(""))
-	return first && st.Kind == spec.Run && !st.Search && !st.Probe && (loaded || !st.ChangesKeys) &&
-		results.HasFlag(row.Flags, results.FlagNotSteady)
+// housekeeping) rather than a trend of the database's; and it has been
+// measured fewer than maxAttempts times again. A trial that inserted or
+// deleted records, or moved a ledger's money, is measured again only
+// when its data can be loaded again (loaded): the retry would otherwise
+// meet what the first try left. A rate search's trial is not: the
+// search judges its probes. Measured here on a steady PostgreSQL (the
+// quickstart's design, 16 workers, 40 s windows), 7 of 210 6-second
+// windows moved by more than 20%: a 12-trial run had a flagged trial
+// one time in three.
+func measureAgain(st *spec.Step, row results.Trial, loaded bool) string {
+	if st.Attempt >= maxAttempts || st.Kind != spec.Run || st.Search || st.Probe || (st.ChangesKeys && !loaded) {
+		return ""
+	}
+	switch {
+	case results.HasFlag(row.Flags, results.FlagInterfered):
+		return "other processes took a share of its cores"
+	case results.HasFlag(row.Flags, results.FlagNotSteady):
+		return "its throughput moved within the window"
+	}
+	return ""
 }

@@ -1,11 +1,9 @@
 package experiment
 
-// One target's part of a run: deployed, its steps run in order, torn
-// down.
+// One target's deployment and teardown.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -18,50 +16,11 @@ import (
 	"github.com/dbarena/dbarena/sysmetrics"
 )
 
-// runTarget brings one target up, runs its steps and always tears it
-// down. failed are the trials that failed and a deployment that did not
-// come up; err is what must stop the whole run.
-func (s *runState) runTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (failed []error, err error) {
-	dep, ti, err := s.deployTarget(ctx, t, steps)
-	if dep == nil {
-		var df *deployFailure
-		if errors.As(err, &df) {
-			return []error{df.err}, nil
-		}
-		return nil, err
-	}
-	tr := &targetRun{s: s, t: t, dep: dep, index: ti}
-	s.mu.Lock()
-	s.target = t.Name
-	s.mu.Unlock()
-	defer func() {
-		tr.unwatchDatabase()
-		for _, h := range dep.Hosts() {
-			s.coll.Remove(h.Name)
-		}
-		if downErr := s.teardown(t.Name, dep, ti); downErr != nil {
-			err = errors.Join(err, downErr)
-		}
-	}()
-	restore, err := tr.keepOffDatabaseCores()
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		// Before the teardown: the next target starts from the
-		// machine's cores.
-		if rerr := restore(); rerr != nil {
-			s.log.Warn("the load generator's cores were not given back", "err", rerr)
-		}
-	}()
-	return s.runSteps(ctx, tr, steps)
-}
-
 // deployTarget brings t up, enters it in the manifest and starts
 // collecting its hosts' metrics. A deployment that failed returns a nil
 // Deployment and a *deployFailure (its steps marked skipped), or the
 // error that must stop the run.
-func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*spec.Step) (deploy.Deployment, int, error) {
+func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*spec.Step, cores []int) (deploy.Deployment, int, error) {
 	prov, err := providers.Lookup(t.Deploy.Provider)
 	if err != nil {
 		return nil, 0, err
@@ -71,6 +30,7 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 	if err != nil {
 		return nil, 0, err
 	}
+	req.Cores = cores
 	dep, err := prov.Up(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,57 +64,6 @@ func (s *runState) deployTarget(ctx context.Context, t *spec.Target, steps []*sp
 		info.Limits = lim
 	}
 	return dep, s.addTarget(info), nil
-}
-
-// runSteps runs one deployed target's steps in order: a failed trial is
-// recorded and the next one runs (the runs after a failed load are
-// skipped until the next load), a client sweep stops at saturation.
-func (s *runState) runSteps(ctx context.Context, tr *targetRun, steps []*spec.Step) (failed []error, err error) {
-	sw := newSweepTracker(s.plan.Spec.Run)
-	skip := 0 // steps left out after a failed load
-	for i, st := range steps {
-		if skip > 0 {
-			skip--
-			continue
-		}
-		if at, saturated := sw.saturated(st); saturated {
-			s.skip(st, at)
-			continue
-		}
-		x, err := tr.step(ctx, st)
-		var tf *trialFailure
-		if errors.As(err, &tf) {
-			failed = append(failed, err)
-			s.mu.Lock()
-			s.manifest.FailedSteps++
-			s.mu.Unlock()
-			if st.Kind == spec.Load {
-				// The runs after a load need its data; the next load
-				// starts afresh.
-				n := 0
-				for n < len(steps)-i-1 && steps[i+1+n].Kind != spec.Load {
-					n++
-				}
-				s.skipAll(steps[i+1:i+1+n], fmt.Sprintf("the load %s failed", st.ID))
-				skip = n
-			}
-			if err := s.writeManifest(); err != nil {
-				return failed, err
-			}
-			continue
-		}
-		if err != nil {
-			return failed, err
-		}
-		sw.record(st, x)
-		s.mu.Lock()
-		s.manifest.CompletedSteps++
-		s.mu.Unlock()
-		if err := s.writeManifest(); err != nil {
-			return failed, err
-		}
-	}
-	return failed, nil
 }
 
 // teardown brings a deployment down within its own time limit (seconds

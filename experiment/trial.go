@@ -31,6 +31,9 @@ type targetRun struct {
 	// was opened or tried.
 	closeMetrics func()
 	metricsTried bool
+	// metricsPaused says the connection was closed while the target
+	// was paused (detachDatabase): the next one takes its place.
+	metricsPaused bool
 	// threads is the count the calibration chose (run.threads: auto),
 	// 0 before it ran; calibrationErr says why it failed, and fails
 	// every run that needed it.
@@ -39,9 +42,19 @@ type targetRun struct {
 	// prewarmTried says the target's warm-up (run.prewarm) was run,
 	// prewarmed that it finished.
 	prewarmTried, prewarmed bool
-	// lastLoad is the target's last load step that completed: a trial
-	// that changed keys is measured again on a fresh copy of it.
-	lastLoad *spec.Step
+	// g is the group of targets deployed with this one.
+	g *group
+	// data is the data its database holds (spec.Step.Data of the last
+	// load that completed), dirty that a run changed it since; loads
+	// are the last load of each data that completed, which a run that
+	// needs it again after a retry reloads (reloads counts those).
+	data    string
+	dirty   bool
+	loads   map[string]*spec.Step
+	reloads map[string]int
+	// paused says its servers are stopped while another target of its
+	// group is measured (group.focus).
+	paused bool
 }
 
 // stepProps lays the deployment's endpoint properties under the step's:
@@ -131,9 +144,6 @@ func (tr *targetRun) label(st *spec.Step) string {
 // reason, and a *trialFailure error.
 func (tr *targetRun) trial(ctx context.Context, st *spec.Step) (results.Trial, error) {
 	label := tr.label(st)
-	if err := tr.warmTarget(ctx, st); err != nil {
-		return results.Trial{}, err
-	}
 	if st.ThreadsAuto && tr.calibrationErr != nil {
 		return tr.failed(tr.emptyRow(st), label, "run.threads: auto: "+tr.calibrationErr.Error())
 	}
@@ -167,7 +177,7 @@ func (tr *targetRun) warmTarget(ctx context.Context, st *spec.Step) error {
 	s := tr.s
 	if st.Kind == spec.Run && !tr.prewarmTried && s.plan.Spec.Run.Prewarm > 0 {
 		tr.prewarmTried = true
-		err := tr.prewarm(ctx, spec.KeepsData(s.plan.Steps, tr.t))
+		err := tr.prewarm(ctx, s.plan.KeepsData(tr.t))
 		tr.prewarmed = err == nil
 		if err != nil {
 			if ctx.Err() != nil {
@@ -177,7 +187,7 @@ func (tr *targetRun) warmTarget(ctx context.Context, st *spec.Step) error {
 		}
 	}
 	if st.ThreadsAuto && tr.threads == 0 && tr.calibrationErr == nil {
-		tr.threads, tr.calibrationErr = tr.calibrate(ctx, spec.KeepsData(s.plan.Steps, tr.t))
+		tr.threads, tr.calibrationErr = tr.calibrate(ctx, s.plan.KeepsData(tr.t))
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", st.ID, ctx.Err())
 		}
@@ -228,9 +238,14 @@ func (tr *targetRun) record(ctx context.Context, st *spec.Step, p *trial.Trial, 
 	if failure == "" {
 		tr.judge(&row, m.out != nil, machines)
 	}
-	if failure == "" && !res.Interrupted && measureAgain(st, row, tr.lastLoad != nil) {
-		row.Status = results.StatusSuperseded
-		row.StatusReason = "its throughput moved within the window: measured again as " + results.RetryID(st.ID)
+	if failure == "" && !res.Interrupted {
+		if why := measureAgain(st, row, tr.loads[st.Data] != nil); why != "" {
+			row.Status = results.StatusSuperseded
+			row.StatusReason = why + ": measured again as " + results.AgainID(baseID(st), st.Attempt+1)
+			if tr.s.plan.Spec.Run.Rounds() {
+				row.StatusReason += " in the next round"
+			}
+		}
 	}
 	if failure == "" && !res.Interrupted {
 		tr.reference(ctx, st, p.Props.Map(), p.WorkloadConfig, &row, label)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/dbarena/dbarena/analysis/decide"
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/cost"
@@ -118,8 +119,8 @@ func costSection(d *results.Data, s *summary) *costView {
 
 // perDollarLead says whether entry i's throughput per dollar leads every
 // other entry's as the verdict table's best mark must (leadOf): by more
-// than tieRatio, with the interval of the throughput ratio, scaled by
-// the two monthly costs, above 1x. A row of one priced target has no
+// than tieRatio, with the interval of the throughput ratio at the
+// verdict's level, scaled by the two monthly costs, above 1x. A row of one priced target has no
 // lead to mark.
 func perDollarLead(i int, scored []cost.Result, cells []*cell) bool {
 	if len(scored) < 2 {
@@ -132,8 +133,9 @@ func perDollarLead(i int, scored []cost.Result, cells []*cell) bool {
 		if scored[i].OpsPerDollar < tieRatio*scored[j].OpsPerDollar {
 			return false
 		}
-		// per dollar, i over j is (throughput i / j) x (cost j / i)
-		lo, _, ok := ratioInterval(cells[i], cells[j])
+		// per dollar, i over j is (throughput i / j) x (cost j / i),
+		// its interval at the level of the verdict's leads
+		lo, _, ok := decide.RatioInterval(cells[j].throughput(), cells[i].throughput(), levelOf(decide.Rule{}))
 		if !ok || lo*scored[j].MonthlyCost/scored[i].MonthlyCost <= 1 {
 			return false
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbarena/dbarena/results"
@@ -22,7 +23,7 @@ type designLine struct{ Label, Text string }
 // designSection describes the run's design; nil when the manifest says
 // nothing of it (a directory written before it was recorded, and no
 // pinned or calibrated target).
-func designSection(m *results.Manifest) *designView {
+func designSection(m *results.Manifest, trials []results.Trial) *designView {
 	v := &designView{}
 	add := func(label, text string) {
 		if text != "" {
@@ -33,6 +34,7 @@ func designSection(m *results.Manifest) *designView {
 	add("Target warm-up", prewarmLine(m))
 	add("Threads", threadsLine(m))
 	add("Each trial", trialLine(m.Run))
+	add("Order", orderLine(m, trials))
 	if len(v.Lines) == 0 {
 		return nil
 	}
@@ -140,8 +142,12 @@ func threadsLine(m *results.Manifest) string {
 		parts = append(parts, fmt.Sprintf("%s %d (ramp on workload %s, ops/s by threads: %s)", m.Targets[i].Name, c.Threads, c.Workload, strings.Join(ramp, ", ")))
 	}
 	if len(parts) > 0 {
-		return "calibrated per database: the fewest workers reaching 95% of the most throughput a ramp of 1, 2, 4 ... found, so that each database is as busy as more workers would make it without the queueing they would add: " +
+		out := "calibrated per database: the fewest workers reaching 95% of the most throughput a ramp of 1, 2, 4 ... found, so that each database is as busy as more workers would make it without the queueing they would add: " +
 			strings.Join(parts, "; ") + "."
+		if r := m.Run; r != nil && r.CommonThreads > 0 {
+			out += fmt.Sprintf(" Every target then ran %d workers, the most any calibration chose: each figure, latency too, is read at the same concurrency.", r.CommonThreads)
+		}
+		return out
 	}
 	if r := m.Run; r != nil && r.Threads > 0 {
 		return fmt.Sprintf("%d for every trial, as the experiment set them.", r.Threads)
@@ -172,8 +178,10 @@ func trialLine(r *results.RunDesign) string {
 		parts = append(parts, fmt.Sprintf("measured %s", fmtSeconds(r.DurationSeconds)))
 	}
 	switch {
+	case r.RepetitionsAuto:
+		parts = append(parts, fmt.Sprintf("ran in rounds until every workload's comparison was decided, at least %d, within a budget of %s (%s)", r.Repetitions, fmtSeconds(r.BudgetSeconds), orDash(r.Stopped)))
 	case r.Repetitions > 1:
-		parts = append(parts, fmt.Sprintf("ran %d times, so every ratio has a 95%% confidence interval and a lead counts only where it excludes 1x", r.Repetitions))
+		parts = append(parts, fmt.Sprintf("ran %d times, so every ratio has a confidence interval and a lead counts only where it excludes 1x", r.Repetitions))
 	default:
 		parts = append(parts, "ran once: no interval says how sure a ratio is")
 	}
@@ -191,4 +199,52 @@ func fmtSeconds(s float64) string {
 		return fmt.Sprintf("%dm%gs", m, rest)
 	}
 	return fmt.Sprintf("%gs", s)
+}
+
+// orderLine says in what order the repetitions ran: in rounds drawn
+// from the seed, the targets side by side or one after another, and
+// each round's order as it ran ("round 1: c (cassandra, postgres), a
+// (postgres, cassandra); round 2: ...").
+func orderLine(m *results.Manifest, trials []results.Trial) string {
+	r := m.Run
+	if r == nil || r.Order == "" {
+		return ""
+	}
+	if r.Order != "rounds" {
+		return "each target's repetitions back to back (run.order: sequential, or a sweep or search whose steps follow each other)."
+	}
+	out := fmt.Sprintf("in rounds: each round ran every target's trial of every workload once, in an order drawn from seed %d (Randomized Multiple Interleaved Trials), so that a machine that drifts moves every target alike", m.Seed)
+	switch {
+	case r.Together:
+		out += "; the targets were deployed side by side, and each workload's trials of the targets ran next to each other"
+	case r.Apart != "":
+		out += "; the targets ran one after another: " + r.Apart
+	}
+	rounds := map[int][]*results.Trial{}
+	var keys []int
+	for i := range trials {
+		t := &trials[i]
+		if t.Kind != results.KindRun || t.Repetition < 1 {
+			continue
+		}
+		if _, ok := rounds[t.Repetition]; !ok {
+			keys = append(keys, t.Repetition)
+		}
+		rounds[t.Repetition] = append(rounds[t.Repetition], t)
+	}
+	slices.Sort(keys)
+	var ran []string
+	for _, k := range keys {
+		ts := rounds[k]
+		slices.SortFunc(ts, func(a, b *results.Trial) int { return a.Start.Compare(b.Start) })
+		var seq []string
+		for _, t := range ts {
+			seq = append(seq, t.Workload+"·"+t.Target)
+		}
+		ran = append(ran, fmt.Sprintf("round %d: %s", k, strings.Join(seq, ", ")))
+	}
+	if len(ran) > 0 {
+		out += ". As it ran: " + strings.Join(ran, "; ")
+	}
+	return out + "."
 }

@@ -79,9 +79,20 @@ func fmtSig(v float64) string {
 
 // fmtRatio writes how many times faster a is than b, as the verdict says
 // it ("1.8x").
+// An interval's bound beyond a hundredfold either way says only that
+// the repetitions are too few or too spread: "<0.01x", ">100x".
 func fmtRatio(r float64) string {
-	if r >= 10 {
+	switch {
+	case r > 100:
+		return ">100x"
+	case r < 0.01:
+		return "<0.01x"
+	case r >= 10:
 		return strconv.FormatFloat(r, 'f', 0, 64) + "x"
+	case r < 2:
+		// Near 1x a tenth is too coarse: [1.0x, 1.2x] would read as
+		// excluding 1x where it holds 0.99x.
+		return strconv.FormatFloat(r, 'f', 2, 64) + "x"
 	}
 	return strconv.FormatFloat(r, 'f', 1, 64) + "x"
 }

@@ -130,7 +130,7 @@ func buildPage(d *results.Data) *page {
 		}
 	}
 	p.Facts = facts(d)
-	p.Design = designSection(m)
+	p.Design = designSection(m, d.Trials)
 	for i, name := range s.targets {
 		p.Targets = append(p.Targets, targetOf(d, name, i))
 	}
@@ -313,10 +313,10 @@ func rowOf(s *summary, r *row) rowView {
 // leadNote says, on a row's top cell, why it is not marked best.
 func leadNote(l lead) string {
 	switch l {
-	case leadTied:
-		return "(tied: within 5%)"
+	case leadEquivalent:
+		return "(equivalent within the margin)"
 	case leadIndistinct:
-		return "(lead not distinguishable from 1x)"
+		return "(cannot tell: the interval holds 1x)"
 	case leadUnconfirmed:
 		return "(lead unconfirmed: 1 repetition)"
 	}

@@ -122,8 +122,8 @@ func TestRenderVerdictTable(t *testing.T) {
 
 	top, shares := expectedShares(fx)
 	require.Equal(t, map[string]string{"a": "postgres", "b": "cassandra", "c": "postgres"}, top, "the fixture's own sanity")
-	// cassandra's lead on b, 1.1x [0.9x, 1.3x], is not established: no
-	// best mark there.
+	// cassandra's lead on b, 1.1x, is not established: no best mark
+	// there.
 	best := map[string]string{"a": "postgres", "c": "postgres"}
 	cells := ratioCell.FindAllStringSubmatch(html, -1)
 	require.Len(t, cells, len(fx.workload)*len(fx.targets))
@@ -133,7 +133,7 @@ func TestRenderVerdictTable(t *testing.T) {
 		require.Equal(t, shares[wl][target], text, "share of %s on %s", target, wl)
 	}
 	require.Equal(t, 2, strings.Count(html, `<span class="tag">best</span>`))
-	requireHas(t, html, "(lead not distinguishable from 1x)", "on cassandra's b")
+	requireHas(t, html, "(cannot tell: the interval holds 1x)", "on cassandra's b")
 	requireHas(t, html, `id="verdict-table"`)
 	requireHas(t, html, "12,300", "postgres' mean on a")
 	requireHas(t, html, "12,000–12,600", "the spread over repetitions")
@@ -343,7 +343,10 @@ func TestFormat(t *testing.T) {
 		{"ms sub", fmtMs(850), "0.85 ms"},
 		{"ms one", fmtMs(2100), "2.1 ms"},
 		{"ms big", fmtMs(1234567), "1,235 ms"},
-		{"ratio", fmtRatio(1.7956), "1.8x"},
+		{"ratio", fmtRatio(1.7956), "1.80x"},
+		{"ratio from 2x", fmtRatio(2.345), "2.3x"},
+		{"ratio past 100x", fmtRatio(1e9), ">100x"},
+		{"ratio under 0.01x", fmtRatio(1e-9), "<0.01x"},
 		{"ratio big", fmtRatio(12.4), "12x"},
 		{"bytes", fmtBytes(3 << 30), "3.0 GiB"},
 		{"si", fmtSI(15000), "15k"},

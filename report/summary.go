@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dbarena/dbarena/analysis/decide"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -21,6 +22,8 @@ type summary struct {
 	loads []*results.Trial
 	// reps is the largest number of repetitions of any cell.
 	reps int
+	// rule is how every comparison is judged (ruleOf).
+	rule decide.Rule
 }
 
 // row is one workload at one matrix point, across targets.
@@ -36,6 +39,9 @@ type row struct {
 	best int
 	// measured counts cells with a throughput.
 	measured int
+	// rule is how the row's leads are judged: the run's equivalence
+	// margin, analysis/decide's level.
+	rule decide.Rule
 }
 
 // cell is one target's repetitions of one row.
@@ -64,6 +70,47 @@ type cell struct {
 	// error rate above the policy): left out of every figure above and
 	// of every comparison, and shown with their reason.
 	failed []*results.Trial
+	// prior and p99Prior are the spreads of the same target's other
+	// rows (decide.Prior), which moderate this cell's in a comparison.
+	prior, p99Prior struct{ cv, df float64 }
+}
+
+// throughput summarizes the cell's throughputs for analysis/decide.
+func (c *cell) throughput() decide.Summary {
+	return decide.Summary{N: c.n, Mean: c.mean, StdDev: c.std, PriorCV: c.prior.cv, PriorDF: c.prior.df}
+}
+
+// p99 summarizes the cell's p99s for analysis/decide.
+func (c *cell) p99() decide.Summary {
+	return decide.Summary{N: c.p99n, Mean: c.lat.P99, StdDev: c.p99std, PriorCV: c.p99Prior.cv, PriorDF: c.p99Prior.df}
+}
+
+// setPriors gives each cell the spread of its target's other rows:
+// the machine's noise is one per target, and its other workloads say
+// much of what this one's is (decide.DefaultPriorDF).
+func (s *summary) setPriors() {
+	for ti := range s.targets {
+		for _, r := range s.rows {
+			var thr, p99 []decide.Summary
+			for _, o := range s.rows {
+				if o != r {
+					thr, p99 = append(thr, o.cells[ti].ownThroughput()), append(p99, o.cells[ti].ownP99())
+				}
+			}
+			c := &r.cells[ti]
+			c.prior.cv, c.prior.df = decide.Prior(thr)
+			c.p99Prior.cv, c.p99Prior.df = decide.Prior(p99)
+		}
+	}
+}
+
+// ownThroughput and ownP99 are the cell's summaries without a prior.
+func (c *cell) ownThroughput() decide.Summary {
+	return decide.Summary{N: c.n, Mean: c.mean, StdDev: c.std}
+}
+
+func (c *cell) ownP99() decide.Summary {
+	return decide.Summary{N: c.p99n, Mean: c.lat.P99, StdDev: c.p99std}
 }
 
 // failedText says why a cell's repetitions failed: "failed: REASON", or
@@ -85,7 +132,7 @@ func (c *cell) failedText() string {
 // summarize groups the run trials of d into rows and computes each
 // cell's statistics and the best target per row.
 func summarize(d *results.Data) *summary {
-	s := &summary{}
+	s := &summary{rule: ruleOf(d)}
 	index := map[string]int{}
 	addTarget := func(name string) int {
 		if i, ok := index[name]; ok {
@@ -116,7 +163,7 @@ func summarize(d *results.Data) *summary {
 		key := rowKey(t)
 		r, ok := byKey[key]
 		if !ok {
-			r = &row{key: key, workload: t.Workload, params: t.Params, label: rowLabel(t)}
+			r = &row{key: key, workload: t.Workload, params: t.Params, label: rowLabel(t), rule: ruleOf(d)}
 			byKey[key] = r
 			s.rows = append(s.rows, r)
 		}
@@ -139,7 +186,18 @@ func summarize(d *results.Data) *summary {
 		}
 		r.rank()
 	}
+	s.setPriors()
 	return s
+}
+
+// ruleOf is the rule d's comparisons are judged by: analysis/decide's
+// defaults with the margin the run set.
+func ruleOf(d *results.Data) decide.Rule {
+	var r decide.Rule
+	if d.Manifest.Run != nil {
+		r.Margin = d.Manifest.Run.Equivalence
+	}
+	return r
 }
 
 // rowKey identifies a row: the workload and the matrix point.

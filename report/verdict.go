@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/analysis/compare"
+	"github.com/dbarena/dbarena/analysis/decide"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -15,10 +15,12 @@ import (
 const (
 	maxVerdictRows     = 12
 	maxVerdictWarnings = 10
-	// tieRatio is how close two means must be to be called a tie: run to
-	// run noise on a shared machine is a few percent.
+	// tieRatio is how close two price-performance figures must be to be
+	// called a tie: run to run noise on a shared machine is a few
+	// percent.
 	tieRatio = 1.05
-	// ciLevel is the confidence level of the ratios' intervals.
+	// ciLevel is the confidence level of the intervals the report's
+	// tables print beside each share.
 	ciLevel = 0.95
 	// mark follows a ratio whose trials carry a fairness warning.
 	mark = "*"
@@ -29,7 +31,7 @@ const (
 // the database. A ratio between trials that carry one is marked.
 func unfairKinds() []results.FlagKind {
 	return []results.FlagKind{results.FlagClientBound, results.FlagHostSaturated, results.FlagNotSteady,
-		results.FlagClientCeiling, results.FlagPacing, results.FlagTargetMissed}
+		results.FlagClientCeiling, results.FlagPacing, results.FlagTargetMissed, results.FlagInterfered}
 }
 
 // Verdict is a short plain-text answer for the terminal and the report:
@@ -50,8 +52,14 @@ func VerdictAfterRun(d *results.Data) string { return verdict(d, true) }
 func verdict(d *results.Data, afterRun bool) string {
 	s := summarize(d)
 	var b strings.Builder
-	b.WriteString(headline(s))
+	b.WriteString(headline(s, d))
 	b.WriteByte('\n')
+	for _, line := range limits(s, d) {
+		b.WriteString("limit: " + line + "\n")
+	}
+	for _, line := range advice(s, d) {
+		b.WriteString("advice: " + line + "\n")
+	}
 	marked := map[results.FlagKind][]string{}
 	for i, r := range s.rows {
 		if i == maxVerdictRows {
@@ -101,117 +109,9 @@ func verdict(d *results.Data, afterRun bool) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// headline is the verdict's first lines: the throughput leaders where
-// their lead is established, the workloads where it is not, the p99
-// leaders, the repetitions behind them, and a caution when fairness
-// warnings touch the comparisons.
-func headline(s *summary) string {
-	if len(s.rows) == 0 {
-		if line := loadSentence(s); line != "" {
-			return "no measured runs yet; load: " + line
-		}
-		return "no trials yet: nothing to report"
-	}
-	measured := map[int]bool{}
-	var t, p tally
-	t.won, t.ahead = make([]int, len(s.targets)), make([]int, len(s.targets))
-	p.won, p.ahead = make([]int, len(s.targets)), make([]int, len(s.targets))
-	unfair := 0
-	for _, r := range s.rows {
-		for i := range r.cells {
-			if r.cells[i].n > 0 {
-				measured[i] = true
-			}
-		}
-		if r.measured < 2 {
-			continue
-		}
-		t.add(r.leadOf(), r.best)
-		if l, best := r.p99LeadOf(); l != leadNone {
-			p.add(l, best)
-		}
-		if len(r.fairness(s)) > 0 {
-			unfair++
-		}
-	}
-	switch {
-	case len(measured) == 1:
-		for i := range measured {
-			return fmt.Sprintf("one target measured, %s: nothing to compare it with (%s)", s.targets[i], plural(s.reps, "repetition")+" at most")
-		}
-	case t.compared == 0:
-		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence()
-	}
-	out := "throughput: " + leadSentence(s, &t, "faster", "fastest")
-	if p.compared == 0 {
-		out += "\np99 latency: not measured"
-	} else {
-		out += "\np99 latency: " + leadSentence(s, &p, "lower", "lowest")
-	}
-	out += "\n" + s.repsSentence()
-	if unfair > 0 {
-		verb := "involve"
-		if unfair == 1 {
-			verb = "involves"
-		}
-		out += fmt.Sprintf("\ncaution: %d of %d comparisons %s trials with a fairness warning (marked %s): those ratios may describe the client, the machine or a warm-up rather than the databases",
-			unfair, t.compared, verb, mark)
-	}
-	return out
-}
-
 // noInterval says why an unconfirmed lead is one; the repetitions line
 // below the headline says how many there are.
 const noInterval = "no confidence interval"
-
-// leadSentence says who is better ("faster", "lower") where the lead is
-// established, and on how many workloads the figures do not say: "redis
-// faster on 1 of 2 workloads; not distinguishable on 1". With every
-// lead established it is "postgres is fastest on 2 of 3 workloads,
-// cassandra on 1" (best: "fastest", "lowest"); with none confirmed,
-// "redis ahead on all 2 workloads, unconfirmed: ...".
-func leadSentence(s *summary, t *tally, better, best string) string {
-	won, ahead := total(t.won), total(t.ahead)
-	switch {
-	case won == t.compared:
-		return winsSentence(s, t.won, t.compared, best)
-	case ahead == t.compared:
-		return leaders(s, t.ahead, "ahead", t.compared, true) + ", unconfirmed: " + noInterval
-	}
-	faster := better
-	if len(s.targets) > 2 {
-		faster = best
-	}
-	var parts []string
-	// of writes the first count with the number of workloads, the later
-	// ones alone.
-	of := func(n int) string {
-		switch {
-		case len(parts) > 0:
-			return strconv.Itoa(n)
-		case n == 1 && t.compared == 1:
-			return "the one workload measured on more than one target"
-		case n == t.compared:
-			return "all " + plural(n, "workload")
-		}
-		return fmt.Sprintf("%d of %s", n, plural(t.compared, "workload"))
-	}
-	if won > 0 {
-		parts = append(parts, leaders(s, t.won, faster, t.compared, true))
-	}
-	if t.tied > 0 {
-		parts = append(parts, "tied within 5% on "+of(t.tied))
-	}
-	if t.indistinct > 0 {
-		parts = append(parts, "not distinguishable on "+of(t.indistinct))
-	}
-	if ahead > 0 {
-		// Never the first part: with no other, every lead is unconfirmed
-		// (above).
-		parts = append(parts, fmt.Sprintf("unconfirmed on %s (%s; %s)", of(ahead), noInterval, leaders(s, t.ahead, "ahead", t.compared, false)))
-	}
-	return strings.Join(parts, "; ")
-}
 
 // leaders says "redis faster on 2 of 3 workloads, postgres on 1", the
 // targets by falling count; without of, "redis ahead on 2, postgres on
@@ -243,32 +143,6 @@ func total(counts []int) int {
 		n += c
 	}
 	return n
-}
-
-// repsSentence says how many repetitions stand behind the figures and
-// so whether the ratios carry intervals.
-func (s *summary) repsSentence() string {
-	lo, hi := 0, 0
-	for _, r := range s.rows {
-		for i := range r.cells {
-			if n := r.cells[i].n; n > 0 {
-				if lo == 0 || n < lo {
-					lo = n
-				}
-				hi = max(hi, n)
-			}
-		}
-	}
-	switch {
-	case hi <= 1:
-		return "1 repetition each: no confidence intervals (run.repetitions: 3 or more gives them)"
-	case lo == hi:
-		return fmt.Sprintf("%d repetitions each; ratios with %.0f%% confidence intervals", hi, 100*ciLevel)
-	case lo == 1:
-		return fmt.Sprintf("1 to %d repetitions; intervals only where both sides have 2 or more", hi)
-	default:
-		return fmt.Sprintf("%d to %d repetitions; ratios with %.0f%% confidence intervals", lo, hi, 100*ciLevel)
-	}
 }
 
 // winsSentence says "postgres is fastest on 2 of 3 workloads, cassandra
@@ -349,54 +223,6 @@ func boundSentence(s *summary, r *row) string {
 	return strings.Join(parts, "; ")
 }
 
-// rowComparison compares the row's measured cells: the best one's rate
-// and spread, then each other one's ratio to it with its interval and a
-// mark where either side carries a fairness warning.
-func rowComparison(s *summary, r *row) string {
-	order := r.order()
-	if len(order) == 0 {
-		return "no throughput measured"
-	}
-	best := &r.cells[order[0]]
-	unit := rowUnit(r).Rate()
-	out := fmt.Sprintf("%s %s %s%s", s.targets[order[0]], fmtRate(best.mean), unit, best.spread())
-	if len(order) == 1 {
-		if len(s.targets) > 1 {
-			out = "only " + out
-		}
-		return out + fmt.Sprintf(" (p99 %s)", fmtMs(best.lat.P99))
-	}
-	p99s := []string{fmtMs(best.lat.P99)}
-	for _, i := range order[1:] {
-		c := &r.cells[i]
-		p99s = append(p99s, fmtMs(c.lat.P99))
-		m := ""
-		if best.unfair() || c.unfair() {
-			m = mark
-		}
-		if c.mean <= 0 {
-			out += fmt.Sprintf(", %s %s %s%s", s.targets[i], fmtRate(c.mean), unit, m)
-			continue
-		}
-		ratio := best.mean / c.mean
-		lo, hi, ok := ratioInterval(best, c)
-		switch {
-		case ratio < tieRatio:
-			out += ", tied" + m + " with " + s.targets[i] + " within 5%"
-		case ok && lo <= 1:
-			out += fmt.Sprintf(", %s%s [%s, %s] %s: not distinguishable from 1x", fmtRatio(ratio), m, fmtRatio(lo), fmtRatio(hi), s.targets[i])
-		case ok:
-			out += fmt.Sprintf(", %s%s [%s, %s] %s", fmtRatio(ratio), m, fmtRatio(lo), fmtRatio(hi), s.targets[i])
-		case s.reps > 1:
-			// Other rows have intervals: say why this one has none.
-			out += fmt.Sprintf(", %s%s [no interval: 1 repetition] %s", fmtRatio(ratio), m, s.targets[i])
-		default:
-			out += fmt.Sprintf(", %s%s %s", fmtRatio(ratio), m, s.targets[i])
-		}
-	}
-	return out + " (p99 " + strings.Join(p99s, " vs ") + ")"
-}
-
 // spread is the cell's repetitions' coefficient of variation, " ±3%",
 // or "" for one repetition.
 func (c *cell) spread() string {
@@ -446,8 +272,7 @@ func (r *row) fairness(s *summary) map[results.FlagKind][]string {
 // ratio's should be. ok is false unless both sides have two or more
 // repetitions.
 func ratioInterval(a, b *cell) (lo, hi float64, ok bool) {
-	return compare.RatioInterval(compare.Summary{N: b.n, Mean: b.mean, StdDev: b.std},
-		compare.Summary{N: a.n, Mean: a.mean, StdDev: a.std}, ciLevel)
+	return decide.RatioInterval(b.throughput(), a.throughput(), ciLevel)
 }
 
 // appendNew appends the names not yet in xs.
@@ -494,6 +319,10 @@ func groupWarnings(ws []warning) []warning {
 	}
 	for _, k := range order {
 		g := groups[k]
+		if k == results.FlagSuperseded {
+			head = append(head, remeasured(g.subjects, ws))
+			continue
+		}
 		if len(g.subjects) == 1 {
 			head = append(head, warning{Subject: g.subjects[0], Text: string(g.first)})
 			continue
@@ -525,4 +354,22 @@ func loadSentence(s *summary) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// remeasured folds the trials measured again into one warning: which,
+// and why each was.
+func remeasured(ids []string, ws []warning) warning {
+	why := map[string]string{}
+	for _, w := range ws {
+		if f := results.Flag(w.Text); f.Kind() == results.FlagSuperseded {
+			reason, _, _ := strings.Cut(f.Details(), ": measured again")
+			why[w.Subject] = reason
+		}
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = id + " (" + why[id] + ")"
+	}
+	return warning{Subject: "measured again",
+		Text: fmt.Sprintf("%s: %s; the first tries are on record and left out of every comparison", plural(len(ids), "trial"), strings.Join(parts, ", "))}
 }

@@ -93,6 +93,12 @@ func warningsOf(d *results.Data, afterRun bool) []warning {
 	}
 	for i := range d.Trials {
 		t := &d.Trials[i]
+		if t.Status == results.StatusSuperseded {
+			// Its own flags are why it was measured again: one line
+			// says so (groupWarnings folds them all into one).
+			out = append(out, warning{Subject: t.ID, Text: string(results.NewFlag(results.FlagSuperseded, t.StatusReason))})
+			continue
+		}
 		for _, f := range trialFlags(t) {
 			if afterRun && f.Kind() == results.FlagFailed {
 				f = results.NewFlag(results.FlagFailed, "its error is above (and in "+results.TrialsFile+"); left out of every comparison")

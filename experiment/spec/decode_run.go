@@ -223,10 +223,8 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	if v := f.get("target"); v != nil {
 		r.Target, _ = d.rate(v, "run.target")
 	}
-	if v := f.get("repetitions"); v != nil {
-		r.Repetitions, _ = d.positiveInt(v, "run.repetitions")
-	}
 	d.untilFields(f, r)
+	d.repetitions(f, r)
 	if v := f.get("reference"); v != nil {
 		r.Reference, _ = d.boolean(v, "run.reference")
 	}
@@ -234,6 +232,52 @@ func (d *decoder) runFields(n *yaml.Node, lines map[string]int, r *RunSettings) 
 	r.StopOnErrorRate = d.optionalFraction(f.get("stop_on_error_rate"), "run.stop_on_error_rate")
 	d.stages(f, r)
 	d.loaders(f, r)
+}
+
+// repetitions decodes run.repetitions (a count, or auto with run.budget),
+// run.order and run.equivalence.
+func (d *decoder) repetitions(f fields, r *RunSettings) {
+	if v := f.get("repetitions"); v != nil {
+		if val := resolve(v); val.Kind == yaml.ScalarNode && val.Value == RepetitionsAutoValue {
+			r.RepetitionsAuto, r.Repetitions = true, MinRounds
+		} else if val.Kind == yaml.ScalarNode && strings.Trim(val.Value, "0123456789") != "" {
+			d.errorf(v, "run.repetitions", "want a positive integer or %q (rounds until every comparison is decided, within run.budget), got %q", RepetitionsAutoValue, val.Value)
+		} else if n, ok := d.positiveInt(v, "run.repetitions"); ok {
+			if n > MaxRounds {
+				d.errorf(v, "run.repetitions", "want at most %d repetitions, got %d", MaxRounds, n)
+			}
+			r.Repetitions = n
+		}
+	}
+	if v := f.get("budget"); v != nil {
+		r.Budget = d.positiveDuration(v, "run.budget")
+		if !r.RepetitionsAuto {
+			d.errorf(v, "run.budget", "a budget bounds run.repetitions: %s (rounds until decided); with a fixed count it bounds nothing", RepetitionsAutoValue)
+		}
+	}
+	if r.RepetitionsAuto && r.Budget == 0 {
+		r.Budget = DefaultBudget
+	}
+	if v := f.get("order"); v != nil {
+		if o, ok := d.str(v, "run.order"); ok {
+			switch {
+			case o != OrderRounds && o != OrderSequential:
+				d.errorf(v, "run.order", "want %q (each round visits every target and workload once, in an order drawn from the seed) or %q (each target's repetitions back to back), got %q", OrderRounds, OrderSequential, o)
+			case o == OrderRounds && r.Until != "":
+				d.errorf(v, "run.order", "run.until: %s runs its steps in order: rounds cannot interleave them", r.Until)
+			}
+			r.Order = o
+		}
+	}
+	if v := f.get("equivalence"); v != nil {
+		if str, ok := d.scalar(v, "run.equivalence", "a share"); ok {
+			m, err := ParseShare(str)
+			if err != nil || !(m > 0 && m <= 0.5) {
+				d.errorf(v, "run.equivalence", "want the equivalence margin as a share above 0 and at most 50%%, such as 5%% or 0.05, got %q", str)
+			}
+			r.Equivalence = m
+		}
+	}
 }
 
 // untilFields decodes when a run stops growing: a sweep until saturated

@@ -40,14 +40,14 @@ matrix:
 	// experiment quick (quick.yaml): seed 7; results under dbarena-results/
 	// STEP  ID                    KIND  TARGET    DATABASE   DRIVER    WORKLOAD  PARAMS     THREADS  RATE  LENGTH        WARM-UP
 	// 0     postgres.load.1       load  postgres  postgres   postgres  a         -          4        -     1000 records  -
-	// 1     postgres.a.threads=1  run   postgres  postgres   postgres  a         threads=1  1        -     30s           5s
-	// 2     postgres.a.threads=8  run   postgres  postgres   postgres  a         threads=8  8        -     30s           5s
-	// 3     postgres.c.threads=1  run   postgres  postgres   postgres  c         threads=1  1        -     30s           5s
-	// 4     postgres.c.threads=8  run   postgres  postgres   postgres  c         threads=8  8        -     30s           5s
-	// 5     cass.load.1           load  cass      cassandra  cql       a         -          4        -     1000 records  -
-	// 6     cass.a.threads=1      run   cass      cassandra  cql       a         threads=1  1        -     30s           5s
-	// 7     cass.a.threads=8      run   cass      cassandra  cql       a         threads=8  8        -     30s           5s
-	// 8     cass.c.threads=1      run   cass      cassandra  cql       c         threads=1  1        -     30s           5s
+	// 1     cass.load.1           load  cass      cassandra  cql       a         -          4        -     1000 records  -
+	// 2     postgres.a.threads=1  run   postgres  postgres   postgres  a         threads=1  1        -     30s           5s
+	// 3     cass.a.threads=1      run   cass      cassandra  cql       a         threads=1  1        -     30s           5s
+	// 4     postgres.a.threads=8  run   postgres  postgres   postgres  a         threads=8  8        -     30s           5s
+	// 5     cass.a.threads=8      run   cass      cassandra  cql       a         threads=8  8        -     30s           5s
+	// 6     postgres.c.threads=1  run   postgres  postgres   postgres  c         threads=1  1        -     30s           5s
+	// 7     cass.c.threads=1      run   cass      cassandra  cql       c         threads=1  1        -     30s           5s
+	// 8     postgres.c.threads=8  run   postgres  postgres   postgres  c         threads=8  8        -     30s           5s
 	// 9     cass.c.threads=8      run   cass      cassandra  cql       c         threads=8  8        -     30s           5s
 	// 10 steps (2 loads, 8 runs) on 2 targets and 2 workloads; estimated time: at least 4m40s (plus 2 loads of unknown length)
 }

@@ -24,7 +24,7 @@ func TestExamples(t *testing.T) {
 		loads   int
 		runs    int
 	}{
-		"quickstart.yaml":                     {targets: []string{"postgres", "cassandra"}, loads: 12, runs: 36},
+		"quickstart.yaml":                     {targets: []string{"postgres", "cassandra"}, loads: 14, runs: 36},
 		"postgres-vs-scylladb.yaml":           {targets: []string{"postgres", "scylladb"}, loads: 4, runs: 12},
 		"yugabyte-client-sweep.yaml":          {targets: []string{"ysql", "ycql"}, loads: 2, runs: 2 * 2 * 7 * 3},
 		"scylla-vs-dynamodb-matrix.yaml":      {targets: []string{"scylladb", "dynamodb"}, loads: 2, runs: 2 * 3 * 3},

@@ -14,7 +14,7 @@ import (
 // theirs.
 func TestLedgerReloads(t *testing.T) {
 	s, err := spec.Parse("l.yaml", yamlText("name: l", "targets: [{database: postgres}]", "workloads: [c, ledger, a]",
-		"run: {repetitions: 2}"), testOptions())
+		"run: {repetitions: 2, order: sequential}"), testOptions())
 	require.NoError(t, err)
 	p, err := spec.NewPlan(s)
 	require.NoError(t, err)
@@ -30,4 +30,16 @@ func TestLedgerReloads(t *testing.T) {
 		"postgres.load.2", "postgres.ledger.rep1", "postgres.load.3", "postgres.ledger.rep2",
 		"postgres.load.4", "postgres.a.rep1", "postgres.a.rep2",
 	}, kinds)
+}
+
+// In rounds, the ledger's runs and YCSB's alternate: each still starts
+// from the data it needs, freshly loaded after a run that changed it.
+func TestLedgerReloadsInRounds(t *testing.T) {
+	s, err := spec.Parse("l.yaml", yamlText("name: l", "targets: [{database: postgres}]", "workloads: [c, ledger, a]",
+		"run: {repetitions: 3}"), testOptions())
+	require.NoError(t, err)
+	p, err := spec.NewPlan(s)
+	require.NoError(t, err)
+	requireDataReady(t, p)
+	require.Equal(t, 9, p.RunCount())
 }

@@ -82,6 +82,17 @@ type Step struct {
 	// Probe marks one of a search's trials (its closed loop or a
 	// probe): the search judges them itself.
 	Probe bool
+	// Data identifies the data the step loads, or the run needs loaded
+	// (the load-relevant properties): a run whose target holds other
+	// data, or data a run changed, is loaded again first.
+	Data string
+	// Round is the round the step belongs to in a plan in rounds (a
+	// load: the round of the run it prepares; 0 for each target's first
+	// load, before every round); 0 in sequential order.
+	Round int
+	// Attempt counts the step's measurements: 0 for its first, 1 for the
+	// first measurement again (ID.retry), and so on.
+	Attempt int
 }
 
 // SearchProbes is how many probes a rate search usually takes, besides
@@ -110,6 +121,8 @@ type Plan struct {
 	Steps []Step
 	// Warnings are the properties no part of dbarena reads, each once.
 	Warnings []workload.Warning
+	// builder adds rounds to a plan in rounds (AddRound).
+	builder *builder
 }
 
 // RunCount returns the number of measured steps.
@@ -176,9 +189,14 @@ func NewPlan(s *Spec) (*Plan, error) {
 	}
 	b := &builder{s: s, plan: &Plan{Spec: s}, bases: map[*Workload]*properties.Set{},
 		failed: map[string]bool{}, warned: map[string]bool{}}
-	for ti := range s.Targets {
-		b.target(&s.Targets[ti], points)
+	if s.Run.Rounds() {
+		b.rounds(points)
+	} else {
+		for ti := range s.Targets {
+			b.target(&s.Targets[ti], points)
+		}
 	}
+	b.plan.builder = b
 	b.checkIDs()
 	b.checkCalibration()
 	if len(b.errs) > 0 {
@@ -209,12 +227,13 @@ func (s *Spec) points() [][]KV {
 
 // builder accumulates the plan and its errors.
 type builder struct {
-	s      *Spec
-	plan   *Plan
-	bases  map[*Workload]*properties.Set
-	errs   []error
-	failed map[string]bool // error texts reported, so each is reported once
-	warned map[string]bool
+	s          *Spec
+	plan       *Plan
+	roundsPlan *roundsPlan // nil in sequential order
+	bases      map[*Workload]*properties.Set
+	errs       []error
+	failed     map[string]bool // error texts reported, so each is reported once
+	warned     map[string]bool
 }
 
 // target adds the steps of one target.
@@ -245,7 +264,7 @@ func (b *builder) target(t *Target, points [][]KV) {
 					b.add(b.loadStep(t, w, pt, props, cfg, loads))
 				}
 				st := b.runStep(t, w, pt, props, rep)
-				st.ChangesKeys = cfg.InsertProportion > 0 || cfg.DeleteProportion > 0 || cfg.IsLedger() || cfg.IsTPCC()
+				st.ChangesKeys, st.Data = changesKeys(cfg), sig
 				b.add(st)
 				dirty = st.ChangesKeys
 			}
@@ -391,21 +410,57 @@ func (b *builder) checkCalibration() {
 	}
 	for ti := range b.s.Targets {
 		t := &b.s.Targets[ti]
-		if KeepsData(b.plan.Steps, t) == nil {
+		if b.plan.KeepsData(t) == nil {
 			b.errs = append(b.errs, fmt.Errorf("%s: %s: target %s has no workload that neither inserts nor deletes to run on first (it must leave the data as loaded); add one such as c, or leave them out", b.s.File, strings.Join(what, " and "), t.Name))
 		}
 	}
 }
 
 // KeepsData is the run of target t that a calibration (run.threads:
-// auto) and a target's warm-up (run.prewarm) run on: its first that
-// neither inserts nor deletes (nil: none).
-func KeepsData(steps []Step, t *Target) *Step {
-	for i := range steps {
-		st := &steps[i]
-		if st.Target == t && st.Kind == Run && !st.ChangesKeys {
-			return st
+// auto) and a target's warm-up (run.prewarm) run on: of its runs that
+// neither insert nor delete, one on the data its first load loads when
+// one is (they run on that data, before its other runs), the earliest
+// workload in the file's order of the first round; nil: none.
+func (p *Plan) KeepsData(t *Target) *Step {
+	var best *Step
+	data, loaded := "", false
+	rank := func(st *Step) [3]int {
+		wi := len(p.Spec.Workloads)
+		for i := range p.Spec.Workloads {
+			if &p.Spec.Workloads[i] == st.Workload {
+				wi = i
+			}
+		}
+		other := 0
+		if loaded && st.Data != data {
+			other = 1
+		}
+		return [3]int{other, wi, st.Index}
+	}
+	for i := range p.Steps {
+		st := &p.Steps[i]
+		if st.Target != t {
+			continue
+		}
+		if st.Kind == Load && !loaded {
+			data, loaded = st.Data, true
+		}
+		if st.Kind != Run || st.ChangesKeys || st.Round > 1 {
+			continue
+		}
+		if best == nil || less(rank(st), rank(best)) {
+			best = st
 		}
 	}
-	return nil
+	return best
+}
+
+// less orders ranks lexicographically.
+func less(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
 }

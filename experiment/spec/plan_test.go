@@ -62,17 +62,26 @@ func TestLoadSteps(t *testing.T) {
 			want:  []string{"pg.load.1", "pg.a.postgres.dialect=postgres", "pg.load.2", "pg.a.postgres.dialect=cockroachdb"},
 		},
 		"a run after inserts or deletes gets a fresh load, per repetition too": {
-			lines: []string{"workloads: [d, c]", "run: {repetitions: 2}"},
+			lines: []string{"workloads: [d, c]", "run: {repetitions: 2, order: sequential}"},
 			want:  []string{"pg.load.1", "pg.d.rep1", "pg.load.2", "pg.d.rep2", "pg.load.3", "pg.c.rep1", "pg.c.rep2"},
+		},
+		"in rounds too": {
+			lines: []string{"workloads: [d, c]", "run: {repetitions: 2}"},
+			want:  []string{"pg.load.1", "pg.c.rep1", "pg.d.rep1", "pg.load.2", "pg.d.rep2", "pg.load.3", "pg.c.rep2"},
 		},
 		"load disabled": {
 			lines: []string{"workloads: [a, b]", "load: {enabled: false}"},
 			want:  []string{"pg.a", "pg.b"},
 		},
 		"repetitions follow their point's load": {
-			lines: []string{"workloads: [a]", "run: {repetitions: 2}", "matrix: {recordcount: [100, 200]}"},
+			lines: []string{"workloads: [a]", "run: {repetitions: 2, order: sequential}", "matrix: {recordcount: [100, 200]}"},
 			want: []string{"pg.load.1", "pg.a.recordcount=100.rep1", "pg.a.recordcount=100.rep2",
 				"pg.load.2", "pg.a.recordcount=200.rep1", "pg.a.recordcount=200.rep2"},
+		},
+		"in rounds each round loads each point's data": {
+			lines: []string{"workloads: [a]", "run: {repetitions: 2}", "matrix: {recordcount: [100, 200]}"},
+			want: []string{"pg.load.1", "pg.a.recordcount=100.rep1", "pg.load.2", "pg.a.recordcount=200.rep1",
+				"pg.load.3", "pg.a.recordcount=100.rep2", "pg.load.4", "pg.a.recordcount=200.rep2"},
 		},
 		"values are made safe in file names": {
 			lines: []string{"workloads: [a]", "matrix: {postgres.url: [\"postgres://h:5432/db\"]}"},
@@ -101,7 +110,7 @@ func TestExpansion(t *testing.T) {
 		"  - database: postgres",
 		"  - database: cassandra",
 		"workloads: [a, c]",
-		"run: {repetitions: 3, threads: 2, target: 500, duration: 30s, warmup: 5s}",
+		"run: {repetitions: 3, threads: 2, target: 500, duration: 30s, warmup: 5s, order: sequential}",
 		"matrix:",
 		"  threads: [4, 16]",
 		"  target: [0, 1000]",
@@ -313,7 +322,11 @@ func TestWriteSummary(t *testing.T) {
 	}{
 		"timed runs only": {
 			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, warmup: 30s, repetitions: 2}"},
-			want:  "2 steps (0 loads, 2 runs) on 1 target and 1 workload; estimated time: 3m\n",
+			want:  "2 steps (0 loads, 2 runs) on 1 target and 1 workload; estimated time: 3m\norder: 2 rounds, each visiting every target and workload once in an order drawn from the seed chosen at run time\n",
+		},
+		"repetitions: auto says its budget": {
+			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, repetitions: auto, budget: 12m}"},
+			want:  "3 steps (0 loads, 3 runs) on 1 target and 1 workload; estimated time: 3m\nrepetitions: auto: the 3 rounds above, in orders drawn from the seed chosen at run time, then a round at a time until every workload's comparison is decided, while another fits the budget of 12m from the start (the run takes at most about 12m)\n",
 		},
 		"operation-count runs": {
 			lines: []string{"workloads: [a, b]", "run: {operations: 10}"},

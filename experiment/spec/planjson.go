@@ -30,6 +30,13 @@ type PlanJSON struct {
 	UnknownLengthSteps int     `json:"unknown_length_steps"`
 	// Warnings are the properties no part of dbarena reads.
 	Warnings []string `json:"warnings"`
+	// Order is "rounds" or "sequential"; Rounds the rounds the steps
+	// hold. With RepetitionsAuto, rounds are added at run time until
+	// every comparison is decided, within BudgetSeconds from the start.
+	Order           string  `json:"order"`
+	Rounds          int     `json:"rounds"`
+	RepetitionsAuto bool    `json:"repetitions_auto,omitempty"`
+	BudgetSeconds   float64 `json:"budget_seconds,omitempty"`
 }
 
 // StepJSON is one load or measured trial of a PlanJSON.
@@ -61,6 +68,9 @@ type StepJSON struct {
 	// (run.until: slo): Rate is then 0 and each probe lasts
 	// DurationSeconds.
 	Search bool `json:"search,omitempty"`
+	// Round is the step's round in a plan in rounds (0: each target's
+	// first load, or a plan in sequential order).
+	Round int `json:"round"`
 }
 
 // ParamJSON is one matrix value of a step.
@@ -78,7 +88,11 @@ func (p *Plan) JSON(dir string) PlanJSON {
 	timed, opRuns := p.estimate()
 	j := PlanJSON{Name: s.Name, File: s.File, Seed: s.Seed, Results: s.Results, Steps: []StepJSON{},
 		Loads: p.LoadCount(), Runs: p.RunCount(), Targets: len(s.Targets), Workloads: len(s.Workloads),
-		EstimatedSeconds: timed.Seconds(), UnknownLengthSteps: opRuns + p.LoadCount(), Warnings: []string{}}
+		EstimatedSeconds: timed.Seconds(), UnknownLengthSteps: opRuns + p.LoadCount(), Warnings: []string{},
+		Order: OrderSequential, Rounds: p.Rounds(), RepetitionsAuto: s.Run.RepetitionsAuto, BudgetSeconds: s.Run.Budget.Seconds()}
+	if s.Run.Rounds() {
+		j.Order = OrderRounds
+	}
 	for i := range p.Steps {
 		st := &p.Steps[i]
 		params := make([]ParamJSON, 0, len(st.Params))
@@ -88,7 +102,8 @@ func (p *Plan) JSON(dir string) PlanJSON {
 		j.Steps = append(j.Steps, StepJSON{Index: st.Index, ID: st.ID, Kind: st.Kind.String(),
 			Target: st.Target.Name, Database: st.Target.Database, Driver: st.Target.Driver, Workload: st.Workload.Name,
 			Params: params, Repetition: st.Repetition, Threads: st.Threads, ThreadsAuto: st.ThreadsAuto, Rate: st.Rate,
-			DurationSeconds: st.Duration.Seconds(), Operations: st.Operations, WarmupSeconds: st.Warmup.Seconds(), Search: st.Search})
+			DurationSeconds: st.Duration.Seconds(), Operations: st.Operations, WarmupSeconds: st.Warmup.Seconds(), Search: st.Search,
+			Round: st.Round})
 	}
 	for _, w := range p.Warnings {
 		j.Warnings = append(j.Warnings, w.String())

@@ -22,7 +22,7 @@ func sections() map[string][]string {
 		"slo":              {"p50", "p90", "p95", "p99", "p999", "achieved"},
 		"goal":             {"throughput", "headroom"},
 		"run.warmup":       {"until", "max"},
-		"run":              {"duration", "operations", "warmup", "prewarm", "threads", "target", "repetitions", "until", "saturation_gain", "saturation_steps", "resolution", "max_probes", "reference", "stages", "ramp", "loaders", "loader_commands", "max_error_rate", "stop_on_error_rate"},
+		"run":              {"duration", "operations", "warmup", "prewarm", "threads", "target", "repetitions", "budget", "order", "equivalence", "until", "saturation_gain", "saturation_steps", "resolution", "max_probes", "reference", "stages", "ramp", "loaders", "loader_commands", "max_error_rate", "stop_on_error_rate"},
 		"run.stages[]":     {"duration", "threads", "target"},
 		"run.ramp":         {"from", "to", "step", "every"},
 	}

@@ -199,6 +199,23 @@ type RunSettings struct {
 	// Target is the rate limit in operations per second; 0 is none.
 	Target      float64
 	Repetitions int
+	// RepetitionsAuto (run.repetitions: auto) runs rounds until every
+	// workload's comparison is decided (a lead, or equivalence within
+	// Equivalence), at least MinRounds (Repetitions holds it) and while
+	// Budget allows another round.
+	RepetitionsAuto bool
+	// Budget is how long an experiment with repetitions: auto may take,
+	// from its start (run.budget; DefaultBudget).
+	Budget time.Duration
+	// Order is how the repetitions run: OrderRounds (each round visits
+	// every target and workload once, in an order drawn from the seed)
+	// or OrderSequential (each target's repetitions back to back).
+	// Empty: rounds, but sequential for sweeps and searches (Until),
+	// whose steps follow each other by design.
+	Order string
+	// Equivalence is the margin within which two targets count as
+	// equivalent (run.equivalence; 0: analysis/decide's default, 5%).
+	Equivalence float64
 	// Until is "saturated" to end a client sweep early: once the matrix
 	// axis threads has added under SaturationGain (a fraction) of
 	// throughput for SaturationSteps steps in a row, the remaining thread
@@ -232,6 +249,33 @@ type RunSettings struct {
 	// reference), so the report can tell a client ceiling from the
 	// database's.
 	Reference bool
+}
+
+// RunSettings.Order's values.
+const (
+	OrderRounds     = "rounds"
+	OrderSequential = "sequential"
+)
+
+// Repetitions: auto's bounds: at least MinRounds, within DefaultBudget
+// unless run.budget says otherwise, and never more than MaxRounds.
+const (
+	MinRounds     = 3
+	MaxRounds     = 30
+	DefaultBudget = 30 * time.Minute
+	// RepetitionsAutoValue is the word run.repetitions takes for it.
+	RepetitionsAutoValue = "auto"
+)
+
+// Rounds reports whether the repetitions run in interleaved rounds.
+func (r RunSettings) Rounds() bool {
+	switch r.Order {
+	case OrderRounds:
+		return true
+	case OrderSequential:
+		return false
+	}
+	return r.Until == ""
 }
 
 // RunSettings.Until's values.

@@ -573,7 +573,7 @@ func TestThreadsAutoNeedsAReadOnlyRun(t *testing.T) {
 	}
 	p, err := parse("[d, b, e]")
 	require.NoError(t, err)
-	require.Equal(t, "postgres.b", spec.KeepsData(p.Steps, &p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
+	require.Equal(t, "postgres.b", p.KeepsData(&p.Spec.Targets[0]).ID, "d inserts: the first that does not is b")
 	_, err = parse("[d, e]")
 	require.ErrorContains(t, err, "x.yaml: run.threads: auto: target postgres has no workload that neither inserts nor deletes to run on first")
 }

@@ -33,7 +33,7 @@ func (b *builder) loadStep(t *Target, w *Workload, pt []KV, trial *properties.Se
 	}
 	return Step{Kind: Load, ID: fmt.Sprintf("%s.load.%d", t.Name, n), Target: t, Workload: w,
 		Params: params, Repetition: 1, Properties: p, Threads: l.Threads, Rate: l.Target,
-		Operations: cfg.EffectiveInsertCount()}
+		Operations: cfg.EffectiveInsertCount(), Data: b.signature(cfg, trial)}
 }
 
 // runStep makes repetition rep of workload w on target t at point pt.

@@ -37,6 +37,9 @@ func (p *Plan) Write(w io.Writer) error {
 	}
 	ew.w = w
 	ew.printf("%s\n", p.summary())
+	if line := p.orderText(); line != "" {
+		ew.printf("%s\n", line)
+	}
 	for _, wn := range p.Warnings {
 		ew.printf("warning: %s\n", wn)
 	}
@@ -154,4 +157,25 @@ func threadsText(st *Step) string {
 		return ThreadsAuto
 	}
 	return fmt.Sprint(st.Threads)
+}
+
+// orderText says how the repetitions run: in rounds drawn from the seed
+// (and, for repetitions: auto, the budget that bounds the rounds added),
+// or back to back per target; "" for one repetition.
+func (p *Plan) orderText() string {
+	r := p.Spec.Run
+	seed := "the seed chosen at run time"
+	if p.Spec.Seed != 0 {
+		seed = fmt.Sprintf("seed %d", p.Spec.Seed)
+	}
+	switch {
+	case r.RepetitionsAuto:
+		return fmt.Sprintf("repetitions: auto: the %d rounds above, in orders drawn from %s, then a round at a time until every workload's comparison is decided, while another fits the budget of %s from the start (the run takes at most about %s)",
+			p.Rounds(), seed, durationText(r.Budget), durationText(r.Budget))
+	case r.Repetitions <= 1:
+		return ""
+	case r.Rounds():
+		return fmt.Sprintf("order: %d rounds, each visiting every target and workload once in an order drawn from %s", p.Rounds(), seed)
+	}
+	return "order: each target's repetitions back to back (sequential)"
 }

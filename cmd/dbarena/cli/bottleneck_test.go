@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -281,19 +283,14 @@ run: {duration: 8s, warmup: {until: steady, max: 10s}, threads: 1}
 	require.Contains(t, ti.Limits, "cores "+fmt.Sprint(ti.DatabaseCores[0]))
 }
 
-// TestBottleneckQuickstartIsFair runs the quickstart's own design on
-// PostgreSQL, shrunk to two repetitions (of 6 s, on its 10,000 records:
-// on 2,000 the updates of A and B piled dead row versions on so few
-// pages that a trial's throughput moved by up to 45% within its 6 s, and
-// 4 of 5 runs had a trial flagged not-steady; on 10,000, 3 of 7 runs
-// in the session of 2026-11-28, F or A moving 23-29%: dips of a few
-// seconds on a steady database, 7 of 210 six-second windows, which the
-// experiment now measures again, docs/guide/experiments.md): the
-// database on a core of its own, the load generator on the other, a
-// warm-up of the target, calibrated threads, warm-ups until steady, a
-// window that moved measured again. No trial that counts may carry a
-// flag that comes from that design, and every run must say what bound
-// it. Cassandra is left out for time: its design is the same file.
+// TestBottleneckQuickstartIsFair runs the quickstart's design on
+// PostgreSQL alone and checks what the design promises, not that this
+// machine happened to stay quiet: the target warmed up and calibrated,
+// ran on a core of its own, every trial with the calibrated threads;
+// every row that counts is either free of fairness flags or the last
+// measurement its trial was allowed (a window that moved, or a core
+// other processes took, is measured again, up to twice), and every
+// flagged first try is superseded by a retry that exists.
 func TestBottleneckQuickstartIsFair(t *testing.T) {
 	testenv.Addr(t, "DBARENA_TEST_POSTGRES")
 	if sysmetrics.CPUCount() < 2 {
@@ -308,30 +305,33 @@ func TestBottleneckQuickstartIsFair(t *testing.T) {
 	require.NotNil(t, tg.Prewarm, "the target warmed up first")
 	require.NotNil(t, tg.Calibration, "its threads were calibrated")
 	require.NotEmpty(t, tg.DatabaseCores)
-	runs := 0
+	require.Equal(t, "rounds", d.Manifest.Run.Order)
+	counted := map[string]bool{}
 	ids := rowsByID(d)
 	for _, tr := range d.Trials {
 		if tr.Kind != results.KindRun {
 			continue
 		}
 		if tr.Status == results.StatusSuperseded {
-			// A window that moved, measured again: the retry counts.
 			t.Logf("%s measured again: %s", tr.ID, tr.Flags)
-			require.True(t, results.HasFlag(tr.Flags, results.FlagNotSteady), tr.ID)
-			require.Contains(t, ids, results.RetryID(tr.ID))
+			require.True(t, results.HasFlag(tr.Flags, results.FlagNotSteady) || results.HasFlag(tr.Flags, results.FlagInterfered), tr.ID)
+			require.Regexp(t, `measured again as \S+ in the next round`, tr.StatusReason)
+			next := strings.TrimSuffix(strings.Fields(tr.StatusReason[strings.Index(tr.StatusReason, "measured again as ")+len("measured again as "):])[0], ",")
+			require.Contains(t, ids, next, "the retry %s ran", next)
 			continue
 		}
-		runs++
-		require.Empty(t, tr.Flags, "%s: a flag from the quickstart's own design", tr.ID)
+		require.Equal(t, results.StatusCompleted, tr.Status, tr.ID)
+		counted[tr.Workload+"."+strconv.Itoa(tr.Repetition)] = true
+		if len(tr.Flags) > 0 {
+			require.True(t, strings.HasSuffix(tr.ID, ".retry2"), "%s: a flag on a trial not measured again as often as the design allows: %q", tr.ID, tr.Flags)
+		}
 		require.NotEmpty(t, tr.Bottleneck, tr.ID)
 		require.Equal(t, tg.Calibration.Threads, tr.Threads, tr.ID)
-		if tr.Workload == "c" && tr.Repetition > 1 {
-			require.Equal(t, "no reference: measured on the first repetition", tr.Reference.Note)
-		}
 	}
-	require.Equal(t, 12, runs)
+	require.Len(t, counted, 12, "6 workloads x 2 repetitions count, one row each")
 	html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
 	require.NoError(t, err)
 	require.Contains(t, string(html), "How the comparison was made")
 	require.Contains(t, string(html), "postgres on core ")
+	require.Contains(t, string(html), "in rounds: each round ran every target")
 }

@@ -227,6 +227,7 @@ type quickstartFlags struct {
 	records  int
 	threads  int
 	reps     int
+	budget   string
 	targets  []string
 }
 
@@ -240,13 +241,17 @@ a temporary directory), load the same records into each, run YCSB
 workloads A, B, C, F, D and E against each with the same seed, record
 every process's CPU, memory, disk and network each second, and write a
 report that says which is faster here, by how much, and whether the
-comparison was fair. About 10 minutes on 2 cores with the defaults.
+comparison was fair. About 14 minutes on 2 cores with the defaults.
 
 The comparison is fair by construction: each database runs on half the
 cores this process may use (one on a 2-core machine), pinned, with the
-load generator on the others; each database's threads come from a
-short calibration; every trial warms up until steady; and three
-repetitions give every ratio a confidence interval.
+load generator on the others, and is paused while the other is
+measured; both acknowledge writes before they are on disk; each
+database's threads come from a short calibration; every trial warms up
+until steady and is measured again when its window moved or other
+processes took its core; and the repetitions run in rounds, in an
+order drawn from the seed, until every workload is decided (at least
+3, within the budget).
 
 The plan is examples/quickstart.yaml; flags override its sizes.`,
 		Args: cobra.NoArgs,
@@ -265,7 +270,8 @@ The plan is examples/quickstart.yaml; flags override its sizes.`,
 	fl.StringVar(&f.prewarm, "prewarm", "", "longest warm-up of each database before its first trial (0s: none; default from the plan)")
 	fl.IntVar(&f.records, "records", 0, "records to load (default from the plan)")
 	fl.IntVar(&f.threads, "threads", 0, "client threads per trial (default: calibrated per database)")
-	fl.IntVar(&f.reps, "repetitions", 0, "repetitions of each trial (default from the plan)")
+	fl.IntVar(&f.reps, "repetitions", 0, "repetitions of each trial (default from the plan: rounds until decided, within --budget)")
+	fl.StringVar(&f.budget, "budget", "", "how long the rounds added until decided may take, from the start (default from the plan)")
 	fl.StringSliceVar(&f.targets, "targets", nil, "compare only these targets of the plan (e.g. postgres,redis)")
 	return cmd
 }
@@ -331,7 +337,18 @@ func applyQuickstartFlags(s *spec.Spec, f *quickstartFlags) error {
 		errs = append(errs, errors.New("--records, --threads and --repetitions: want positive numbers"))
 	}
 	if f.reps > 0 {
-		s.Run.Repetitions = f.reps
+		s.Run.Repetitions, s.Run.RepetitionsAuto, s.Run.Budget = f.reps, false, 0
+	}
+	if f.budget != "" {
+		d, err := spec.ParseDuration(f.budget)
+		switch {
+		case err != nil || d <= 0:
+			errs = append(errs, fmt.Errorf("--budget %q: want a positive duration such as 15m", f.budget))
+		case f.reps > 0:
+			errs = append(errs, errors.New("--budget bounds the rounds added until decided; --repetitions fixes them: give one"))
+		default:
+			s.Run.Budget = d
+		}
 	}
 	if f.records > 0 {
 		s.SetProperty(core.RecordCount, fmt.Sprint(f.records), "--records")
