@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/interference"
 	"github.com/dbarena/dbarena/analysis/steady"
+	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/limits"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
@@ -173,9 +174,15 @@ func (tr *targetRun) recordCores(pool []int) error {
 // share of its cores to anything else over the measured window
 // (analysis/interference): processes outside the benchmark, the
 // hypervisor's steal, the experiment's idle targets. Judged where the
-// parts ran on this machine and its cores were sampled; a trial run by
+// database runs as local processes this run samples (the local and
+// compose providers): one elsewhere on this machine (an existing
+// endpoint, a pod) would read as other processes. A trial run by
 // loaders elsewhere is judged on the database's cores alone.
 func (tr *targetRun) interference(row *results.Trial, viaLoaders bool) (results.Flag, bool) {
+	hosts := tr.dep.Hosts()
+	if len(hosts) == 0 || slices.ContainsFunc(hosts, func(h deploy.Host) bool { return h.PID == 0 }) {
+		return "", false
+	}
 	stats := map[string]sysmetrics.Stats{}
 	var machine *sysmetrics.Stats
 	var parts []interference.Part

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -165,6 +166,8 @@ func (g *group) step(ctx context.Context, tr *targetRun, st *spec.Step) (failed 
 		s.countStep(false)
 	case err != nil:
 		return failed, err
+	case row.Status == results.StatusSuperseded:
+		// Its retry counts the step.
 	default:
 		g.sweep.record(st, row.Throughput)
 		s.countStep(true)
@@ -236,8 +239,9 @@ func (g *group) measureAgain(ctx context.Context) (failed []error, err error) {
 
 // warm runs every target's warm-up (run.prewarm) and calibration
 // (run.threads: auto) on its first data, before any trial, and, where
-// the targets run side by side, gives every target the most threads any
-// calibration chose: figures compared at one concurrency.
+// the targets run side by side, gives every target one count where it
+// costs none of them much (commonThreads): figures, latency too,
+// compared at one concurrency.
 func (g *group) warm(ctx context.Context) error {
 	g.warmed = true
 	s := g.s
@@ -261,7 +265,7 @@ func (g *group) warm(ctx context.Context) error {
 	if len(g.runs) < 2 || chosen == 0 || !s.plan.Spec.Run.ThreadsAuto {
 		return nil
 	}
-	if common, ok := g.commonThreads(chosen); ok {
+	if common, ok := g.commonThreads(); ok {
 		for _, tr := range g.runs {
 			if tr.calibrationErr == nil && tr.threads > 0 {
 				tr.threads = common
@@ -272,7 +276,7 @@ func (g *group) warm(ctx context.Context) error {
 			s.manifest.Run.CommonThreads = common
 		}
 		s.mu.Unlock()
-		fmt.Fprintf(s.opts.Stderr, "dbarena: every target runs %d workers, the most any calibration chose, within %.0f%% of each one's best: every figure, latency too, is read at one concurrency\n",
+		fmt.Fprintf(s.opts.Stderr, "dbarena: every target runs %d workers, a count a calibration chose, within %.0f%% of each one's best: every figure, latency too, is read at one concurrency\n",
 			common, 100*(1-commonShare))
 	}
 	return nil
@@ -280,34 +284,55 @@ func (g *group) warm(ctx context.Context) error {
 
 // commonShare is the share of its best throughput (its ramp's most) a
 // target must keep at the common count for the targets to share it: an
-// A/A pair whose 1.5-second ramps chose 8 and 16 workers from noise runs
-// both at 16, while PostgreSQL, past its best at 8 workers on one core
-// (31,375 ops/s; 23,711 at 32), is not pushed to Cassandra's 64.
+// A/A pair whose ramps chose 16 and 8 workers from noise (PostgreSQL on
+// one core is within 10% of its best from 8 to 32) runs one count,
+// while PostgreSQL, past its best at 8 workers on one core (31,375
+// ops/s; 23,711 at 32), is not pushed to Cassandra's 64.
 const commonShare = 0.90
 
-// commonThreads is the count every calibrated target of the group runs
-// when the most any chose costs none of them more than commonShare of
-// its best by its own ramp; ok is false otherwise (each then runs its
-// own, and their p99s are not compared).
-func (g *group) commonThreads(most int) (int, bool) {
+// commonThreads is the count every calibrated target of the group runs:
+// of the counts the calibrations chose, the one whose worst share of a
+// target's best (by that target's own ramp) is the highest, the larger
+// on a tie; ok is false when that share is under commonShare, or a
+// target has no ramp (each then runs its own, and their p99s are not
+// compared).
+func (g *group) commonThreads() (int, bool) {
+	var ramps []*results.Calibration
 	for _, tr := range g.runs {
 		c := g.s.calibrationOf(tr)
 		if tr.calibrationErr != nil || c == nil {
 			return 0, false
 		}
-		best, at := 0.0, -1.0
-		for _, p := range c.Points {
-			best = max(best, p.Throughput)
-			if p.Threads == most {
-				at = p.Throughput
-			}
+		ramps = append(ramps, c)
+	}
+	best, bestShare := 0, -1.0
+	for _, cand := range ramps {
+		n := cand.Threads
+		worst := 1.0
+		for _, c := range ramps {
+			worst = math.Min(worst, shareAt(c, n))
 		}
-		if at < commonShare*best {
-			// Below the share, or not on its ramp (it stopped before).
-			return 0, false
+		if worst > bestShare || (worst == bestShare && n > best) {
+			best, bestShare = n, worst
 		}
 	}
-	return most, true
+	return best, bestShare >= commonShare
+}
+
+// shareAt is a ramp's throughput at n workers over its most (0 when the
+// ramp stopped before n).
+func shareAt(c *results.Calibration, n int) float64 {
+	most, at := 0.0, 0.0
+	for _, p := range c.Points {
+		most = math.Max(most, p.Throughput)
+		if p.Threads == n {
+			at = p.Throughput
+		}
+	}
+	if most <= 0 {
+		return 0
+	}
+	return at / most
 }
 
 // focus makes tr the target measured: the others paused where their

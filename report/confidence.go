@@ -107,7 +107,7 @@ func limits(s *summary, d *results.Data) []string {
 	var out []string
 	for _, t := range d.Manifest.Targets {
 		if pw := t.Prewarm; pw != nil && !pw.Settled && len(pw.Blocks) > 0 {
-			out = append(out, fmt.Sprintf("%s's warm-up was still moving at its limit (%s; last blocks %s ops/s): its trials may describe a database still warming up (a JIT compiling, caches filling)",
+			out = append(out, fmt.Sprintf("%s's warm-up was still moving at its limit (%s; last blocks %s ops/s): its trials may describe a database still warming up (a JIT compiling, caches filling), or a machine that would not keep still",
 				t.Name, fmtSeconds(float64(len(pw.Blocks))*pw.BlockSeconds), lastBlocks(pw.Blocks, 3)))
 		}
 	}

@@ -60,6 +60,9 @@ func coresLine(m *results.Manifest) string {
 	out := strings.Join(parts, "; ")
 	if len(parts) > 0 {
 		out += ": neither took CPU from the other, and each database's limit is its own."
+		if r := m.Run; r != nil && r.Together && len(parts) > 1 {
+			out += " The databases were deployed side by side on those cores, each paused (its processes stopped) while another was measured, so that its background work fell on its own trials."
+		}
 	}
 	if len(shared) > 0 {
 		if out != "" {

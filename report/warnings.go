@@ -76,8 +76,26 @@ func statusWarning(m *results.Manifest) string {
 
 // warnings lists everything that should make a reader doubt a number:
 // how the run ended, every trial flag, the manifest's warnings and rows
-// the reader had to skip.
-func warnings(d *results.Data) []warning { return warningsOf(d, false) }
+// the reader had to skip. The trials measured again are one warning:
+// their first tries count nowhere.
+func warnings(d *results.Data) []warning {
+	var out, again []warning
+	for _, w := range warningsOf(d, false) {
+		if results.Flag(w.Text).Kind() == results.FlagSuperseded {
+			again = append(again, w)
+			continue
+		}
+		out = append(out, w)
+	}
+	if len(again) == 0 {
+		return out
+	}
+	ids := make([]string, len(again))
+	for i, w := range again {
+		ids[i] = w.Subject
+	}
+	return append(out, remeasured(ids, again))
+}
 
 // warningsOf is warnings, with the errors the run's own log has said
 // (the run's error, each failed trial's reason) named rather than

@@ -16,9 +16,10 @@
 //
 // where busy counts every mode but idle and iowait, steal included (the
 // core was not there for us). A group that holds the database or the
-// load generator lost its cores when others reached MaxShare of its
-// capacity while it had less than MaxShare idle: the parts could have
-// used what others took.
+// load generator lost its cores when steal reached MaxShare of its
+// capacity (the hypervisor counts steal only while a core wanted to
+// run), or others did while it had less than MaxShare idle: the parts
+// could have used what others took.
 package interference
 
 import (
@@ -95,14 +96,20 @@ func (g *Group) Capacity() float64 { return 100 * float64(len(g.Cores)) }
 func (g *Group) Lost() float64 { return g.Others + g.Idle }
 
 // Interfered reports whether the group holds the database or the load
-// generator and lost MaxShare of its capacity while less than MaxShare
-// of it was idle.
+// generator and lost MaxShare of its capacity: to steal alone, which is
+// time its processes wanted a core and the hypervisor gave it to
+// another machine, or to others and idle targets while less than
+// MaxShare of it was idle (time they took that the parts would have
+// used).
 func (g *Group) Interfered() bool {
 	if !g.holds(Database) && !g.holds(Client) {
 		return false
 	}
 	c := g.Capacity()
-	return c > 0 && g.Lost() >= MaxShare*c && c-g.Busy < MaxShare*c
+	if c <= 0 {
+		return false
+	}
+	return g.Steal >= MaxShare*c || (g.Lost() >= MaxShare*c && c-g.Busy < MaxShare*c)
 }
 
 func (g *Group) holds(k Kind) bool {

@@ -114,3 +114,15 @@ func TestUnusedCores(t *testing.T) {
 	require.InDelta(t, 10, gs[0].Others, 1e-9)
 	require.False(t, gs[0].Interfered(), "10 of 200 is 5%")
 }
+
+// Steal is time the core wanted and did not get: it counts however idle
+// the core looks; both sides of MaxShare.
+func TestStealCountsWhateverTheIdle(t *testing.T) {
+	u, parts := pinned(50, 90, 73, 48)
+	u.Steal[1] = 17
+	g := Groups(u, parts)[1]
+	require.True(t, g.Interfered(), "steal 17%% with the core 10%% idle: %s", g.Describe())
+	u.Steal[1] = 9.9
+	parts[0].CPU = 80.1
+	require.False(t, Groups(u, parts)[1].Interfered(), "steal under a tenth, others under a tenth")
+}

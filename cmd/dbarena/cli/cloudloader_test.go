@@ -114,17 +114,19 @@ func rowsByID(d *results.Data) map[string]results.Trial {
 }
 
 // measuredRow is the completed row of run trial id: the trial's own, or,
-// when its window moved and it was measured again (superseded, flagged
-// not-steady), its retry's. Which one is the machine's to decide; that
-// the trial was measured and recorded is the test's.
+// when it was measured again (superseded: its window moved, or other
+// processes took its cores), its last retry's. Which one is the
+// machine's to decide; that the trial was measured and recorded is the
+// test's.
 func measuredRow(t *testing.T, rows map[string]results.Trial, id string) results.Trial {
 	t.Helper()
 	row, ok := rows[id]
 	require.True(t, ok, "row %s", id)
-	if row.Status == results.StatusSuperseded {
-		require.True(t, results.HasFlag(row.Flags, results.FlagNotSteady), "%s superseded only when its window moved: %q", id, row.Flags)
-		row, ok = rows[results.RetryID(id)]
-		require.True(t, ok, "the retry of %s is recorded", id)
+	for n := 1; row.Status == results.StatusSuperseded; n++ {
+		require.True(t, results.HasFlag(row.Flags, results.FlagNotSteady) || results.HasFlag(row.Flags, results.FlagInterfered),
+			"%s superseded only when its window moved or its cores were taken: %q", row.ID, row.Flags)
+		row, ok = rows[results.AgainID(id, n)]
+		require.True(t, ok, "measurement %d again of %s is recorded", n, id)
 	}
 	require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", row.ID, row.StatusReason)
 	return row

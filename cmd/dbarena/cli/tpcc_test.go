@@ -35,9 +35,7 @@ run: {duration: 3s, threads: 4}
 	require.NoError(t, err)
 	rows := rowsByID(d)
 	for _, tg := range []string{"pg", "my"} {
-		row, ok := rows[tg+".tpcc"]
-		require.True(t, ok, tg)
-		require.Equal(t, results.StatusCompleted, row.Status, "%s: %s", tg, row.StatusReason)
+		row := measuredRow(t, rows, tg+".tpcc")
 		require.EqualValues(t, 11, row.Counters["tpcc.conditions_checked"], tg)
 		require.Zero(t, row.Counters["tpcc.conditions_broken"], tg)
 		ran := map[string]int64{}
