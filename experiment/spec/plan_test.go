@@ -326,7 +326,15 @@ func TestWriteSummary(t *testing.T) {
 		},
 		"repetitions: auto says its budget": {
 			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, repetitions: auto, budget: 12m}"},
-			want:  "3 steps (0 loads, 3 runs) on 1 target and 1 workload; estimated time: 3m\nrepetitions: auto: the 3 rounds above, in orders drawn from the seed chosen at run time, then a round at a time until every workload's comparison is decided, while another fits the budget of 12m from the start (the run takes at most about 12m)\n",
+			want:  "3 steps (0 loads, 3 runs) on 1 target and 1 workload; estimated time: 3m\nrepetitions: auto: the 3 rounds above, in orders drawn from the seed chosen at run time, then a round at a time until every workload's comparison is decided, while another fits the budget of 12m from the start (the run takes at most about 12m, and trials measured again after it)\n",
+		},
+		"a budget the first rounds spend adds none": {
+			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, repetitions: auto, budget: 3m}"},
+			want:  "3 steps (0 loads, 3 runs) on 1 target and 1 workload; estimated time: 3m\nrepetitions: auto: the 3 rounds above, in orders drawn from the seed chosen at run time; they take at least 3m, the budget of 3m from the start: no round is added (run.budget above 3m lets rounds be added until every workload is decided)\n",
+		},
+		"a budget just past the first rounds adds rounds": {
+			lines: []string{"workloads: [a]", "load: {enabled: false}", "run: {duration: 1m, repetitions: auto, budget: 3m1s}"},
+			want:  "3 steps (0 loads, 3 runs) on 1 target and 1 workload; estimated time: 3m\nrepetitions: auto: the 3 rounds above, in orders drawn from the seed chosen at run time, then a round at a time until every workload's comparison is decided, while another fits the budget of 3m1s from the start (the run takes at most about 3m1s, and trials measured again after it)\n",
 		},
 		"operation-count runs": {
 			lines: []string{"workloads: [a, b]", "run: {operations: 10}"},

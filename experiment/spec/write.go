@@ -170,8 +170,15 @@ func (p *Plan) orderText() string {
 	}
 	switch {
 	case r.RepetitionsAuto:
-		return fmt.Sprintf("repetitions: auto: the %d rounds above, in orders drawn from %s, then a round at a time until every workload's comparison is decided, while another fits the budget of %s from the start (the run takes at most about %s)",
-			p.Rounds(), seed, durationText(r.Budget), durationText(r.Budget))
+		head := fmt.Sprintf("repetitions: auto: the %d rounds above, in orders drawn from %s", p.Rounds(), seed)
+		if timed, _ := p.estimate(); timed >= r.Budget {
+			// The first rounds always run: a budget they already spend
+			// adds none, and the run takes what they take.
+			return fmt.Sprintf("%s; they take at least %s, the budget of %s from the start: no round is added (run.budget above %s lets rounds be added until every workload is decided)",
+				head, durationText(timed), durationText(r.Budget), durationText(timed))
+		}
+		return fmt.Sprintf("%s, then a round at a time until every workload's comparison is decided, while another fits the budget of %s from the start (the run takes at most about %s, and trials measured again after it)",
+			head, durationText(r.Budget), durationText(r.Budget))
 	case r.Repetitions <= 1:
 		return ""
 	case r.Rounds():
