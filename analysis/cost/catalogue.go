@@ -272,6 +272,15 @@ func (i Instance) validate(builtin bool) []error {
 			errs = append(errs, fmt.Errorf("%s %v: want a finite number, 0 or more", f.key, f.v))
 		}
 	}
+	switch {
+	case i.HourlyUSD > bounds.MaxHourlyUSD:
+		errs = append(errs, fmt.Errorf("hourly_usd %v: want at most %g dollars a machine-hour", i.HourlyUSD, bounds.MaxHourlyUSD))
+	case i.MonthlyUSD > bounds.MaxHourlyUSD*HoursPerMonth:
+		errs = append(errs, fmt.Errorf("monthly_usd %v: want at most %g dollars a machine-month", i.MonthlyUSD, bounds.MaxHourlyUSD*HoursPerMonth))
+	}
+	if i.VCPUs > bounds.MaxCores {
+		errs = append(errs, fmt.Errorf("vcpus %d: want at most %d", i.VCPUs, bounds.MaxCores))
+	}
 	if builtin && (i.Provider == "" || i.Region == "" || i.Source == "") {
 		errs = append(errs, errors.New("provider, region and source are required"))
 	}

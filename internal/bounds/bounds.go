@@ -38,6 +38,29 @@ const MaxThreads = 100_000
 // parameters per statement).
 const MaxBatchSize = 100_000
 
+// MinRate and MaxRate bound a throughput a user asks a size for (`dbarena
+// size --throughput`), in operations per second. The largest published
+// clusters serve tens of millions; a billion is far past them, and a
+// month of it (2.6e15 operations, 2.9e16 with 1000% headroom) still
+// counts exactly in the int64s and float64s the answer's arithmetic
+// uses. Under a thousandth of an operation a second (one every 17
+// minutes) a cost per million operations prices centuries of a machine.
+const (
+	MinRate = 1e-3
+	MaxRate = 1e9
+)
+
+// MaxCores bounds the cores of a size asked for or priced: the largest
+// cloud machines have under 1,000 vCPUs, and 65,536 covers a cluster of
+// them.
+const MaxCores = 65_536
+
+// MaxHourlyUSD bounds a price in a catalogue, per machine-hour: the
+// dearest cloud machines cost about $100 an hour, so a million is a
+// typing mistake (a monthly price is bounded at MaxHourlyUSD times the
+// hours of a month).
+const MaxHourlyUSD = 1e6
+
 // TooLargeError is an input past its size limit.
 type TooLargeError struct {
 	// Name is the file (or stream) read.

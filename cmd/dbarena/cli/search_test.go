@@ -244,3 +244,53 @@ goal: {throughput: 1000}
 		require.Contains(t, errs, c.want)
 	}
 }
+
+// TestSizeRefusesWhatItCannotHold: every number `size` takes is bounded
+// (internal/bounds), and a flag just past its bound is refused with exit
+// 2, naming the flag, before any results are read, while the bound
+// itself passes on to the results (here a directory that does not
+// exist, so the next error is about it).
+func TestSizeRefusesWhatItCannotHold(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-results")
+	prices := func(hourly string) string {
+		f := filepath.Join(dir, "prices-"+hourly+".yaml")
+		require.NoError(t, os.WriteFile(f, []byte("compiled: 2026-12\ninstances:\n  big: {vcpus: 4, memory_gib: 16, hourly_usd: "+hourly+"}\n"), 0o644))
+		return f
+	}
+	for _, c := range []struct {
+		args    []string
+		refused string // "" when the flags pass and the missing directory is the error
+	}{
+		{[]string{"--throughput", "1e9"}, ""},
+		{[]string{"--throughput", "1.000001e9"}, "--throughput 1.000001e+09: want the operations (or TPC-C transactions) per second to serve, from 0.001 to 1e+09"},
+		{[]string{"--throughput", "1e300"}, "--throughput 1e+300: want"},
+		{[]string{"--throughput", "0.001"}, ""},
+		{[]string{"--throughput", "0.00099"}, "--throughput 0.00099: want"},
+		{[]string{"--throughput", "1e-300"}, "--throughput 1e-300: want"},
+		{[]string{"--throughput", "10", "--sizes", "65536"}, ""},
+		{[]string{"--throughput", "10", "--sizes", "65537"}, `--sizes: "65537": want cores above 0 and at most 65536`},
+		{[]string{"--throughput", "10", "--sizes", "1e9"}, `--sizes: "1e9": want cores`},
+		{[]string{"--throughput", "10", "--p99", "1us"}, ""},
+		{[]string{"--throughput", "10", "--p99", "999ns"}, `--p99 "999ns": want a latency such as 5ms or 800us, from 1us to 1h`},
+		{[]string{"--throughput", "10", "--p99", "1ns"}, `--p99 "1ns": want`},
+		{[]string{"--throughput", "10", "--p99", "1h"}, ""},
+		{[]string{"--throughput", "10", "--p99", "61m"}, `--p99 "61m": want`},
+		{[]string{"--throughput", "10", "--per-core", "nonexistent"}, "--per-core: "},
+		{[]string{"--throughput", "10", "--per-gib", "n2d-vcpu"}, "--per-gib n2d-vcpu: the catalogue entry has no memory to price by"},
+		{[]string{"--throughput", "10", "--prices", prices("1e6"), "--per-core", "big", "--per-gib", "big"}, ""},
+		{[]string{"--throughput", "10", "--prices", prices("1.1e6")}, "instances.big: hourly_usd 1.1e+06: want at most 1e+06 dollars a machine-hour"},
+		{[]string{"--throughput", "10", "--prices", prices("1e308")}, "instances.big: hourly_usd 1e+308: want at most"},
+	} {
+		code, out, errs := run(t, context.Background(), append([]string{"size", missing}, c.args...)...)
+		require.Equal(t, ExitUsage, code, "%v\n%s", c.args, errs)
+		require.Empty(t, out, c.args)
+		if c.refused == "" {
+			require.Contains(t, errs, "no-results", "%v: the flags pass; the results directory is what fails", c.args)
+			require.NotContains(t, errs, "want", c.args)
+			continue
+		}
+		require.Contains(t, errs, c.refused, c.args)
+		require.NotContains(t, errs, "no-results", "%v: refused before any results are read", c.args)
+	}
+}

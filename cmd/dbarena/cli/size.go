@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbarena/dbarena/analysis/cost"
 	"github.com/dbarena/dbarena/analysis/sizing"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -97,6 +99,9 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 	if err != nil {
 		return usageError(fmt.Errorf("size: %w", err))
 	}
+	if err := checkPricedBy(cat, f.perCore, f.perGiB); err != nil {
+		return usageError(fmt.Errorf("size: %w", err))
+	}
 	var data []*results.Data
 	for _, dir := range args {
 		d, err := results.Read(dir)
@@ -146,8 +151,8 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 // judge by (nil: the searches' own) and the cores of candidate sizes.
 func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	var errs []error
-	if !(f.throughput > 0) || math.IsInf(f.throughput, 0) {
-		errs = append(errs, fmt.Errorf("--throughput %v: want the operations (or TPC-C transactions) per second to serve, above 0", f.throughput))
+	if !(f.throughput >= bounds.MinRate && f.throughput <= bounds.MaxRate) {
+		errs = append(errs, fmt.Errorf("--throughput %v: want the operations (or TPC-C transactions) per second to serve, from %g to %g", f.throughput, bounds.MinRate, bounds.MaxRate))
 	}
 	h, err := spec.ParseShare(f.headroom)
 	if err != nil || h < 0 || h > 10 {
@@ -159,8 +164,11 @@ func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	var slo *results.SLO
 	if f.p99 != "" {
 		d, err := spec.ParseDuration(f.p99)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("--p99 %q: want a latency such as 5ms or 800us", f.p99))
+		if err != nil || d < time.Microsecond || d > time.Hour {
+			// Under a microsecond no database answers, and the
+			// histograms' resolution is a microsecond at that scale;
+			// over an hour they do not record.
+			errs = append(errs, fmt.Errorf("--p99 %q: want a latency such as 5ms or 800us, from 1us to 1h", f.p99))
 		} else {
 			slo = &results.SLO{Bounds: []results.SLOBound{{Percentile: "p99", MaxMs: float64(d) / float64(time.Millisecond)}}}
 		}
@@ -169,14 +177,37 @@ func (f *sizeFlags) parse() (sizing.Ask, *results.SLO, []float64, error) {
 	if f.sizes != "" {
 		for _, s := range strings.Split(f.sizes, ",") {
 			c, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !(c > 0) || math.IsInf(c, 0) {
-				errs = append(errs, fmt.Errorf("--sizes: %q: want cores above 0, such as 2,4,8", s))
+			if err != nil || !(c > 0 && c <= bounds.MaxCores) {
+				errs = append(errs, fmt.Errorf("--sizes: %q: want cores above 0 and at most %d, such as 2,4,8", s, bounds.MaxCores))
 				continue
 			}
 			cands = append(cands, c)
 		}
 	}
 	return sizing.Ask{Throughput: f.throughput, Headroom: h, Level: f.level}, slo, cands, errors.Join(errs...)
+}
+
+// checkPricedBy refuses a --per-core or --per-gib entry the catalogue
+// does not hold, or one without the vCPUs or memory to price by, before
+// any size is priced by it.
+func checkPricedBy(cat *cost.Catalogue, perCore, perGiB string) error {
+	var errs []error
+	for _, f := range []struct {
+		flag, name, what string
+		per              func(cost.Instance) float64
+	}{
+		{"--per-core", perCore, "vCPUs", func(in cost.Instance) float64 { return float64(in.VCPUs) }},
+		{"--per-gib", perGiB, "memory", func(in cost.Instance) float64 { return in.MemoryGiB }},
+	} {
+		in, err := cat.Instance(f.name)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", f.flag, err))
+		case !(f.per(in) > 0):
+			errs = append(errs, fmt.Errorf("%s %s: the catalogue entry has no %s to price by", f.flag, f.name, f.what))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // sizeResult is one group and its answer.
