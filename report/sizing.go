@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -142,6 +143,11 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 	}
 	if len(xs) == 0 {
 		f.Message = "No size met the objective."
+		if !slices.ContainsFunc(sized, func(m sizing.Measured) bool { return m.Refusal == "" }) {
+			// Rates were met, by figures that describe the client or
+			// the machine: not the same story as none met.
+			f.Message = "Every size was refused: the figures it rests on describe the client or the machine (the caption says why)."
+		}
 		return f
 	}
 	p.X.Min = 0
@@ -200,8 +206,8 @@ func addSizingFit(p *panel, sized []sizing.Measured, maxC float64, clr color.RGB
 func addSizingAnswer(p *panel, answer *sizing.Answer, clr color.RGBA) string {
 	addHLine(p, answer.Need, 0, p.X.Max)
 	caption := fmt.Sprintf(" Grey dashed: the goal's need, %s %s", fmtRate(answer.Need), answer.Ask.Unit.Rate())
-	if answer.Choice < 0 {
-		return caption + "; no size serves it."
+	if answer.Outcome != sizing.Answered {
+		return caption + "; " + string(answer.Outcome) + ": " + answer.Reason + "."
 	}
 	c := answer.Options[answer.Choice]
 	if ring, err := plotter.NewScatter(plotter.XYs{{X: c.Cores, Y: c.Capacity}}); err == nil && finite(c.Capacity) {

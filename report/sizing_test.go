@@ -67,3 +67,24 @@ func TestSizingGoal(t *testing.T) {
 	d.Manifest.Goal = nil
 	require.Empty(t, sizingSentences(d))
 }
+
+// TestEverySizeRefused: sizes whose deciding probes describe the
+// machine met the objective but are refused; the figure says so rather
+// than "no size met", and the goal's answer says it could not judge, as
+// `dbarena size` does.
+func TestEverySizeRefused(t *testing.T) {
+	d := sizedData(0.25, 0.5)
+	for i := range d.Trials {
+		d.Trials[i].Flags = []results.Flag{results.Flagf(results.FlagHostSaturated, "the machine was 97%% busy")}
+	}
+	d.Manifest.Goal = &results.Goal{Throughput: 1000}
+	figs := sizingFigures(d, slugify)
+	require.Len(t, figs, 1)
+	require.Equal(t, "Every size was refused: the figures it rests on describe the client or the machine (the caption says why).", figs[0].Message)
+	require.Contains(t, figs[0].Caption, "could not judge: every size measured was refused (250m: probe")
+	require.Contains(t, sizingSentences(d)[0], "redis: could not judge which size serves 1,000 ops/s")
+
+	// One size usable: its figure is drawn, no message.
+	d.Trials[0].Flags = nil
+	require.Empty(t, sizingFigures(d, slugify)[0].Message)
+}

@@ -131,7 +131,28 @@ type Answer struct {
 	MaxHeldOut float64
 	// Notes say what a reader should know.
 	Notes []string
+	// Outcome is Answered, AboveEvery or CannotJudge; Reason says why
+	// there is no answer (empty when answered).
+	Outcome Outcome
+	Reason  string
 }
+
+// Outcome is what an answer could say.
+type Outcome string
+
+// The outcomes of an answer.
+const (
+	// Answered: a size serves the need (Choice).
+	Answered Outcome = "answered"
+	// AboveEvery: the need is above every size considered: each one
+	// measured met less, each one predicted is below it by its whole
+	// interval, and no size refused could have served.
+	AboveEvery Outcome = "above every size"
+	// CannotJudge: no size is shown to serve, and one might: every size
+	// was refused, a refused size is larger than the largest usable, or
+	// a prediction straddles the need or could not be made.
+	CannotJudge Outcome = "could not judge"
+)
 
 // Decide answers ask from the measured sizes of one database and the
 // candidates the fit may predict.
@@ -179,10 +200,52 @@ func Decide(ms []Measured, cands []Candidate, ask Ask) (*Answer, error) {
 	if a.Choice > 0 {
 		a.Cheaper = a.Choice - 1
 	}
-	if len(usable) == 0 {
-		a.Notes = append(a.Notes, "every size measured was refused: no answer from these results")
-	}
+	a.Outcome, a.Reason = a.judge(usable)
 	return a, nil
+}
+
+// judge tells an answer apart from "above every size" and "could not
+// judge", with the reason for either.
+func (a *Answer) judge(usable []Measured) (Outcome, string) {
+	if a.Choice >= 0 {
+		return Answered, ""
+	}
+	refused := make([]string, len(a.Refused))
+	for i, m := range a.Refused {
+		refused[i] = m.Label + ": " + m.Refusal
+	}
+	if len(usable) == 0 {
+		return CannotJudge, "every size measured was refused (" + strings.Join(refused, "; ") + ")"
+	}
+	var why []string
+	largest := 0.0
+	for _, m := range usable {
+		largest = math.Max(largest, m.Cores)
+	}
+	for _, m := range a.Refused {
+		if m.Cores == 0 || m.Cores > largest {
+			why = append(why, fmt.Sprintf("%s, larger than every size usable, was refused: %s", m.Label, m.Refusal))
+		}
+	}
+	var unfit []string
+	for _, o := range a.Options {
+		switch {
+		case o.Source == SourceMeasured || o.Hi < a.Need:
+		case a.Fit == nil:
+			unfit = append(unfit, o.Label)
+		default:
+			why = append(why, o.Label+" "+o.Why)
+		}
+	}
+	if len(unfit) > 0 {
+		why = append(why, fmt.Sprintf("%s not measured, and fewer than three sizes measured (%d usable) to predict them from: measure one",
+			strings.Join(unfit, ", "), len(usable)))
+	}
+	if len(why) > 0 {
+		return CannotJudge, strings.Join(why, "; ")
+	}
+	last := a.Options[len(a.Options)-1]
+	return AboveEvery, fmt.Sprintf("the largest, %s, %s", last.Label, last.Why)
 }
 
 // rate is the unit of the answer's rates: "ops/s", "tx/s".
@@ -421,13 +484,11 @@ func (a *Answer) Sentence(g *Group) string {
 	if a.Ask.Headroom > 0 {
 		load += fmt.Sprintf(" with %.0f%% headroom", 100*a.Ask.Headroom)
 	}
-	if a.Choice < 0 {
-		out := fmt.Sprintf("%s: no size serves %s", g.Database, load)
-		if n := len(a.Options); n > 0 {
-			last := a.Options[n-1]
-			out += fmt.Sprintf(": the largest, %s, %s", last.Label, last.Why)
-		}
-		return out
+	switch a.Outcome {
+	case AboveEvery:
+		return fmt.Sprintf("%s: no size serves %s: the need is above every size considered: %s", g.Database, load, a.Reason)
+	case CannotJudge:
+		return fmt.Sprintf("%s: could not judge which size serves %s: %s", g.Database, load, a.Reason)
 	}
 	c := a.Options[a.Choice]
 	out := fmt.Sprintf("%s needs %s", g.Database, c.Label)

@@ -74,7 +74,63 @@ func TestRefusedSizesAreNotUsed(t *testing.T) {
 	a, err = Decide(ms, nil, Ask{Throughput: 1})
 	require.NoError(t, err)
 	require.Equal(t, -1, a.Choice)
-	require.Contains(t, a.Notes, "every size measured was refused: no answer from these results")
+	require.Equal(t, CannotJudge, a.Outcome)
+	require.Equal(t, "every size measured was refused (250m: not steady; 500m: not steady; 750m: not steady; 1cpu: not steady)", a.Reason)
+	require.Contains(t, a.Sentence(&Group{Database: "pg", Workload: "c", Objective: "p99 <= 5 ms"}), "pg: could not judge which size serves 1 ops/s of workload c at p99 <= 5 ms: every size measured was refused (250m: not steady;")
+}
+
+// TestNoAnswerSaysWhy: with no size serving, "above every size" only
+// when every size considered is below the need by its whole evidence;
+// a larger size refused, a prediction that straddles the need or one
+// that cannot be made is "could not judge", naming it.
+func TestNoAnswerSaysWhy(t *testing.T) {
+	g := &Group{Database: "pg", Workload: "c", Objective: "p99 <= 5 ms"}
+	ms := measuredSizes()
+	top := ms[3].Rate
+
+	// Measured only, every one below: above every size; at the largest's
+	// rate it serves (both sides).
+	a, err := Decide(ms, nil, Ask{Throughput: top * 1.001})
+	require.NoError(t, err)
+	require.Equal(t, AboveEvery, a.Outcome)
+	require.Contains(t, a.Sentence(g), "no size serves")
+	require.Contains(t, a.Sentence(g), "the need is above every size considered: the largest, 1cpu, measured: the highest rate met was")
+	a, err = Decide(ms, nil, Ask{Throughput: top})
+	require.NoError(t, err)
+	require.Equal(t, Answered, a.Outcome)
+	require.Empty(t, a.Reason)
+
+	// The largest refused: could not judge, naming it; a smaller one
+	// refused does not stop "above every size".
+	refusedTop := measuredSizes()
+	refusedTop[3].Refusal = "probe pg.c.p3 was host-saturated"
+	a, err = Decide(refusedTop, nil, Ask{Throughput: top * 1.5})
+	require.NoError(t, err)
+	require.Equal(t, CannotJudge, a.Outcome)
+	require.Equal(t, "1cpu, larger than every size usable, was refused: probe pg.c.p3 was host-saturated", a.Reason)
+	refusedSmall := measuredSizes()
+	refusedSmall[1].Refusal = "not steady"
+	a, err = Decide(refusedSmall, nil, Ask{Throughput: top * 1.001})
+	require.NoError(t, err)
+	require.Equal(t, AboveEvery, a.Outcome, a.Reason)
+
+	// Predicted: an interval wholly below the need is above every size;
+	// one that reaches it cannot be judged.
+	cands := []Candidate{{Label: "2cpu", Cores: 2, Monthly: 40}}
+	a, err = Decide(ms, cands, Ask{Throughput: amdahl(2) * 3})
+	require.NoError(t, err)
+	require.Equal(t, AboveEvery, a.Outcome, a.Reason)
+	require.Contains(t, a.Reason, "the largest, 2cpu, extrapolated")
+	a, err = Decide(ms, cands, Ask{Throughput: amdahl(2) * 1.001})
+	require.NoError(t, err)
+	require.Equal(t, CannotJudge, a.Outcome, a.Reason)
+	require.Contains(t, a.Reason, "2cpu extrapolated")
+
+	// Fewer than three sizes: the larger candidates cannot be predicted.
+	a, err = Decide(ms[:2], []Candidate{{Label: "1cpu", Cores: 1}, {Label: "2cpu", Cores: 2}}, Ask{Throughput: top * 2})
+	require.NoError(t, err)
+	require.Equal(t, CannotJudge, a.Outcome)
+	require.Equal(t, "1cpu, 2cpu not measured, and fewer than three sizes measured (2 usable) to predict them from: measure one", a.Reason)
 }
 
 func TestPredictedServesOnlyWhenTheIntervalClearsTheNeed(t *testing.T) {

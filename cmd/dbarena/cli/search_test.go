@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -292,5 +294,87 @@ func TestSizeRefusesWhatItCannotHold(t *testing.T) {
 		}
 		require.Contains(t, errs, c.refused, c.args)
 		require.NotContains(t, errs, "no-results", "%v: refused before any results are read", c.args)
+	}
+}
+
+// writeSizedSearches writes a results directory of rate searches on pg at two
+// sizes: 1cpu met 4,000 ops/s (4,400 missed), 2cpu 7,400 (8,000 missed);
+// refused names the sizes whose deciding probe was host-saturated.
+func writeSizedSearches(t *testing.T, dir string, refused ...string) {
+	t.Helper()
+	w, err := results.Create(dir)
+	require.NoError(t, err)
+	m := &results.Manifest{Status: results.StatusCompleted, Start: time.Now()}
+	for _, sz := range []struct {
+		label     string
+		cpus      float64
+		met, miss float64
+	}{{"1cpu", 1, 4000, 4400}, {"2cpu", 2, 7400, 8000}} {
+		name := "pg-" + sz.label
+		m.Targets = append(m.Targets, results.TargetInfo{Name: name, Base: "pg", Size: sz.label, Database: "postgres", CPUs: sz.cpus})
+		s := results.Search{ID: name + ".c", Target: name, Workload: "c", Objective: "p99 <= 5 ms", Rate: sz.met, Ceiling: sz.miss, Resolution: 0.1, Resolved: true, Stop: "resolved"}
+		for i, r := range []float64{sz.met, sz.miss} {
+			id := fmt.Sprintf("%s.c.p%d", name, i+1)
+			row := results.Trial{ID: id, Kind: results.KindRun, Target: name, Workload: "c", Threads: 8, Throughput: r, Operations: int64(r * 5),
+				Status: results.StatusCompleted, TargetRate: r, Latency: results.Latency{P50: 1e3, P99: 4e3}}
+			outcome := "met"
+			if i == 1 {
+				outcome, row.Latency.P99 = "missed", 9e3
+			}
+			if outcome == "met" && slices.Contains(refused, sz.label) {
+				row.Flags = []results.Flag{results.Flagf(results.FlagHostSaturated, "the machine was 97%% busy")}
+			}
+			require.NoError(t, w.AddTrial(row))
+			s.Probes = append(s.Probes, results.SearchProbe{Trial: id, Rate: r, Achieved: r, Threads: 8, Outcome: outcome})
+		}
+		m.Searches = append(m.Searches, s)
+	}
+	require.NoError(t, w.WriteManifest(m))
+	require.NoError(t, w.Close())
+}
+
+// TestSizeWithoutAnAnswer: when no size serves, `size` exits 1 after
+// printing every size it measured, refused ones too, and its answer line
+// names the reason: "above every size" when each measured and predicted
+// size falls short, "could not judge" when a size that might serve was
+// refused or cannot be predicted; a throughput a size serves exits 0.
+func TestSizeWithoutAnAnswer(t *testing.T) {
+	dir := t.TempDir()
+	clean, refusedTop, allRefused := filepath.Join(dir, "clean"), filepath.Join(dir, "top"), filepath.Join(dir, "all")
+	writeSizedSearches(t, clean)
+	writeSizedSearches(t, refusedTop, "2cpu")
+	writeSizedSearches(t, allRefused, "1cpu", "2cpu")
+	size := func(res string, more ...string) (int, string, string) {
+		return run(t, context.Background(), append([]string{"size", res}, more...)...)
+	}
+
+	code, out, errs := size(clean, "--throughput", "7400", "--sizes", "1,2")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "pg needs 2cpu (2 cores) for 7,400 ops/s")
+
+	code, out, errs = size(clean, "--throughput", "7401", "--sizes", "1,2")
+	require.Equal(t, ExitFailure, code, errs)
+	require.Contains(t, out, "answer: pg: no size serves 7,401 ops/s of workload c at p99 <= 5 ms: the need is above every size considered: the largest, 2cpu, measured: the highest rate met was 7,400 ops/s, below the 7,401 needed")
+	require.Contains(t, errs, "size: no answer for pg at c (above every size)")
+
+	// By default sizes 1.5 to 4 times the largest are predicted, and two
+	// sizes measured cannot predict them.
+	code, out, errs = size(clean, "--throughput", "7401")
+	require.Equal(t, ExitFailure, code, errs)
+	require.Contains(t, out, "answer: pg: could not judge which size serves 7,401 ops/s of workload c at p99 <= 5 ms: 3cpu, 4cpu, 6cpu, 8cpu not measured, and fewer than three sizes measured (2 usable) to predict them from: measure one")
+
+	code, out, errs = size(refusedTop, "--throughput", "5000", "--sizes", "1,2")
+	require.Equal(t, ExitFailure, code, errs)
+	require.Contains(t, out, "answer: pg: could not judge which size serves 5,000 ops/s of workload c at p99 <= 5 ms: 2cpu, larger than every size usable, was refused: probe pg-2cpu.c.p1, whose rate is the answer, was host-saturated")
+	require.Regexp(t, `(?m)^  2cpu +2 +7,400 .* refused$`, out, "the refused size is in the table")
+	require.Contains(t, errs, "(could not judge)")
+
+	for _, throughput := range []string{"3000", "5000", "500000"} {
+		code, out, errs = size(allRefused, "--throughput", throughput, "--format", "json")
+		require.Equal(t, ExitFailure, code, errs)
+		var groups []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &groups), out)
+		require.Equal(t, "could not judge", groups[0]["outcome"])
+		require.Contains(t, groups[0]["answer"], "every size measured was refused (1cpu: probe pg-1cpu.c.p1, whose rate is the answer, was host-saturated")
 	}
 }

@@ -134,17 +134,33 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 	} else {
 		err = writeSizes(st.Stdout, out)
 	}
-	if err != nil || !f.confirm {
+	if err != nil {
 		return err
 	}
-	cst := st
-	if format.json() {
-		// stdout holds the JSON alone.
-		c := *st
-		c.Stdout = st.Stderr
-		cst = &c
+	var none []string
+	for _, r := range out {
+		if r.answer.Outcome != sizing.Answered {
+			none = append(none, fmt.Sprintf("%s at %s (%s)", r.group.Database, r.group.Workload, r.answer.Outcome))
+		}
 	}
-	return confirmAll(ctx, cst, f, out, data, slo)
+	if f.confirm && len(none) < len(out) {
+		cst := st
+		if format.json() {
+			// stdout holds the JSON alone.
+			c := *st
+			c.Stdout = st.Stderr
+			cst = &c
+		}
+		if err := confirmAll(ctx, cst, f, out, data, slo); err != nil {
+			return err
+		}
+	}
+	if len(none) > 0 {
+		// The answers are printed; the exit status says one is missing,
+		// for a script that would otherwise read on as if answered.
+		return &exitError{code: ExitFailure, err: fmt.Errorf("size: no answer for %s: see its answer line", strings.Join(none, ", "))}
+	}
+	return nil
 }
 
 // parse checks the flags and turns them into the ask, the objective to
@@ -243,6 +259,11 @@ func writeSizes(w io.Writer, out []sizeResult) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Label, num(o.Cores, "%g"), ops(o.Capacity), bracket(o),
 				o.Source, num(o.Monthly, "%.2f"), num(o.PerMillion, "%.3g"), mark)
 		}
+		for _, m := range a.Refused {
+			// Measured too: listed, its figures not used (why below).
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Label, num(m.Cores, "%g"), ops(m.Rate), "-",
+				sizing.SourceMeasured, num(m.Monthly, "%.2f"), "-", "refused")
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -318,18 +339,20 @@ type sizeJSONGroup struct {
 	Objective string          `json:"objective"`
 	// Unit is what every rate of the group counts: "ops", or "tx" for
 	// TPC-C's transactions (the field names keep "ops" for both).
-	Unit       results.Unit      `json:"unit"`
-	Throughput float64           `json:"throughput_ops_sec"`
-	Headroom   float64           `json:"headroom"`
-	Need       float64           `json:"need_ops_sec"`
-	Answer     string            `json:"answer"`
-	Choice     *string           `json:"choice"`
-	Cheaper    *string           `json:"next_cheaper"`
-	Options    []sizeJSONOption  `json:"options"`
-	Fit        *sizeJSONFit      `json:"fit,omitempty"`
-	HeldOut    []sizing.HeldOut  `json:"held_out,omitempty"`
-	Refused    []sizeJSONRefusal `json:"refused,omitempty"`
-	Notes      []string          `json:"notes,omitempty"`
+	Unit       results.Unit `json:"unit"`
+	Throughput float64      `json:"throughput_ops_sec"`
+	Headroom   float64      `json:"headroom"`
+	Need       float64      `json:"need_ops_sec"`
+	Answer     string       `json:"answer"`
+	// Outcome is "answered", "above every size" or "could not judge".
+	Outcome sizing.Outcome    `json:"outcome"`
+	Choice  *string           `json:"choice"`
+	Cheaper *string           `json:"next_cheaper"`
+	Options []sizeJSONOption  `json:"options"`
+	Fit     *sizeJSONFit      `json:"fit,omitempty"`
+	HeldOut []sizing.HeldOut  `json:"held_out,omitempty"`
+	Refused []sizeJSONRefusal `json:"refused,omitempty"`
+	Notes   []string          `json:"notes,omitempty"`
 }
 
 type sizeJSONOption struct {
@@ -365,7 +388,7 @@ func sizeJSON(out []sizeResult) []sizeJSONGroup {
 	for _, r := range out {
 		g, a := r.group, r.answer
 		j := sizeJSONGroup{Database: g.Database, Workload: g.Workload, Params: g.Params, Objective: g.Objective, Unit: results.Unit(g.Unit.Short()),
-			Throughput: a.Ask.Throughput, Headroom: a.Ask.Headroom, Need: a.Need, Answer: a.Sentence(g), HeldOut: a.HeldOut,
+			Throughput: a.Ask.Throughput, Headroom: a.Ask.Headroom, Need: a.Need, Answer: a.Sentence(g), Outcome: a.Outcome, HeldOut: a.HeldOut,
 			Notes: append(append([]string(nil), g.Notes...), a.Notes...)}
 		if a.Choice >= 0 {
 			j.Choice = &a.Options[a.Choice].Label
