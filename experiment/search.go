@@ -37,8 +37,8 @@ const busyShare = 0.9
 // (ID.target=RATE) with workers sized by Little's law, until the lowest
 // rate missed is within the resolution of the highest met. It returns
 // the highest rate met (0: none). The search is recorded in the
-// manifest; a probe that fails its error policy is a miss, not a failed
-// experiment.
+// manifest; a probe that fails its error policy proves nothing (it is
+// probed again), and is not a failed experiment.
 func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error) {
 	s := tr.s
 	slo := sloOf(s.plan.Spec.SLO)
@@ -78,10 +78,12 @@ func (tr *targetRun) search(ctx context.Context, st *spec.Step) (float64, error)
 			return 0, err
 		}
 		if row.Status == results.StatusFailed && row.Operations == 0 {
-			// Not a miss: the probe could not run at all.
-			rec.Stop = fmt.Sprintf("probe %s could not run: %s", probe.ID, row.StatusReason)
+			// Not a miss: the probe could not run at all. What the
+			// probes before it proved is kept.
+			stop := fmt.Sprintf("probe %s could not run: %s", probe.ID, row.StatusReason)
+			rec = searchRecord(rec, srch.Result(), stop)
 			tr.addSearch(rec)
-			return 0, &trialFailure{id: st.ID, reason: rec.Stop}
+			return 0, &trialFailure{id: st.ID, reason: stop}
 		}
 		p := judgeProbe(row, rate, threads, slo, boost[rate] > 0)
 		if p.Outcome == capacity.Unfair && strings.HasPrefix(p.Why, "workers") {
@@ -214,7 +216,12 @@ func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *s
 func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, boosted bool) capacity.Probe {
 	p := capacity.Probe{Rate: rate, Achieved: row.Throughput, Threads: threads}
 	if row.Status == results.StatusFailed {
-		p.Outcome, p.Why = capacity.Missed, row.StatusReason
+		// The database failed (its errors passed the error policy, or
+		// it died): that proves nothing of the rate it sustains at the
+		// objective. The rate is probed again, and a database that
+		// fails there every time ends the search with what the probes
+		// before proved.
+		p.Outcome, p.Why = capacity.Unfair, "the database failed: "+row.StatusReason
 		return p
 	}
 	for _, f := range row.Flags {

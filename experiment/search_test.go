@@ -44,7 +44,7 @@ func TestJudgeProbe(t *testing.T) {
 		"served 95%":                   {row: row(950, 3, 1), outcome: capacity.Met},
 		"served 94%":                   {row: row(940, 3, 1), outcome: capacity.Missed, why: "served 94% of the rate"},
 		"failed by the error policy": {row: results.Trial{Status: results.StatusFailed, StatusReason: "2% of operations failed", Throughput: 900},
-			outcome: capacity.Missed, why: "2% of operations failed"},
+			outcome: capacity.Unfair, why: "the database failed: 2% of operations failed"},
 		"pacing flag, met: conservative": {row: row(1000, 3, 1, results.Flagf(results.FlagPacing, "late")), outcome: capacity.Met},
 		"pacing explains the miss": {row: paced(row(1000, 5.2, 1, results.Flagf(results.FlagPacing, "late")), 300), outcome: capacity.Unfair,
 			why: "p99 5.20 ms > 5 ms, and without the harness's lateness (p99 0.30 ms) the latency would have met the bound"},

@@ -230,6 +230,11 @@ func (a *Answer) judge(usable []Measured) (Outcome, string) {
 	var unfit []string
 	for _, o := range a.Options {
 		switch {
+		case o.Source == SourceMeasured && math.IsNaN(o.Hi):
+			// Its search ended with no rate above missed (the database
+			// failed there, or the probes ran out): its capacity may
+			// be above the need.
+			why = append(why, fmt.Sprintf("%s met %s %s and no rate above it missed: its capacity may be higher", o.Label, results.FormatOps(o.Capacity), a.rate()))
 		case o.Source == SourceMeasured || o.Hi < a.Need:
 		case a.Fit == nil:
 			unfit = append(unfit, o.Label)

@@ -126,6 +126,20 @@ func TestNoAnswerSaysWhy(t *testing.T) {
 	require.Equal(t, CannotJudge, a.Outcome, a.Reason)
 	require.Contains(t, a.Reason, "2cpu extrapolated")
 
+	// A search that ended with no rate above its answer missed (its
+	// database failed there): the size may serve more; with a miss
+	// above, it is above every size (both sides).
+	open := measuredSizes()
+	open[3].Ceiling = 0
+	a, err = Decide(open, nil, Ask{Throughput: top * 1.5})
+	require.NoError(t, err)
+	require.Equal(t, CannotJudge, a.Outcome)
+	require.Contains(t, a.Reason, "1cpu met ")
+	require.Contains(t, a.Reason, "and no rate above it missed: its capacity may be higher")
+	a, err = Decide(measuredSizes(), nil, Ask{Throughput: top * 1.5})
+	require.NoError(t, err)
+	require.Equal(t, AboveEvery, a.Outcome)
+
 	// Fewer than three sizes: the larger candidates cannot be predicted.
 	a, err = Decide(ms[:2], []Candidate{{Label: "1cpu", Cores: 1}, {Label: "2cpu", Cores: 2}}, Ask{Throughput: top * 2})
 	require.NoError(t, err)

@@ -183,16 +183,19 @@ goal: {throughput: 1000}
 	// The sizing answer from these searches, on both sides of each
 	// size's rate met.
 	small, large := d.Manifest.Searches[0].Rate, d.Manifest.Searches[1].Rate
-	answer := func(throughput float64, more ...string) (string, []map[string]any) {
+	answerCode := func(want int, throughput float64, more ...string) (string, []map[string]any) {
 		args := append([]string{"size", res, "--throughput", fmt.Sprint(throughput)}, more...)
 		code, out, errs := run(t, context.Background(), args...)
-		require.Equal(t, ExitOK, code, errs)
+		require.Equal(t, want, code, errs)
 		code, js, errs := run(t, context.Background(), append(args, "--format", "json")...)
-		require.Equal(t, ExitOK, code, errs)
+		require.Equal(t, want, code, errs)
 		var groups []map[string]any
 		require.NoError(t, json.Unmarshal([]byte(js), &groups))
 		require.Len(t, groups, 1)
 		return out, groups
+	}
+	answer := func(throughput float64, more ...string) (string, []map[string]any) {
+		return answerCode(ExitOK, throughput, more...)
 	}
 	out, g := answer(small)
 	t.Log(out)
@@ -209,10 +212,12 @@ goal: {throughput: 1000}
 		_, g = answer(small/1.3*1.01, "--headroom", "30%")
 		require.Equal(t, "500m", g[0]["choice"])
 	}
-	out, g = answer(large * 1.01)
+	out, g = answerCode(ExitFailure, large*1.01)
 	t.Log(out)
 	require.Nil(t, g[0]["choice"], "two sizes measured: nothing predicted, nothing serves")
-	require.Contains(t, out, "no size serves")
+	require.Equal(t, "could not judge", g[0]["outcome"])
+	require.Contains(t, out, "could not judge which size serves")
+	require.Contains(t, out, "fewer than three sizes measured (2 usable) to predict them from")
 	require.Contains(t, out, "three or more are needed to predict")
 
 	// Confirmed: the answer's size deployed again and run at the
