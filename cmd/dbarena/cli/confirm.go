@@ -121,8 +121,14 @@ func confirmText(text []byte, orig *spec.Spec, g *sizing.Group, choice sizing.Op
 	for _, p := range g.Params {
 		put(matrix, p.Key, seq(scalar(p.Value)))
 	}
-	put(matrix, "size", seq(size))
-	put(root, "matrix", matrix)
+	if size != nil {
+		put(matrix, "size", seq(size))
+	}
+	if len(matrix.Content) > 0 {
+		put(root, "matrix", matrix)
+	} else {
+		del(root, "matrix")
+	}
 	run := get(root, "run")
 	if run == nil || run.Kind != yaml.MappingNode {
 		run = &yaml.Node{Kind: yaml.MappingNode}
@@ -162,10 +168,18 @@ func sizeOf(orig *spec.Spec, choice sizing.Option) (*yaml.Node, error) {
 		put(n, "name", scalar(z.Label))
 		return n, nil
 	}
+	if len(orig.Sizes) == 0 && choice.Source == sizing.SourceMeasured {
+		// No size axis: the target as the file describes it is the
+		// size measured, deployed as it was.
+		return nil, nil
+	}
 	for _, z := range orig.Sizes {
 		if z.Nodes > 0 || z.MachineType != "" {
 			return nil, fmt.Errorf("size %s was predicted from cores, and this experiment's sizes are nodes or machine types: measure it instead", choice.Label)
 		}
+	}
+	if !(choice.Cores > 0) {
+		return nil, fmt.Errorf("size %s has no cores to deploy it at", choice.Label)
 	}
 	put(n, "cpus", scalar(strconv.FormatFloat(choice.Cores, 'f', -1, 64)))
 	put(n, "name", scalar(choice.Label))

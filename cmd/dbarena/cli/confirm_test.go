@@ -75,3 +75,39 @@ goal: {throughput: 1000, headroom: 20%}
 	_, err = confirmText(text, orig, g, sizing.Option{Label: "2cpu", Cores: 2}, 1, 1)
 	require.ErrorContains(t, err, "measure it instead")
 }
+
+// TestConfirmWithoutASizeAxis: a rate search of a target with no size
+// axis confirms the target as the file deploys it (no size added); a
+// size predicted from its cores is deployed at those cores; one with no
+// cores is refused, naming it.
+func TestConfirmWithoutASizeAxis(t *testing.T) {
+	text := []byte(`name: search
+targets:
+  - {name: redis, database: redis, deploy: {provider: local, cpus: 0.5}}
+workloads: [c]
+slo: {p99: 5ms}
+run: {until: slo, duration: 3s, threads: 4}
+`)
+	orig, err := spec.Parse("search.yaml", text, specOptions())
+	require.NoError(t, err)
+	g := &sizing.Group{Database: "redis", Workload: "c"}
+	for _, c := range []struct {
+		choice sizing.Option
+		name   string
+		cpus   float64
+	}{
+		{sizing.Option{Label: "redis", Cores: 0.5, Source: sizing.SourceMeasured}, "redis", 0.5},
+		{sizing.Option{Label: "redis", Source: sizing.SourceMeasured}, "redis", 0.5},
+		{sizing.Option{Label: "1cpu", Cores: 1, Source: sizing.SourceExtrapolated}, "redis-1cpu", 1},
+	} {
+		out, err := confirmText(text, orig, g, c.choice, 1000, 8)
+		require.NoError(t, err)
+		s, err := spec.Parse("search.yaml", out, specOptions())
+		require.NoError(t, err, "%s", out)
+		require.Len(t, s.Targets, 1, "%s", out)
+		require.Equal(t, c.name, s.Targets[0].Name)
+		require.Equal(t, c.cpus, s.Targets[0].Deploy.CPUs)
+	}
+	_, err = confirmText(text, orig, g, sizing.Option{Label: "x", Source: sizing.SourceExtrapolated}, 1000, 8)
+	require.ErrorContains(t, err, "size x has no cores to deploy it at")
+}
