@@ -1,14 +1,18 @@
 package driver
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/redact"
+	"github.com/dbarena/dbarena/internal/suggest"
 )
 
 // Props reads one driver's properties: every key is looked up under the
@@ -17,6 +21,10 @@ import (
 type Props struct {
 	prefix string
 	m      map[string]string
+	// read holds every property looked up (full names), shared by the
+	// copies of a Props: what was given under the prefix and never
+	// read is unknown to the driver (Unknown).
+	read map[string]bool
 	// aliased are the aliases whose other name was given (see
 	// NewPropsAliased), for GivenAs.
 	aliased []Alias
@@ -36,12 +44,13 @@ func NewPropsAliased(prefix string, m map[string]string, aliases []Alias) (Props
 	for k, v := range m {
 		out[k] = v
 	}
-	p := Props{prefix: prefix, m: out}
+	p := Props{prefix: prefix, m: out, read: map[string]bool{}}
 	for _, a := range aliases {
 		theirs, has := m[a.Theirs]
 		if !has {
 			continue
 		}
+		p.read[a.Theirs] = true
 		ours := p.Key(a.Ours)
 		if v, has := m[ours]; has && strings.TrimSpace(v) != strings.TrimSpace(theirs) {
 			return p, fmt.Errorf("%s=%q and %s=%q: both set the same thing; keep one",
@@ -70,7 +79,49 @@ func (p Props) GivenAs(err error) error {
 
 // NewProps returns a reader for the properties under prefix ("postgres").
 func NewProps(prefix string, m map[string]string) Props {
-	return Props{prefix: prefix, m: m}
+	return Props{prefix: prefix, m: m, read: map[string]bool{}}
+}
+
+// lookup is the property of a driver key, recorded as read.
+func (p Props) lookup(key string) (string, bool) {
+	full := p.Key(key)
+	if p.read != nil {
+		p.read[full] = true
+	}
+	v, ok := p.m[full]
+	return v, ok
+}
+
+// Unknown reports every property given under the driver's prefix that
+// is neither one of the driver's keys (declared: every key its parser
+// reads in any configuration, as "url", "connect.timeout") nor read by
+// this parse: a misspelt name ("postgres.uri") that would otherwise be
+// ignored, the run then failing on a default. Each is named with the
+// nearest of the driver's names. Call it last, when the others parsed;
+// nil when none is unknown.
+func (p Props) Unknown(declared ...string) error {
+	known := map[string]bool{}
+	for k := range p.read {
+		known[k] = true
+	}
+	for _, k := range declared {
+		known[p.Key(k)] = true
+	}
+	names := slices.Sorted(maps.Keys(known))
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(p.m)) {
+		if !strings.HasPrefix(k, p.prefix+".") || known[k] {
+			continue
+		}
+		msg := fmt.Sprintf("%s: the %s driver has no such property", k, p.prefix)
+		if near := suggest.Nearest(k, names); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		} else {
+			msg += fmt.Sprintf(" (it reads %s)", strings.Join(names, ", "))
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	return errors.Join(errs...)
 }
 
 // Key returns the full property name of a driver key.
@@ -78,7 +129,7 @@ func (p Props) Key(key string) string { return p.prefix + "." + key }
 
 // Has reports whether the property was given.
 func (p Props) Has(key string) bool {
-	_, ok := p.m[p.Key(key)]
+	_, ok := p.lookup(key)
 	return ok
 }
 
@@ -92,7 +143,7 @@ func (p Props) Core(key, def string) string {
 
 // String returns the property or def.
 func (p Props) String(key, def string) string {
-	if v, ok := p.m[p.Key(key)]; ok {
+	if v, ok := p.lookup(key); ok {
 		return strings.TrimSpace(v)
 	}
 	return def
@@ -100,7 +151,7 @@ func (p Props) String(key, def string) string {
 
 // Int returns the property as an integer at least min, or def.
 func (p Props) Int(key string, def, min int) (int, error) {
-	v, ok := p.m[p.Key(key)]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -113,7 +164,7 @@ func (p Props) Int(key string, def, min int) (int, error) {
 
 // Bool returns the property as a boolean, or def.
 func (p Props) Bool(key string, def bool) (bool, error) {
-	v, ok := p.m[p.Key(key)]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -127,7 +178,7 @@ func (p Props) Bool(key string, def bool) (bool, error) {
 // Duration returns the property as a duration, or def. A bare number is
 // read as milliseconds, the unit YCSB's bindings use for timeouts.
 func (p Props) Duration(key string, def time.Duration) (time.Duration, error) {
-	v, ok := p.m[p.Key(key)]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -147,7 +198,7 @@ func (p Props) Duration(key string, def time.Duration) (time.Duration, error) {
 // Enum returns the property, which must be one of choices (compared
 // without case), or def.
 func (p Props) Enum(key, def string, choices ...string) (string, error) {
-	v, ok := p.m[p.Key(key)]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}

@@ -115,7 +115,16 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	add(e)
 	c.DurableDelete, e = p.Bool("durabledelete", false)
 	add(e)
+	add(p.Unknown(properties()...))
 	return c, p.GivenAs(errors.Join(errs...))
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"commitlevel", "connect.timeout", "durabledelete", "host", "namespace", "password", "pool", "port", "readmodeap", "readmodesc", "replica", "sendkey", "set", "timeout", "user"}
 }
 
 // validateNames checks the namespace and set against Aerospike's limits.

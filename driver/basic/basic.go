@@ -56,6 +56,9 @@ func Check(props map[string]string, _ int) error {
 
 // parseDelay reads basic.delay (0 when unset).
 func parseDelay(props map[string]string) (time.Duration, error) {
+	if err := driver.NewProps("basic", props).Unknown("delay"); err != nil {
+		return 0, driver.BadConfig(err)
+	}
 	v, ok := props["basic.delay"]
 	if !ok {
 		return 0, nil

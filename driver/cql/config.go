@@ -166,7 +166,16 @@ func ParseConfig(props map[string]string) (Config, error) {
 	c.Coalesce, e = p.Duration("write.coalesce", 0)
 	add(e)
 	add(c.parseLoad(p))
+	add(p.Unknown(properties()...))
 	return c, errors.Join(errs...)
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"compression", "connect.timeout", "connections", "consistency.read", "consistency.write", "discovery", "hosts", "keyspace", "load", "load.batch.bytes", "load.concurrency", "local.dc", "lwt", "metrics.port", "password", "port", "replication.dcs", "replication.factor", "replication.strategy", "retries", "serial.consistency", "timeout", "tracing", "username", "write.coalesce"}
 }
 
 // parseConsistency reads the consistency levels, the keyspace's

@@ -86,3 +86,63 @@ func TestCheckAgreesWithOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownPropertyNamesTheNearest: a misspelt property under a
+// driver's prefix is refused as bad input by Check and Open, naming the
+// nearest property the driver reads; each property a deployment makes
+// for the driver (its Addresser), and each YCSB spelling it accepts, is
+// known; a property of another driver's prefix is not this one's
+// business.
+func TestUnknownPropertyNamesTheNearest(t *testing.T) {
+	typos := map[string][2]string{
+		"basic":     {"basic.dealy", "basic.delay"},
+		"aerospike": {"aerospike.namspace", "aerospike.namespace"},
+		"cql":       {"cql.host", "cql.hosts"},
+		"dynamodb":  {"dynamodb.endpiont", "dynamodb.endpoint"},
+		"memory":    {"memory.maxbyte", "memory.maxbytes"},
+		"mongodb":   {"mongodb.uri", "mongodb.url"},
+		"mysql":     {"mysql.uri", "mysql.url"},
+		"postgres":  {"postgres.uri", "postgres.url"},
+		"redis":     {"redis.hots", "redis.host"},
+	}
+	reach := driver.Reach{Addrs: []string{"10.0.0.1:4000", "10.0.0.2:4000", "10.0.0.3:4000"}, Nodes: 3, User: "u", Password: "pw", Database: "db", SamePort: true, Private: true}
+	for _, d := range All() {
+		t.Run(d.Name, func(t *testing.T) {
+			typo, ok := typos[d.Name]
+			require.True(t, ok, "a misspelt property for %s in this test", d.Name)
+			props := map[string]string{typo[0]: "x", "other.url": "y"}
+			var ce *driver.ConfigError
+			err := d.Check(props, 4)
+			require.ErrorAs(t, err, &ce)
+			require.ErrorContains(t, err, typo[0]+": the "+d.Prefix+" driver has no such property; did you mean "+typo[1]+"?")
+			require.NotContains(t, err.Error(), "other.url")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, err = d.Open(ctx, driver.Params{Props: props, Workers: 4})
+			require.ErrorAs(t, err, &ce, "Open refuses it as bad input too")
+			require.ErrorContains(t, err, typo[0])
+
+			if d.Address == nil {
+				return
+			}
+			made := map[string]string{}
+			for _, p := range d.Address(reach) {
+				made[p.Key] = p.Value
+			}
+			if err := d.Check(made, 4); err != nil {
+				require.NotContains(t, err.Error(), "no such property", "what a deployment makes is known: %v", made)
+			}
+		})
+	}
+	// YCSB's spellings, read as the driver's own.
+	for name, props := range map[string]map[string]string{
+		"dynamodb": {"dynamodb.primaryKey": "k", "dynamodb.consistentReads": "true", "dynamodb.endpoint": "http://127.0.0.1:8000"},
+		"mongodb":  {"mongodb.writeConcern": "majority", "mongodb.maxconnections": "4"},
+	} {
+		d, err := Lookup(name)
+		require.NoError(t, err)
+		if err := d.Check(props, 4); err != nil {
+			require.NotContains(t, err.Error(), "no such property", name)
+		}
+	}
+}

@@ -128,7 +128,16 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if t := p.String("primaryKeyType", ""); t != "" && !strings.EqualFold(t, "HASH") {
 		add(fmt.Errorf("%s=%q: only HASH tables (one key attribute) are supported", p.Key("primaryKeyType"), t))
 	}
+	add(p.Unknown(properties()...))
 	return c, errors.Join(errs...)
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"accesskey", "awsCredentialsFile", "billingmode", "conditionalwrites", "connect.timeout", "consistentreads", "endpoint", "inclusivescan", "maxbackoff", "maxretries", "pool", "primaryKeyType", "primarykey", "rcu", "region", "secretkey", "timeout", "wcu"}
 }
 
 // validateStrings checks the endpoint, region, key name and credentials.

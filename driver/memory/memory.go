@@ -104,6 +104,9 @@ func nameBytes(prefix string, fieldCount int64) int64 {
 // memory.maxbytes.
 func checkCapacity(p driver.Props) error {
 	limit, err := p.Int("maxbytes", defaultMaxBytes, 1)
+	if err == nil {
+		err = p.Unknown("maxbytes")
+	}
 	if err != nil {
 		return driver.BadConfig(err)
 	}

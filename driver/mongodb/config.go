@@ -133,7 +133,16 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 			c.Ignored = append(c.Ignored, p.Key(k))
 		}
 	}
+	add(p.Unknown(properties()...))
 	return c, p.GivenAs(errors.Join(errs...))
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"batchsize", "connect.timeout", "database", "journal", "pool", "readconcern", "readpreference", "threadsAllowedToBlockForConnectionMultiplier", "timeout", "upsert", "url", "writeconcern"}
 }
 
 // urlDatabase returns the database named in the URL's path, or

@@ -129,7 +129,15 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	}
 	dsn.DBName = ""
 	c.DSN = dsn
-	return c, nil
+	return c, p.Unknown(properties()...)
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"batch.rows", "connect.timeout", "database", "dialect", "engine", "pool", "retries", "url"}
 }
 
 // isWord reports whether s is a plain identifier (letters, digits, '_').

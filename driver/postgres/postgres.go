@@ -132,7 +132,15 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	if _, err := pgx.ParseConfig(c.URL); err != nil {
 		return c, fmt.Errorf("%s=%q: %w", p.Key("url"), redact.URL(c.URL), err)
 	}
-	return c, nil
+	return c, p.Unknown(properties()...)
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"connect.timeout", "create.database", "dialect", "hosts", "layout", "load", "pool.max", "primarykey", "retries", "splits", "upsert", "url"}
 }
 
 // jdbcURL turns YCSB's JDBC properties (db.url=jdbc:postgresql://host:port/db,

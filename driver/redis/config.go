@@ -132,7 +132,16 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 	add(err)
 	c.Update, err = p.Enum("update", UpdateChecked, UpdateChecked, UpdateHSet)
 	add(err)
+	add(p.Unknown(properties()...))
 	return c, errors.Join(errs...)
+}
+
+// properties are the keys ParseConfig reads under the driver's prefix,
+// in any configuration (some only when others are set): any other
+// property under the prefix is refused as unknown (driver.Props.Unknown),
+// naming the nearest.
+func properties() []string {
+	return []string{"addr", "cluster", "connect.timeout", "db", "drop", "host", "password", "pool", "port", "timeout", "update", "url", "user"}
 }
 
 // fromURL reads redis.url, redis://[user:password@]host:port[/db] or

@@ -181,3 +181,42 @@ func TestDeployRenderOutsideSources(t *testing.T) {
 	require.Equal(t, ExitUsage, ee.ExitCode())
 	require.Contains(t, string(out), "--out deploy: the directory holds Go source files (deploy.go)")
 }
+
+// TestMisspeltDriverPropertyIsRefused: a property under a driver's
+// prefix that the driver does not read is bad input (exit 2) naming the
+// nearest, in an experiment file before anything deploys and on the
+// ycsb command line before anything connects; spelt right, it passes.
+func TestMisspeltDriverPropertyIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	experimentFile := func(key string) string {
+		file := filepath.Join(dir, key+".yaml")
+		require.NoError(t, os.WriteFile(file, []byte(`name: typo
+properties: {`+key+`: 127.0.0.1}
+targets:
+  - {name: r, database: redis, deploy: {provider: existing}}
+workloads: [c]
+run: {duration: 2s}
+`), 0o644))
+		return file
+	}
+	res := filepath.Join(dir, "res")
+	code, _, errs := run(t, context.Background(), "run", experimentFile("redis.hots"), "--results", res)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "target r (driver redis), step r.load.1: redis.hots: the redis driver has no such property; did you mean redis.host?")
+	require.NoDirExists(t, res, "refused before anything ran")
+	// Spelt right, the driver's check passes and the preflight goes on
+	// to reach the endpoint (nothing listens on its port here).
+	code, _, errs = run(t, context.Background(), "run", experimentFile("redis.host"), "--dry-run")
+	require.NotEqual(t, ExitUsage, code, errs)
+	require.NotContains(t, errs, "no such property")
+	require.Contains(t, errs, "preflight")
+
+	for _, c := range []struct{ driver, key, want string }{
+		{"postgres", "postgres.uri", "postgres.uri: the postgres driver has no such property; did you mean postgres.url?"},
+		{"redis", "redis.hots", "redis.hots: the redis driver has no such property; did you mean redis.host?"},
+	} {
+		code, _, errs = run(t, context.Background(), "ycsb", "run", c.driver, "-P", workloadA, "-p", c.key+"=127.0.0.1:1", "-p", "recordcount=10", "-p", "operationcount=10")
+		require.Equal(t, ExitUsage, code, errs)
+		require.Contains(t, errs, c.want)
+	}
+}
