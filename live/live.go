@@ -414,8 +414,14 @@ func Listen(addr string, e *Exporter, log *slog.Logger) (*Server, error) {
 	if _, err := strconv.Atoi(strings.TrimPrefix(addr, ":")); err == nil {
 		hostPort = net.JoinHostPort("127.0.0.1", strings.TrimPrefix(addr, ":"))
 	}
-	if _, _, err := net.SplitHostPort(hostPort); err != nil {
+	_, port, err := net.SplitHostPort(hostPort)
+	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT or a port: %w", addr, err)
+	}
+	// A port out of range is a mistake in the address, not a port
+	// this machine could not give (which a ListenError is).
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT or a port, the port from 0 to 65535 (0: any free one)", addr)
 	}
 	ln, err := net.Listen("tcp", hostPort)
 	if err != nil {

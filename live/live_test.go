@@ -146,6 +146,15 @@ func TestListen(t *testing.T) {
 	_, err = live.Listen("localhost", e, nil)
 	require.ErrorContains(t, err, "--metrics-addr")
 	require.False(t, errors.As(err, &le))
+	// A port out of range is a bad address (exit 2), not a port taken.
+	for _, addr := range []string{":99999", "-1", "127.0.0.1:65536", "127.0.0.1:-1"} {
+		_, err = live.Listen(addr, e, nil)
+		require.ErrorContains(t, err, "the port from 0 to 65535", addr)
+		require.False(t, errors.As(err, &le), addr)
+	}
+	s, err = live.Listen("127.0.0.1:0", e, nil)
+	require.NoError(t, err, "port 0: any free one")
+	require.NoError(t, s.Close())
 }
 
 // TestDrainWaitsForTheLastScrape: an endpoint that was scraped waits,

@@ -41,6 +41,10 @@ func TestLimits(t *testing.T) {
 		"zipfianconstant NaN":      {props: map[string]string{"zipfianconstant": "NaN"}, want: []string{"zipfianconstant", "finite"}},
 		"readproportion Inf":       {props: map[string]string{"readproportion": "Inf"}, want: []string{"readproportion", "finite"}},
 		"hotspotdatafraction -Inf": {props: map[string]string{"hotspotdatafraction": "-Inf"}, want: []string{"hotspotdatafraction", "finite"}},
+		"exponential.frac 0":       {props: map[string]string{"exponential.frac": "0"}, want: []string{"exponential.frac", "want a fraction in (0, 1]"}},
+		"exponential.frac 1e-9":    {props: map[string]string{"exponential.frac": "1e-9"}},
+		"exponential.frac 1":       {props: map[string]string{"exponential.frac": "1"}},
+		"exponential.frac 1.01":    {props: map[string]string{"exponential.frac": "1.01"}, want: []string{"exponential.frac"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := properties.New()

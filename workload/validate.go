@@ -108,11 +108,16 @@ func (c Config) validateDistributions() error {
 	fractions := []struct {
 		key string
 		v   float64
-	}{{core.HotspotDataFraction, c.HotspotDataFraction}, {core.HotspotOpnFraction, c.HotspotOpnFraction}, {core.ExponentialFrac, c.ExponentialFrac}}
+	}{{core.HotspotDataFraction, c.HotspotDataFraction}, {core.HotspotOpnFraction, c.HotspotOpnFraction}}
 	for _, f := range fractions {
 		if !(f.v >= 0 && f.v <= 1) {
 			return c.errorf(f.key, "%g: want a fraction in [0, 1]", f.v)
 		}
+	}
+	// The exponential distribution's range is recordcount times this
+	// fraction: 0 leaves it no key to draw.
+	if !(c.ExponentialFrac > 0 && c.ExponentialFrac <= 1) {
+		return c.errorf(core.ExponentialFrac, "%g: want a fraction in (0, 1]", c.ExponentialFrac)
 	}
 	if !(c.ZipfianConstant > 0 && c.ZipfianConstant < 1) {
 		return c.errorf(core.ZipfianConstant, "%g: want a value in (0, 1)", c.ZipfianConstant)

@@ -346,15 +346,17 @@ func TestMemory(t *testing.T) {
 		want int64
 		err  bool
 	}{
-		"bytes":       {in: "1048576", want: 1 << 20},
-		"B":           {in: "10B", want: 10},
-		"KiB":         {in: "4KiB", want: 4 << 10},
+		"bytes":       {in: "16777216", want: 16 << 20},
+		"B":           {in: "16777216B", want: 16 << 20},
+		"KiB":         {in: "16384KiB", want: 16 << 20},
+		"under 16MiB": {in: "16777215", err: true},
+		"1KiB":        {in: "1KiB", err: true},
 		"MiB spaced":  {in: "512 MiB", want: 512 << 20},
 		"GiB":         {in: "2GiB", want: 2 << 30},
 		"GiB frac":    {in: "1.5GiB", want: 3 << 29},
 		"lower gib":   {in: "2gib", want: 2 << 30},
-		"KB":          {in: "4KB", want: 4000},
-		"MB":          {in: "5MB", want: 5_000_000},
+		"KB":          {in: "20000KB", want: 20_000_000},
+		"MB":          {in: "17MB", want: 17_000_000},
 		"GB":          {in: "2GB", want: 2_000_000_000},
 		"ambiguous G": {in: "2G", err: true},
 		"zero":        {in: "0", err: true},

@@ -91,8 +91,11 @@ func parseMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("want a size such as 2GiB or 512MiB (units B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
 	}
 	b := v * mult
-	if !(b >= 1) || b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("want a size of at least 1 byte")
+	if !(b >= MinMemoryBytes) || b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("want a size of at least 16MiB: no database starts in less (Redis idles at about 8 MiB, PostgreSQL at 65 MiB), and a limit under that kills it in the run rather than here")
 	}
 	return int64(math.Round(b)), nil
 }
+
+// MinMemoryBytes is the least memory limit a deployment may be given.
+const MinMemoryBytes = 16 << 20

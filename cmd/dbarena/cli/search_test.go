@@ -288,6 +288,8 @@ func TestSizeRefusesWhatItCannotHold(t *testing.T) {
 		{[]string{"--throughput", "10", "--prices", prices("1e6"), "--per-core", "big", "--per-gib", "big"}, ""},
 		{[]string{"--throughput", "10", "--prices", prices("1.1e6")}, "instances.big: hourly_usd 1.1e+06: want at most 1e+06 dollars a machine-hour"},
 		{[]string{"--throughput", "10", "--prices", prices("1e308")}, "instances.big: hourly_usd 1e+308: want at most"},
+		{[]string{"--throughput", "10", "--confirm", "--confirm-results", dir}, "--confirm-results " + dir + ": already exists; name a new directory"},
+		{[]string{"--throughput", "10", "--confirm", "--confirm-results", filepath.Join(dir, "new")}, ""},
 	} {
 		code, out, errs := run(t, context.Background(), append([]string{"size", missing}, c.args...)...)
 		require.Equal(t, ExitUsage, code, "%v\n%s", c.args, errs)

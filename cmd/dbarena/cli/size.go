@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -94,6 +95,13 @@ func runSize(ctx context.Context, st *State, f *sizeFlags, format *formatValue, 
 	ask, slo, cands, err := f.parse()
 	if err != nil {
 		return usageError(fmt.Errorf("size: %w", err))
+	}
+	if f.confirm && f.confirmDir != "" {
+		// The confirming run makes its results directory: one already
+		// there would be refused only after the answers were read.
+		if _, err := os.Lstat(f.confirmDir); err == nil {
+			return usageError(fmt.Errorf("size: --confirm-results %s: already exists; name a new directory for the confirming run", f.confirmDir))
+		}
 	}
 	cat, err := loadPrices(f.prices)
 	if err != nil {
