@@ -63,6 +63,7 @@ func (tr *targetRun) reference(ctx context.Context, st *spec.Step, props map[str
 	switch {
 	case errors.As(err, &na):
 		row.Reference.Note = "no reference: " + na.Why
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, row.Reference.Note)
 		return
 	case err != nil:
 		row.Reference.Note = fmt.Sprintf("reference failed: %v", err)

@@ -79,5 +79,25 @@ func ceilingSentence(d *results.Data) string {
 	if len(parts) > most {
 		parts = append(parts[:most], fmt.Sprintf("%d more in the report", len(parts)-most))
 	}
+	// A reference asked for and not run leaves that target without a
+	// client ceiling: the reader hears why, once a target, rather than
+	// only from trials.csv.
+	seen := map[string]bool{}
+	for i := range d.Trials {
+		t := &d.Trials[i]
+		if t.Reference.Tool != "" || !missingReference(t.Reference.Note) || seen[t.Target] {
+			continue
+		}
+		seen[t.Target] = true
+		parts = append(parts, fmt.Sprintf("%s none (%s)", t.Target, t.Reference.Note))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// missingReference reports whether a reference note says the tool did
+// not run where it would have measured the ceiling (not a repetition
+// after the first, which shares the first's).
+func missingReference(note string) bool {
+	return (strings.HasPrefix(note, "no reference: ") || strings.HasPrefix(note, "reference failed: ")) &&
+		!strings.Contains(note, "measured on the first repetition")
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,10 +46,27 @@ func TestClientCeiling(t *testing.T) {
 	requireHas(t, warn, "<b>postgres.c.2</b>: client ceiling: dbarena reached 50% of pgbench&#39;s throughput on the same reads (20,200 vs 40,400 ops/s)")
 	require.NotContains(t, warn, "<b>postgres.c.1</b>: client ceiling")
 
-	require.Contains(t, Verdict(d), "\n  client ceiling: postgres.c.1 reached 95% of pgbench; postgres.c.2 reached 50% of pgbench\n")
+	require.Contains(t, Verdict(d), "\n  client ceiling: postgres.c.1 reached 95% of pgbench; postgres.c.2 reached 50% of pgbench; cassandra none (no reference: no native load tool is known for the cql driver)\n")
 
 	// Without references the section is not there at all.
 	buf.Reset()
 	require.NoError(t, Render(&buf, fullFixture().write(t)))
 	require.NotContains(t, buf.String(), `id="client-ceiling"`)
+}
+
+// TestMissingReferenceIsSaid: a target whose reference was asked for and
+// could not run has no client ceiling, and the verdict's line says why,
+// once; a later repetition's note (the first measures it) says nothing.
+func TestMissingReferenceIsSaid(t *testing.T) {
+	d := &results.Data{Manifest: results.Manifest{Status: results.StatusCompleted}}
+	for i, note := range []string{
+		"no reference: redis-benchmark reads keys as it numbers them, and these are hashed",
+		"no reference: redis-benchmark reads keys as it numbers them, and these are hashed",
+	} {
+		d.Trials = append(d.Trials, results.Trial{ID: fmt.Sprintf("redis.c.rep%d", i+1), Kind: results.KindRun, Target: "redis", Workload: "c",
+			Repetition: i + 1, Throughput: 1000, Status: results.StatusCompleted, Reference: results.Reference{Note: note}})
+	}
+	d.Trials = append(d.Trials, results.Trial{ID: "pg.c.rep2", Kind: results.KindRun, Target: "pg", Workload: "c", Repetition: 2,
+		Throughput: 1000, Status: results.StatusCompleted, Reference: results.Reference{Note: "no reference: measured on the first repetition"}})
+	require.Equal(t, "redis none (no reference: redis-benchmark reads keys as it numbers them, and these are hashed)", ceilingSentence(d))
 }
