@@ -142,7 +142,7 @@ func ParseConfig(props map[string]string, workers int) (Config, error) {
 // property under the prefix is refused as unknown (driver.Props.Unknown),
 // naming the nearest.
 func properties() []string {
-	return []string{"batchsize", "connect.timeout", "database", "journal", "pool", "readconcern", "readpreference", "threadsAllowedToBlockForConnectionMultiplier", "timeout", "upsert", "url", "writeconcern"}
+	return []string{core.BatchSize, "connect.timeout", "database", "journal", "pool", "readconcern", "readpreference", "threadsAllowedToBlockForConnectionMultiplier", "timeout", "upsert", "url", "writeconcern"}
 }
 
 // urlDatabase returns the database named in the URL's path, or
