@@ -59,45 +59,15 @@ func (tr *targetRun) calibrate(ctx context.Context, st *spec.Step) (int, error) 
 	if st == nil { // the plan refuses this; a guard for other callers
 		return 0, errors.New("no run that leaves the data as loaded to calibrate on")
 	}
-	stages := calibrationStages()
-	p, err := tr.prepare(ctx, st, override{settings: func(set *trial.Settings) {
-		c := &set.Run
-		c.Threads, c.Target, c.Stages = stages[len(stages)-1].Threads, 0, stages
-		c.WarmupTime, c.WarmupOperations, c.WarmupSteady = 0, 0, false
-		c.OperationCount, c.MaxExecutionTime = 0, 0
-		c.Interval = calibrationInterval
-	}})
-	if err != nil {
-		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
-	}
-	defer p.Close()
-	tr.watchDatabase(ctx, p)
 	warmup := fmt.Sprintf("a warm-up until steady (%d workers, at most %s), then ", calibrationWarmThreads, calibrationWarmMax)
 	if tr.prewarmed {
 		warmup = "warm from the target's warm-up: "
 	}
 	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: calibrating threads on workload %s: %s1, 2, 4 ... up to %d workers, %s each, until two doublings add under %.0f%%\n",
 		tr.t.Name, st.Workload.Name, warmup, maxCalibrationThreads, calibrationStage, 100*calibrationFlatGain)
-	if !tr.prewarmed {
-		warm := p.Settings.Run
-		warm.Threads, warm.Stages = calibrationWarmThreads, nil
-		warm.WarmupTime, warm.WarmupSteady = calibrationWarmMax, true
-		warm.MaxExecutionTime, warm.Interval = calibrationWarmMax+time.Second, time.Second
-		warm.Abort = tr.s.opts.Abort
-		if _, err := runner.Run(ctx, warm, p.Workload, p.DB); err != nil && ctx.Err() == nil {
-			return 0, fmt.Errorf("calibrate threads on %s: warm-up: %w", st.ID, err)
-		}
-	}
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	r := &ramp{stages: stages, stop: stop}
-	cfg := p.Settings.Run
-	cfg.Abort = tr.s.opts.Abort
-	if _, err := runner.Run(rctx, cfg, p.Workload, p.DB, r); err != nil && ctx.Err() == nil {
-		return 0, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
-	}
-	if ctx.Err() != nil {
-		return 0, ctx.Err()
+	r, err := tr.runRamp(ctx, st, calibrationStages(), !tr.prewarmed)
+	if err != nil {
+		return 0, err
 	}
 	cal, err := r.choose(st.Workload.Name)
 	if err != nil {
@@ -108,6 +78,85 @@ func (tr *targetRun) calibrate(ctx context.Context, st *spec.Step) (int, error) 
 	tr.s.mu.Unlock()
 	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", tr.t.Name, describeCalibration(cal))
 	return cal.Threads, nil
+}
+
+// runRamp runs stages on tr with the workload and settings of st,
+// after a warm-up until steady where warm is set, and returns what the
+// ramp measured. A ramp from 1 worker stops once its throughput is flat.
+func (tr *targetRun) runRamp(ctx context.Context, st *spec.Step, stages []runner.Stage, warm bool) (*ramp, error) {
+	p, err := tr.prepare(ctx, st, override{settings: func(set *trial.Settings) {
+		c := &set.Run
+		c.Threads, c.Target, c.Stages = stages[len(stages)-1].Threads, 0, stages
+		c.WarmupTime, c.WarmupOperations, c.WarmupSteady = 0, 0, false
+		c.OperationCount, c.MaxExecutionTime = 0, 0
+		c.Interval = calibrationInterval
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
+	}
+	defer p.Close()
+	tr.watchDatabase(ctx, p)
+	if warm {
+		w := p.Settings.Run
+		w.Threads, w.Stages = calibrationWarmThreads, nil
+		w.WarmupTime, w.WarmupSteady = calibrationWarmMax, true
+		w.MaxExecutionTime, w.Interval = calibrationWarmMax+time.Second, time.Second
+		w.Abort = tr.s.opts.Abort
+		if _, err := runner.Run(ctx, w, p.Workload, p.DB); err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("calibrate threads on %s: warm-up: %w", st.ID, err)
+		}
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	// Only a ramp from its start judges flatness: a ramp measured on
+	// holds every count it was given.
+	r := &ramp{stages: stages, stop: stop, keepOn: stages[0].Threads > 1}
+	cfg := p.Settings.Run
+	cfg.Abort = tr.s.opts.Abort
+	if _, err := runner.Run(rctx, cfg, p.Workload, p.DB, r); err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("calibrate threads on %s: %w", st.ID, err)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return r, nil
+}
+
+// extendCalibration measures tr's ramp on from where its flat rule
+// stopped it up to n workers, the count another target's calibration
+// chose: without those points no count can be shown to suit both (a
+// Redis A/A pair's ramps chose 4 workers, stopping at 16, and 64), and
+// each target would run its own, their latencies read at different
+// concurrencies. The points are added to tr's calibration, which keeps
+// its choice.
+func (tr *targetRun) extendCalibration(ctx context.Context, st *spec.Step, n int) error {
+	cal := tr.s.calibrationOf(tr)
+	if cal == nil || len(cal.Points) == 0 {
+		return nil
+	}
+	var stages []runner.Stage
+	for m := 2 * cal.Points[len(cal.Points)-1].Threads; m <= min(n, maxCalibrationThreads); m *= 2 {
+		stages = append(stages, runner.Stage{Duration: calibrationStage, Threads: m})
+	}
+	if len(stages) == 0 {
+		return nil
+	}
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: calibration measured on to %d workers, the count another target's chose, to find one count that suits every target\n",
+		tr.t.Name, n)
+	r, err := tr.runRamp(ctx, st, stages, false)
+	if err != nil {
+		return err
+	}
+	pts := r.points()
+	if len(pts) == 0 {
+		return fmt.Errorf("calibrate threads on %s: the ramp measured on measured no stage (each needs %s)", st.ID, calibrationStage)
+	}
+	tr.s.mu.Lock()
+	cal.Points = append(cal.Points, pts...)
+	cal.Extended += len(pts)
+	tr.s.mu.Unlock()
+	fmt.Fprintf(tr.s.opts.Stderr, "dbarena: %s: %s\n", tr.t.Name, describeCalibration(cal))
+	return nil
 }
 
 // describeCalibration says "1 thread 3,100 ops/s, 2 6,000 ... : 8
@@ -136,6 +185,7 @@ type ramp struct {
 	hist    map[int]*hdrhistogram.Histogram
 	judged  int  // stages whose throughput the flat rule has seen
 	stopped bool // the rule stopped the ramp
+	keepOn  bool // measure every stage: the flat rule does not apply
 }
 
 // Interval implements runner.Observer.
@@ -150,7 +200,7 @@ func (r *ramp) Interval(iv *runner.Interval) {
 		r.first[iv.Stage] = iv.Start
 		// The stages before this one are whole: once the throughput
 		// is flat, this one is not measured.
-		for r.judged < iv.Stage {
+		for !r.keepOn && r.judged < iv.Stage {
 			r.judged++
 			if saturation.Saturated(r.rates(r.judged), calibrationFlatGain, calibrationFlatSteps) {
 				r.stop()
@@ -183,21 +233,29 @@ func (r *ramp) rates(n int) []float64 {
 	return xs
 }
 
-// choose picks the threads from the stages measured.
-func (r *ramp) choose(workload string) (*results.Calibration, error) {
-	cal := &results.Calibration{Workload: workload, Share: calibrationShare}
-	var pts []saturation.Point
+// points are the stages measured, in order, up to the first that was
+// not.
+func (r *ramp) points() []results.CalibrationPoint {
+	var out []results.CalibrationPoint
 	for i, sg := range r.stages {
 		if r.secs[i] <= 0 {
 			break
 		}
-		x := float64(r.ok[i]) / r.secs[i]
 		p99 := 0.0
 		if h := r.hist[i]; h != nil && h.TotalCount() > 0 {
 			p99 = float64(h.ValueAtQuantile(99)) / 1e3
 		}
-		cal.Points = append(cal.Points, results.CalibrationPoint{Threads: sg.Threads, Throughput: x, P99: p99})
-		pts = append(pts, saturation.Point{N: float64(sg.Threads), X: x})
+		out = append(out, results.CalibrationPoint{Threads: sg.Threads, Throughput: float64(r.ok[i]) / r.secs[i], P99: p99})
+	}
+	return out
+}
+
+// choose picks the threads from the stages measured.
+func (r *ramp) choose(workload string) (*results.Calibration, error) {
+	cal := &results.Calibration{Workload: workload, Share: calibrationShare, Points: r.points()}
+	var pts []saturation.Point
+	for _, p := range cal.Points {
+		pts = append(pts, saturation.Point{N: float64(p.Threads), X: p.Throughput})
 	}
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("the ramp measured no stage (each needs %s)", calibrationStage)

@@ -73,3 +73,27 @@ func TestRampMeasuredNothing(t *testing.T) {
 	_, err := r.choose("a")
 	require.ErrorContains(t, err, "the ramp measured no stage")
 }
+
+// TestRampMeasuredOnHoldsEveryStage: a ramp measured on past where the
+// flat rule stopped it (to the count another target chose) is not
+// stopped by that rule, however flat, and gives every count a point.
+func TestRampMeasuredOnHoldsEveryStage(t *testing.T) {
+	stages := []runner.Stage{{Duration: calibrationStage, Threads: 32}, {Duration: calibrationStage, Threads: 64}}
+	stopped := 0
+	r := &ramp{stages: stages, stop: func() { stopped++ }, keepOn: true}
+	at := time.Unix(1000, 0)
+	for i := range stages {
+		at = feed(r, i, at, 10000)
+	}
+	require.Zero(t, stopped)
+	pts := r.points()
+	require.Len(t, pts, 2)
+	require.Equal(t, 64, pts[1].Threads)
+	// The same flat throughput from 1 worker stops the ramp.
+	r = &ramp{stages: calibrationStages(), stop: func() { stopped++ }}
+	at = time.Unix(1000, 0)
+	for i := range 4 {
+		at = feed(r, i, at, 10000)
+	}
+	require.Equal(t, 1, stopped)
+}

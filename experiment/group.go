@@ -246,6 +246,7 @@ func (g *group) warm(ctx context.Context) error {
 	g.warmed = true
 	s := g.s
 	chosen := 0
+	warmed := map[*targetRun]*spec.Step{}
 	for _, tr := range g.runs {
 		st := s.plan.KeepsData(tr.t)
 		if st == nil {
@@ -260,10 +261,28 @@ func (g *group) warm(ctx context.Context) error {
 		if err := tr.warmTarget(ctx, st); err != nil {
 			return err
 		}
+		warmed[tr] = st
 		chosen = max(chosen, tr.threads)
 	}
 	if len(g.runs) < 2 || chosen == 0 || !s.plan.Spec.Run.ThreadsAuto {
 		return nil
+	}
+	// A ramp that stopped below the count another chose is measured on
+	// to it, so that the counts can be weighed on every ramp.
+	for _, tr := range g.runs {
+		c := s.calibrationOf(tr)
+		if warmed[tr] == nil || tr.calibrationErr != nil || c == nil || len(c.Points) == 0 || c.Points[len(c.Points)-1].Threads >= chosen {
+			continue
+		}
+		if err := g.focus(tr); err != nil {
+			return err
+		}
+		if err := tr.extendCalibration(ctx, warmed[tr], chosen); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			s.log.Warn("the calibration could not be measured on; each target may run its own count", "target", tr.t.Name, "err", err)
+		}
 	}
 	if common, ok := g.commonThreads(); ok {
 		for _, tr := range g.runs {

@@ -63,3 +63,17 @@ func TestCommonThreads(t *testing.T) {
 	require.True(t, ok, "both have 8")
 	require.Zero(t, shareAt(short, 64))
 }
+
+// TestCommonThreadsAfterTheRampIsMeasuredOn: the Redis A/A pair whose
+// ramps chose 4 (stopping at 16) and 64 shares no count until the short
+// ramp is measured on to 64; then both keep 90% of their best there.
+func TestCommonThreadsAfterTheRampIsMeasuredOn(t *testing.T) {
+	short := calRamp(4, map[int]float64{1: 20000, 2: 38000, 4: 60000, 8: 61000, 16: 62000})
+	long := calRamp(64, map[int]float64{1: 19000, 2: 37000, 4: 50000, 8: 55000, 16: 58000, 32: 60000, 64: 63000})
+	_, ok := groupOf(short, long).commonThreads()
+	require.False(t, ok, "at 4 the long ramp keeps 79%; the short one never reached 64")
+	short.Points = append(short.Points, results.CalibrationPoint{Threads: 32, Throughput: 61500}, results.CalibrationPoint{Threads: 64, Throughput: 60000})
+	n, ok := groupOf(short, long).commonThreads()
+	require.True(t, ok)
+	require.Equal(t, 64, n, "at 64 the short ramp keeps 97%, the long one 100%")
+}

@@ -343,6 +343,10 @@ type Calibration struct {
 	// Share of the highest.
 	Threads int     `json:"threads"`
 	Share   float64 `json:"share"`
+	// Extended is how many of the last Points were measured after the
+	// ramp stopped, up to the count another target's calibration chose
+	// (for one count every target can run).
+	Extended int `json:"extended,omitempty"`
 }
 
 // CalibrationPoint is one step of a calibration ramp: its threads, the

@@ -219,6 +219,18 @@ func aaWinners(t *testing.T, file string) map[string]bool {
 	require.NotNil(t, d.Manifest.Run)
 	require.True(t, d.Manifest.Run.Together, "the twins ran side by side")
 	require.NotEmpty(t, d.Manifest.Run.Stopped)
+	// The counts the calibrations chose are weighed on every ramp: a
+	// ramp that stopped below another's choice was measured on to it.
+	most := 0
+	for _, tg := range d.Manifest.Targets {
+		require.NotNil(t, tg.Calibration, tg.Name)
+		most = max(most, tg.Calibration.Threads)
+	}
+	for _, tg := range d.Manifest.Targets {
+		pts := tg.Calibration.Points
+		require.GreaterOrEqual(t, pts[len(pts)-1].Threads, most, "%s's ramp reaches the count another target's chose", tg.Name)
+	}
+	t.Logf("common threads: %d (0: none within 10%% of each one's best)", d.Manifest.Run.CommonThreads)
 	winners := map[string]bool{}
 	findings := report.Findings(d)
 	require.Len(t, findings, 6, "a, b and c on throughput and p99")
