@@ -102,6 +102,24 @@ func warmup(ps []results.Point) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
+// measuredFrom is when a trial's measured window began, in its elapsed
+// seconds: the start of its first measured interval (0 when it has
+// none).
+func measuredFrom(ps []results.Point) float64 {
+	for i, p := range ps {
+		switch {
+		case p.Warmup:
+			continue
+		case p.Length > 0:
+			return (p.Elapsed - p.Length).Seconds()
+		case i > 0:
+			return ps[i-1].Elapsed.Seconds()
+		}
+		return 0
+	}
+	return 0
+}
+
 // firstMeasured is when the first measured interval of a trial's points
 // ended, in its elapsed time (the largest duration when none did).
 func firstMeasured(ps []results.Point) time.Duration {
@@ -217,7 +235,7 @@ func (tl *timeline) firstWithPoints(ts []*results.Trial) *results.Trial {
 // line per target, over the trial's elapsed time.
 func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	f := &figure{Name: name, Title: "Throughput and p99 over time, " + r.label,
-		Caption: "Per interval, first repetition of each target; the warm-up (not measured) is shaded.",
+		Caption: "Per interval, first repetition of each target, each line from the start of its own measured window (0 s); warm-ups (not measured) run before 0, shaded.",
 		width:   wideWidth, panelHeight: stackHeight, legend: targetLegend(s, false), interactive: true}
 	top, bottom := newPlot(), newPlot()
 	sh := &shade{}
@@ -227,7 +245,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	// that ran one: every target ran the same schedule.
 	stages := &marks{}
 	var p99s []float64
-	xmax := 0.0
+	xmin, xmax := 0.0, 0.0
 	short := 0
 	drawn := make([]bool, len(s.targets))
 	for ti := range s.targets {
@@ -237,25 +255,37 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 		}
 		drawn[ti] = true
 		ps := tl.points[t.ID]
+		// Each line is drawn from its own measured window's start:
+		// targets warm up for different lengths (until steady), and
+		// on a shared elapsed clock one's warm-up shade would cover
+		// another's measured seconds.
+		origin := measuredFrom(ps)
 		if len(stages.xs) == 0 {
 			stages.xs, stages.labels = stageMarks(ps)
+			for i := range stages.xs {
+				stages.xs[i] -= origin
+			}
 		}
 		xs, rate, p99, n := tl.series(ps)
 		short += n
-		if lo, hi, ok := warmup(ps); ok {
-			sh.spans = append(sh.spans, [2]float64{lo, hi})
+		if lo, _, ok := warmup(ps); ok {
+			xmin = min(xmin, lo-origin)
 		}
-		for _, x := range xs {
-			xmax = max(xmax, x)
+		for i := range xs {
+			xs[i] -= origin
+			xmin, xmax = min(xmin, xs[i]), max(xmax, xs[i])
 		}
 		addLine(top, xyLine(xs, rate, colorAt(ti), nil, false))
 		if addLine(bottom, xyLine(xs, p99, colorAt(ti), nil, true)) {
 			p99s = append(p99s, p99...)
 		}
 	}
-	if xmax == 0 {
+	if xmin == 0 && xmax == 0 {
 		f.Message = "No time series recorded for this workload (the trials have no points)."
 		return f
+	}
+	if xmin < 0 {
+		sh.spans = [][2]float64{{xmin, 0}}
 	}
 	f.keepDrawn(s, drawn, "No time series recorded for")
 	f.Caption += partialNote(short)
@@ -272,7 +302,7 @@ func overtimeFigure(s *summary, r *row, tl *timeline, name string) *figure {
 	}
 	bottom.Y.Label.Text = "p99 (ms)"
 	f.panels = []*panel{top, bottom}
-	stack(f.panels, 0, xmax, "seconds since the trial began")
+	stack(f.panels, xmin, xmax, "seconds from the start of the measured window (warm-up before 0)")
 	return f
 }
 

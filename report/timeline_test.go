@@ -202,3 +202,67 @@ func TestShadeLetsLinesThrough(t *testing.T) {
 		require.InDelta(t, float64(want.B), over(got.B), 1.5)
 	}
 }
+
+// TestOverTimeShadingBelongsToEveryLine: each target's line is drawn
+// from the start of its own measured window (0 s), its warm-up before
+// it, so the one shade (before 0) covers warm-up points only, whatever
+// each target's warm-up length: 3 s for postgres and 6 s for cassandra
+// here, where one shade per target on a shared elapsed clock covered
+// cassandra's warm-up and postgres' first measured seconds alike.
+func TestOverTimeShadingBelongsToEveryLine(t *testing.T) {
+	d := fullFixture().write(t)
+	var kept []results.Point
+	for _, p := range d.Points {
+		if p.Trial != "postgres.c.1" && p.Trial != "cassandra.c.1" {
+			kept = append(kept, p)
+		}
+	}
+	trial := func(warm int) []tsRow {
+		var rows []tsRow
+		for i := 1; i <= warm+8; i++ {
+			if i <= warm {
+				rows = append(rows, tsRow{float64(i), 1, true, 1000})
+			} else {
+				rows = append(rows, tsRow{float64(i), 1, false, 5000})
+			}
+		}
+		return rows
+	}
+	d.Points = append(kept, points("postgres.c.1", start(), trial(3)...)...)
+	d.Points = append(d.Points, points("cassandra.c.1", start(), trial(6)...)...)
+	s := summarize(d)
+	var c *row
+	for _, r := range s.rows {
+		if r.workload == "c" {
+			c = r
+		}
+	}
+	require.NotNil(t, c)
+	over := overtimeFigure(s, c, newTimeline(d), "overtime-c")
+	var shades [][2]float64
+	for _, it := range over.panels[0].items {
+		if sh, ok := it.(*shade); ok {
+			shades = append(shades, sh.spans...)
+		}
+	}
+	require.Equal(t, [][2]float64{{-6, 0}}, shades, "one shade, before every line's measured window")
+	for ti, warm := range []int{3, 6} {
+		n := 0
+		for _, it := range over.panels[0].items {
+			l, ok := it.(*plotter.Line)
+			if !ok || toRGBA(l.Color) != colorAt(ti) {
+				continue
+			}
+			for _, xy := range l.XYs {
+				if xy.Y == 1000 {
+					n++
+					require.LessOrEqual(t, xy.X, 0.0, "a warm-up point lies in the shade")
+				} else {
+					require.Greater(t, xy.X, 0.0, "a measured point lies outside it")
+				}
+			}
+		}
+		require.Equal(t, warm, n, "target %d's warm-up points", ti)
+	}
+	require.Contains(t, over.Caption, "from the start of its own measured window")
+}
