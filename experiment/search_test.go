@@ -85,6 +85,10 @@ func TestDescribeSearch(t *testing.T) {
 	require.Equal(t, "highest rate at p99 <= 5 ms: 4,212 ops/s; 4,400 ops/s missed (p99 6.21 ms > 5 ms): not resolved to 5% (the probes ran out (4))", s.Describe())
 	s.Rate, s.Stop = 0, "no rate met the objective down to 2 ops/s"
 	require.Equal(t, "no rate met p99 <= 5 ms (no rate met the objective down to 2 ops/s; 4 probes, closed loop 6,000 ops/s)", s.Describe())
+	// Nothing met and nothing missed: every probe unfair or failed.
+	s.Ceiling, s.Stop = 0, "the database stopped answering"
+	s.Probes = []results.SearchProbe{{Rate: 3000, Outcome: "unfair"}, {Rate: 3000, Outcome: "unfair"}}
+	require.Equal(t, "no rate could be judged at p99 <= 5 ms (the database stopped answering; 2 probes, none of them fair)", s.Describe())
 }
 
 // TestProbeScoreOfAShortfall: a probe that served too little scores the

@@ -105,6 +105,8 @@ func sizingFigure(g *sizing.Group, sized []sizing.Measured, answer *sizing.Answe
 		switch {
 		case m.Refusal != "":
 			part += "refused (" + m.Refusal + ")"
+		case m.Rate == 0 && m.Ceiling == 0:
+			part += "not judged (no probe was fair)"
 		case m.Rate == 0:
 			part += "no rate met"
 		default:

@@ -53,6 +53,11 @@ type SearchProbe struct {
 // 4.5% in 7 probes".
 func (s *Search) Describe() string {
 	n := len(s.Probes)
+	if s.Rate == 0 && s.Ceiling == 0 {
+		// Nothing met and nothing missed: every probe was unfair or
+		// could not run, which says nothing of the database.
+		return fmt.Sprintf("no rate could be judged at %s (%s; %d probes, none of them fair)", s.Objective, s.Stop, n)
+	}
 	if s.Rate == 0 {
 		return fmt.Sprintf("no rate met %s (%s; %d probes, closed loop %s ops/s)", s.Objective, s.Stop, n, FormatOps(s.Closed))
 	}

@@ -264,6 +264,8 @@ func (a *Answer) measured(m Measured) Option {
 	}
 	a.price(&o, m.Monthly)
 	switch {
+	case m.Rate == 0 && m.Ceiling == 0:
+		o.Why = "no rate could be judged: no probe was fair"
 	case m.Rate == 0:
 		o.Why = "no rate met the objective"
 	case m.Rate >= a.Need:

@@ -301,3 +301,12 @@ func TestAnswerCountsInItsUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredWithNoRate: a size whose search met no rate says whether
+// one missed (no rate met) or none could be judged (every probe unfair
+// or failed: nothing is known of the size).
+func TestMeasuredWithNoRate(t *testing.T) {
+	a := &Answer{Need: 1000, Ask: Ask{Throughput: 1000}}
+	require.Equal(t, "no rate met the objective", a.measured(Measured{Label: "1cpu", Cores: 1, Ceiling: 500}).Why)
+	require.Equal(t, "no rate could be judged: no probe was fair", a.measured(Measured{Label: "1cpu", Cores: 1}).Why)
+}
