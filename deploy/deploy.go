@@ -68,9 +68,13 @@ type Request struct {
 	Version string
 	// Options are provider-specific settings.
 	Options map[string]string
-	// Properties are the user's driver properties; the existing provider
-	// reads its endpoints from them.
+	// Properties are the user's driver properties.
 	Properties map[string]string
+	// Endpoints are the host:port the target's driver reaches, read
+	// from Properties through the driver (nil when the driver cannot
+	// say): the existing provider samples a server on this machine
+	// among them as the database, not as other processes.
+	Endpoints []string
 	// WorkDir is where a provider may put data and logs.
 	WorkDir string
 	// Keep leaves data and logs in place at teardown.

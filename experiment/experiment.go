@@ -22,6 +22,7 @@ import (
 	"github.com/dbarena/dbarena/dbmetrics"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/providers"
+	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/procid"
 	"github.com/dbarena/dbarena/internal/redact"
@@ -267,6 +268,13 @@ func request(t *spec.Target, opts Options) (deploy.Request, error) {
 	}
 	if req.Properties, err = secret.ResolveMap(t.Properties, opts.Secrets); err != nil {
 		return req, fmt.Errorf("target %s: properties.%w", t.Name, err)
+	}
+	// Where the driver can say which servers its properties reach, a
+	// provider that starts nothing can find the ones on this machine.
+	if info, err := drivers.Lookup(t.Driver); err == nil && info.Endpoint != nil {
+		if ep, err := info.Endpoint(req.Properties, 1); err == nil {
+			req.Endpoints = ep.Addrs
+		}
 	}
 	return req, nil
 }

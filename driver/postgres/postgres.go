@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,5 +388,18 @@ func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
 	if err != nil {
 		return driver.Endpoint{}, err
 	}
-	return driver.Endpoint{Dialect: string(c.Dialect), URL: c.URL, ReadAllSQL: c.ReadAllSQL}, nil
+	ep := driver.Endpoint{Dialect: string(c.Dialect), URL: c.URL, ReadAllSQL: c.ReadAllSQL}
+	if pc, err := pgconn.ParseConfig(c.URL); err == nil {
+		// A Unix socket path has no address to give.
+		if !strings.HasPrefix(pc.Host, "/") {
+			ep.Addrs = append(ep.Addrs, net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port))))
+		}
+		for _, fb := range pc.Fallbacks {
+			if !strings.HasPrefix(fb.Host, "/") {
+				ep.Addrs = append(ep.Addrs, net.JoinHostPort(fb.Host, strconv.Itoa(int(fb.Port))))
+			}
+		}
+		ep.Addrs = slices.Compact(ep.Addrs)
+	}
+	return ep, nil
 }
