@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/trial"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // CheckDrivers parses every step's driver properties as its trial will
@@ -36,6 +37,10 @@ func CheckDrivers(plan *spec.Plan) error {
 		if !ok {
 			continue
 		}
+		if err := transactions(st, info); err != nil && !seen[st.Target.Name+"\x00"+st.Workload.Name] {
+			seen[st.Target.Name+"\x00"+st.Workload.Name] = true
+			errs = append(errs, fmt.Errorf("%s: target %s (driver %s), step %s: %w", plan.Spec.File, st.Target.Name, info.Name, st.ID, err))
+		}
 		err = info.Check(props, max(st.Threads, 1))
 		if err == nil {
 			continue
@@ -54,6 +59,24 @@ func CheckDrivers(plan *spec.Plan) error {
 			indent(err)))
 	}
 	return errors.Join(errs...)
+}
+
+// transactions refuses a TPC-C step on a driver whose sessions run no
+// SQL transactions: it failed at the target's load, after the targets
+// before it had run.
+func transactions(st *spec.Step, info drivers.Info) error {
+	cfg, _, err := workload.ParseConfig(st.Properties, nil)
+	if err != nil || !cfg.IsTPCC() || info.SQLTransactions {
+		return nil // the plan has parsed it already
+	}
+	var sql []string
+	for _, d := range drivers.All() {
+		if d.SQLTransactions {
+			sql = append(sql, d.Name)
+		}
+	}
+	return driver.BadConfig(fmt.Errorf("workload %s is TPC-C (tpcc.warehouses %d), written against SQL transactions, which driver %s does not run: TPC-C runs on the %s drivers",
+		st.Workload.Name, cfg.TPCC.Warehouses, info.Name, strings.Join(sql, " and ")))
 }
 
 // resolvedProps are a step's driver properties with their secrets

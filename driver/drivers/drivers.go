@@ -39,6 +39,11 @@ type Info struct {
 	// reads the properties for it.
 	Reference string
 	Endpoint  driver.EndpointFunc
+	// SQLTransactions says the driver's sessions run SQL transactions
+	// (driver.SQLTransactor): what TPC-C is written against, so that a
+	// TPC-C step on any other driver is refused before anything
+	// deploys. The conformance suite checks it against the sessions.
+	SQLTransactions bool
 	// Address makes the driver's properties of where a deployment's
 	// servers are (nil for a driver that reaches no server).
 	Address driver.Addresser
@@ -88,9 +93,10 @@ func table() []Info {
 		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Address: dynamodb.Address, Metrics: map[string]string{"dynamodb": "DynamoDB"}, Check: driver.CheckWith(dynamodb.ParseConfig)},
 		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open, Check: memory.Check},
 		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open, Address: mongodb.Address, Metrics: map[string]string{"mongodb": "MongoDB"}, Check: driver.CheckWith(mongodb.ParseConfig)},
-		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Address: mysql.Address, Metrics: map[string]string{"mysql": "MySQL"}, Check: driver.CheckWith(mysql.ParseConfig)},
+		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Address: mysql.Address, Metrics: map[string]string{"mysql": "MySQL"}, Check: driver.CheckWith(mysql.ParseConfig),
+			SQLTransactions: true},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open, Address: postgres.Address, Metrics: map[string]string{"pg": "PostgreSQL", "postgres": "PostgreSQL driver"}, Check: driver.CheckWith(postgres.ParseConfig),
-			Reference: "pgbench", Endpoint: postgres.Endpoint},
+			Reference: "pgbench", Endpoint: postgres.Endpoint, SQLTransactions: true},
 		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open, Address: redis.Address, Metrics: map[string]string{"redis": "Redis"}, Check: driver.CheckWith(redis.ParseConfig),
 			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
 	}

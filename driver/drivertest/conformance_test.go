@@ -304,7 +304,11 @@ func TestConformance(t *testing.T) {
 			}
 			if tg.env == "" {
 				t.Run("defaults", func(t *testing.T) { openInProcess(t, d) })
+				t.Run("transactions", func(t *testing.T) { testTransactions(t, d, map[string]string{}) })
 				return
+			}
+			if tg.noSuite == "" {
+				t.Run("transactions", func(t *testing.T) { testTransactions(t, d, tg.props(serverAddr(t, tg))) })
 			}
 			t.Run("unreachable", func(t *testing.T) { testRefused(t, d, tg) })
 			t.Run("silent", func(t *testing.T) { testSilent(t, d, tg) })
@@ -357,6 +361,20 @@ func merge(maps ...map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// testTransactions checks the driver table's word on SQL transactions
+// (what TPC-C needs, refused before anything deploys where it is false)
+// against a session of the driver.
+func testTransactions(t *testing.T, d drivers.Info, props map[string]string) {
+	db, err := d.Open(context.Background(), driver.Params{Props: props, Workers: 1})
+	require.NoError(t, err)
+	defer db.Close()
+	s, err := db.Session(context.Background(), 0)
+	require.NoError(t, err)
+	defer s.Close()
+	_, ok := s.(driver.SQLTransactor)
+	require.Equal(t, ok, d.SQLTransactions, "drivers.Info.SQLTransactions of %s", d.Name)
 }
 
 // openInProcess checks that an in-process driver opens with no properties.

@@ -220,3 +220,27 @@ run: {duration: 2s}
 		require.Contains(t, errs, c.want)
 	}
 }
+
+// TestTPCCOnADriverWithoutTransactionsIsRefused: TPC-C on a Redis
+// target, beside a PostgreSQL one that could run it, is refused before
+// anything deploys (it failed at Redis' load, after PostgreSQL had run),
+// naming the target, its driver and the drivers that run TPC-C.
+func TestTPCCOnADriverWithoutTransactionsIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tpcc.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: tpcc-on-redis
+properties: {tpcc.warehouses: 1}
+targets:
+  - {name: pg, database: postgres}
+  - {name: r, database: redis}
+workloads: [tpcc]
+run: {duration: 2s}
+`), 0o644))
+	res := filepath.Join(dir, "res")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "target r (driver redis), step r.load.1: workload tpcc is TPC-C (tpcc.warehouses 1), written against SQL transactions, which driver redis does not run: TPC-C runs on the mysql and postgres drivers")
+	require.NotContains(t, errs, "target pg (driver postgres)")
+	require.NotContains(t, errs, "deploying")
+	require.NoDirExists(t, res, "refused before anything ran")
+}
