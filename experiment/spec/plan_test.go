@@ -373,3 +373,44 @@ func TestWriteError(t *testing.T) {
 		require.ErrorContains(t, err, "write plan: disk full")
 	}
 }
+
+// TestKindSettingsReachTheirKindOnly: TPC-C's and the ledger's own
+// settings, set at the top of the experiment or on a target, reach the
+// workloads of their kind only: tpcc.warehouses beside a ledger made
+// its step TPC-C and refused it ("readproportion 0.1 with
+// tpcc.warehouses 1"), and would make workload A TPC-C.
+func TestKindSettingsReachTheirKindOnly(t *testing.T) {
+	p := plan(t,
+		"name: kinds",
+		"properties: {tpcc.warehouses: 2, ledger.balance: 500, recordcount: 100}",
+		"targets:",
+		"  - {name: pg, database: postgres, properties: {tpcc.mode: unpaced, ledger.floor: 10}}",
+		"workloads: [tpcc, ledger, a]",
+	)
+	for _, st := range p.Steps {
+		if st.Kind != spec.Run {
+			continue
+		}
+		wh, _, tpcc := st.Properties.Lookup("tpcc.warehouses")
+		_, _, mode := st.Properties.Lookup("tpcc.mode")
+		bal, _, ledger := st.Properties.Lookup("ledger.balance")
+		floor, _, _ := st.Properties.Lookup("ledger.floor")
+		rc, _, _ := st.Properties.Lookup("recordcount")
+		require.Equal(t, "100", rc, "%s: a core setting reaches every kind", st.ID)
+		switch st.Workload.Name {
+		case "tpcc":
+			require.Equal(t, "2", wh, st.ID)
+			require.True(t, mode, st.ID)
+			require.False(t, ledger, st.ID)
+			require.Empty(t, floor, st.ID)
+		case "ledger":
+			require.False(t, tpcc, st.ID)
+			require.False(t, mode, st.ID)
+			require.Equal(t, "500", bal, st.ID)
+			require.Equal(t, "10", floor, st.ID)
+		case "a":
+			require.False(t, tpcc || mode || ledger, st.ID)
+			require.Empty(t, floor, st.ID)
+		}
+	}
+}
