@@ -292,6 +292,9 @@ func countersOf(m *measured, p *trial.Trial) map[string]float64 {
 		}
 		out[c.Name] = c.Value
 	}
+	if _, ok := out[results.CounterTPCCWarehouses]; ok && m.res != nil && m.res.Warmup != nil {
+		out[results.CounterTPCCRampUp] = m.res.Warmup.Duration.Seconds()
+	}
 	return out
 }
 

@@ -19,13 +19,17 @@ const (
 	// CounterTPCCTerminals is the trial's terminals across its loaders
 	// (a row's threads are each loader's).
 	CounterTPCCTerminals = "tpcc.terminals"
+	// CounterTPCCRampUp is the warm-up that ran before the measured
+	// window, in seconds: spec-paced terminals start together, and their
+	// first cycle is a ramp-up, not a steady rate.
+	CounterTPCCRampUp = "tpcc.rampup_s"
 )
 
 // IsTPCCSetting reports whether a counter is one of a TPC-C trial's own
 // settings above, not a count the driver kept.
 func IsTPCCSetting(name string) bool {
 	switch name {
-	case CounterTPCCWarehouses, CounterTPCCSpecPaced, CounterTPCCTimeScale, CounterTPCCTerminals:
+	case CounterTPCCWarehouses, CounterTPCCSpecPaced, CounterTPCCTimeScale, CounterTPCCTerminals, CounterTPCCRampUp:
 		return true
 	}
 	return false
@@ -52,8 +56,15 @@ type TPCCFigures struct {
 	// warehouse at scale 1, divided by the scale).
 	Efficiency float64 `json:"efficiency_pct,omitempty"`
 	// P90 is each transaction's 90th percentile against its limit
-	// (clause 5.2.5.4).
+	// (clause 5.2.5.4), for the types that completed.
 	P90 []P90Verdict `json:"p90"`
+	// Unrated says why, under spec pacing, the New-Orders a minute are
+	// no rate: a window shorter than one keying and think cycle holds
+	// a terminal's one transaction or none ("" when rated).
+	Unrated string `json:"unrated,omitempty"`
+	// RampUp says why the window is not steady state: it began before
+	// every terminal's first cycle ended ("" when it did not).
+	RampUp string `json:"ramp_up,omitempty"`
 }
 
 // P90Verdict is one transaction's 90th percentile response time against
@@ -95,8 +106,8 @@ func TPCCFiguresOf(counters map[string]float64, d time.Duration, terminals int, 
 	var done int64
 	for k := range tpcc.NumKinds {
 		o, ok := byName[k.Name()]
-		if !ok {
-			continue
+		if !ok || o.Operations == 0 {
+			continue // no p90 of nothing
 		}
 		done += o.Operations - o.Errors
 		f.P90 = append(f.P90, P90Verdict{Name: o.Name, P90Ms: o.Latency.P90 / 1000, LimitS: tpcc.P90Limit[k], Operations: o.Operations})
@@ -110,9 +121,22 @@ func TPCCFiguresOf(counters map[string]float64, d time.Duration, terminals int, 
 		if f.TimeScale <= 0 {
 			f.TimeScale = 1
 		}
-		f.Efficiency = 100 * f.NewOrdersPerMinute / (tpcc.MaxTpmCPerWarehouse * w / f.TimeScale)
-		if f.TimeScale == 1 {
-			f.TpmC = f.NewOrdersPerMinute
+		cycle := tpcc.LongestCycle(f.TimeScale)
+		ramp := time.Duration(counters[CounterTPCCRampUp] * float64(time.Second))
+		switch {
+		case d < cycle:
+			f.Unrated = fmt.Sprintf("the measured window (%s) is shorter than one keying and think cycle (%s at this scale): a terminal completes one transaction in it, or none",
+				d.Round(time.Millisecond), cycle.Round(time.Millisecond))
+			f.NewOrdersPerMinute = 0
+		case ramp < cycle:
+			f.RampUp = fmt.Sprintf("the window began %s after the terminals started, within their first keying and think cycle (%s): a ramp-up, not steady state; warm up at least one cycle (run.warmup)",
+				ramp.Round(time.Millisecond), cycle.Round(time.Millisecond))
+		}
+		if f.Unrated == "" {
+			f.Efficiency = 100 * f.NewOrdersPerMinute / (tpcc.MaxTpmCPerWarehouse * w / f.TimeScale)
+			if f.TimeScale == 1 && f.RampUp == "" {
+				f.TpmC = f.NewOrdersPerMinute
+			}
 		}
 	}
 	return f
@@ -122,6 +146,11 @@ func TPCCFiguresOf(counters map[string]float64, d time.Duration, terminals int, 
 func (f *TPCCFigures) String() string {
 	var s string
 	switch {
+	case f.Unrated != "":
+		s = fmt.Sprintf("TPC-C spec pacing: no New-Order rate: %s; %s, %d terminals", f.Unrated, warehouses(f.Warehouses), f.Terminals)
+	case f.Mode == tpcc.Spec && f.TimeScale == 1 && f.RampUp != "":
+		s = fmt.Sprintf("TPC-C spec pacing: %.1f New-Orders a minute, not tpmC: %s; %s, %d terminals",
+			f.NewOrdersPerMinute, f.RampUp, warehouses(f.Warehouses), f.Terminals)
 	case f.Mode == tpcc.Spec && f.TpmC > 0:
 		s = fmt.Sprintf("TPC-C spec pacing: %.2f tpmC, efficiency %.1f%% (of %.2f a warehouse), %s, %d terminals",
 			f.TpmC, f.Efficiency, tpcc.MaxTpmCPerWarehouse, warehouses(f.Warehouses), f.Terminals)
@@ -135,16 +164,29 @@ func (f *TPCCFigures) String() string {
 	if f.Mode == tpcc.Spec && f.Terminals != tpcc.DistrictsPerWarehouse*f.Warehouses {
 		s += fmt.Sprintf(" (the specification has %d terminals a warehouse)", tpcc.DistrictsPerWarehouse)
 	}
+	if f.Mode == tpcc.Spec && f.TimeScale != 1 && f.RampUp != "" {
+		s += "; " + f.RampUp
+	}
 	var over []string
+	newOrders := false
 	for _, v := range f.P90 {
+		newOrders = newOrders || v.Name == tpcc.NewOrder.Name()
 		if v.Over() {
 			over = append(over, fmt.Sprintf("%s p90 %.0f ms > %g s", v.Name, v.P90Ms, v.LimitS))
 		}
 	}
-	if len(over) == 0 {
-		return s + "; every p90 within its limit"
+	switch {
+	case len(f.P90) == 0:
+		return s + "; no transaction completed: no p90 to judge"
+	case len(over) > 0:
+		s += "; p90 OVER THE LIMIT: " + strings.Join(over, ", ")
+	default:
+		s += "; every p90 within its limit"
 	}
-	return s + "; p90 OVER THE LIMIT: " + strings.Join(over, ", ")
+	if !newOrders {
+		s += " (no New-Order completed: its p90 is not judged)"
+	}
+	return s
 }
 
 // warehouses is "1 warehouse", "2 warehouses".

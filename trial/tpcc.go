@@ -79,6 +79,9 @@ func (o *Outcome) TPCCFigures(threads int) *results.TPCCFigures {
 	for _, c := range o.Counters {
 		counters[c.Name] = c.Value
 	}
+	if w := o.Result.Warmup; w != nil {
+		counters[results.CounterTPCCRampUp] = w.Duration.Seconds()
+	}
 	var ops []results.Op
 	for i := range o.Result.MeasuredResults {
 		if r := &o.Result.MeasuredResults[i]; r.OK()+r.ErrorCount() > 0 {

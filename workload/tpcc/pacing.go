@@ -58,6 +58,18 @@ func NewPacing(scale float64, seed uint64) *Pacing {
 	return &Pacing{Scale: scale, r: rand.New(rand.NewPCG(seed, seed^0x7063c))}
 }
 
+// LongestCycle is the longest of the transactions' keying time and
+// mean think time together, at scale: a window at least this long past
+// a ramp-up at least this long holds every terminal's steady pacing,
+// whatever the mix (30 s for New-Order at the specification's times).
+func LongestCycle(scale float64) time.Duration {
+	var most time.Duration
+	for k := range NumKinds {
+		most = max(most, Keying[k]+MeanThink[k])
+	}
+	return time.Duration(float64(most) * scale)
+}
+
 // Keying is the keying time before a transaction of kind k.
 func (p *Pacing) Keying(k Kind) time.Duration {
 	return time.Duration(float64(Keying[k]) * p.Scale)
