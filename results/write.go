@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -78,14 +80,49 @@ func (c *csvFile[T]) close() error {
 	return errors.Join(c.w.Error(), c.f.Close())
 }
 
-// Create makes dir (which must not exist yet or be empty) and opens its
-// CSV files with their headers.
-func Create(dir string) (*Writer, error) {
-	if err := os.MkdirAll(filepath.Join(dir, HdrDir), 0o755); err != nil {
-		return nil, fmt.Errorf("results: create %s: %w", dir, err)
+// CheckNew says whether dir may become a results directory: one that
+// does not exist yet, or an empty one. A directory that holds a run's
+// manifest already holds results; one that holds anything else holds
+// someone's files, among which a run would write its own (a user's
+// report.html and figures/ were overwritten).
+func CheckNew(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return fmt.Errorf("%s is a file, not a directory: name a new directory", dir)
+		}
+		return err
+	case len(entries) == 0:
+		return nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
-		return nil, fmt.Errorf("results: %s already holds a results directory; choose another", dir)
+		return fmt.Errorf("%s already holds a results directory; choose another", dir)
+	}
+	var names []string
+	for _, e := range entries[:min(len(entries), 4)] {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		names = append(names, name)
+	}
+	if len(entries) > 4 {
+		names = append(names, fmt.Sprintf("and %d more", len(entries)-4))
+	}
+	return fmt.Errorf("%s is not empty and holds no dbarena results (%s): a run would write its files among them; name a new or empty directory", dir, strings.Join(names, ", "))
+}
+
+// Create makes dir (which must not exist yet or be empty: CheckNew) and
+// opens its CSV files with their headers.
+func Create(dir string) (*Writer, error) {
+	if err := CheckNew(dir); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, HdrDir), 0o755); err != nil {
+		return nil, fmt.Errorf("results: create %s: %w", dir, err)
 	}
 	w := &Writer{dir: dir}
 	var err error

@@ -107,6 +107,13 @@ func runExperiment(ctx context.Context, st *State, f *experimentFlags, s *spec.S
 	if err != nil {
 		return usageError(err)
 	}
+	// The results directory is dbarena's alone: one holding anything
+	// is refused before anything runs, the dry run included.
+	if f.dir != "" {
+		if err := results.CheckNew(f.dir); err != nil {
+			return usageError(fmt.Errorf("--results: %w", err))
+		}
+	}
 	if f.dryRun {
 		return dryRun(ctx, st, f, plan)
 	}
