@@ -490,6 +490,10 @@ func TestStageBacklogOfParkedWorker(t *testing.T) {
 	require.NoError(t, err)
 	// Everything due is sent: the second stage has time for both
 	// workers' backlogs. Parking worker 1 with its half would drop
-	// about a quarter of the total.
-	require.InEpsilon(t, 1040, float64(opSummary(t, res.Measured, "READ").OK), 0.05)
+	// about a quarter of the total (about 790). The bounds leave room
+	// for a race-instrumented run on a busy machine, whose sleeps
+	// overshoot (5.7% off once): well clear of the quarter either way.
+	ok := float64(opSummary(t, res.Measured, "READ").OK)
+	require.GreaterOrEqual(t, ok, 0.88*1040, "the parked worker's backlog was sent")
+	require.LessOrEqual(t, ok, 1.1*1040, "no more than was due")
 }

@@ -19,7 +19,10 @@ import (
 // none.
 func TestMetricsSeeALockWait(t *testing.T) {
 	ctx := context.Background()
-	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_test")
+	// A database of its own: the reading counts the sessions of one
+	// database, and the conformance suite's ledger and TPC-C, run at the
+	// same time by another package's test, wait on locks in theirs.
+	url := withDatabase(t, testenv.Addr(t, envAddr), "dbarena_lockwait")
 	db, err := postgres.Open(ctx, driver.Params{Props: map[string]string{"postgres.url": url}, Workers: 1})
 	require.NoError(t, err)
 	defer db.Close()
