@@ -336,14 +336,29 @@ func trialOf(t *results.Trial) trialView {
 	if finite(t.Concurrency) && t.Concurrency > 0 {
 		v.Concurrency = strconv.FormatFloat(t.Concurrency, 'f', 1, 64)
 	}
+	var notes []string
 	if f := results.TPCCFiguresOf(t.Counters, t.Duration, t.Threads, t.Ops); f != nil {
 		v.Rate += " tx/s"
-		v.Note = f.String()
+		notes = append(notes, f.String())
 	}
+	if n := results.AuditNote(t.Counters, transfers(t)); n != "" {
+		notes = append(notes, n)
+	}
+	v.Note = strings.Join(notes, "; ")
 	for _, o := range t.Ops {
 		v.PerOp = append(v.PerOp, opView{Name: o.Name, Ops: groupThousands(o.Operations), Errors: groupThousands(o.Errors), Lat: latOf(o.Latency)})
 	}
 	return v
+}
+
+// transfers is how many ledger transfers a row's window completed.
+func transfers(t *results.Trial) int64 {
+	for _, o := range t.Ops {
+		if o.Name == "TRANSFER" { // workload.Transfer's series
+			return o.Operations - o.Errors
+		}
+	}
+	return 0
 }
 
 func latOf(l results.Latency) latView {

@@ -70,6 +70,9 @@ func verdict(d *results.Data, afterRun bool) string {
 		if line := boundSentence(s, r); line != "" {
 			b.WriteString("    bound by: " + line + "\n")
 		}
+		if line := workloadSentence(s, r); line != "" {
+			b.WriteString("    " + line + "\n")
+		}
 		for kind, names := range r.fairness(s) {
 			marked[kind] = appendNew(marked[kind], names...)
 		}
@@ -191,6 +194,45 @@ func rowSentence(s *summary, r *row) string {
 		}
 	}
 	return out
+}
+
+// workloadSentence says, for a row of TPC-C or a ledger, what its
+// workload judges beside the rate: each target's New-Orders a minute
+// (tpmC where earned), New-Order p90 and rollbacks, the consistency
+// check or the ledger's audit and declined transfers ("" for a YCSB
+// row). It reads each target's last counted repetition.
+func workloadSentence(s *summary, r *row) string {
+	var parts []string
+	kind := ""
+	for i := range r.cells {
+		var last *results.Trial
+		for _, t := range r.cells[i].trials {
+			if t.Status == results.StatusCompleted {
+				last = t
+			}
+		}
+		if last == nil {
+			continue
+		}
+		var bits []string
+		if f := results.TPCCFiguresOf(last.Counters, last.Duration, last.Threads, last.Ops); f != nil {
+			kind = "tpcc"
+			bits = append(bits, f.Short())
+		}
+		if n := results.AuditNote(last.Counters, transfers(last)); n != "" {
+			if kind == "" {
+				kind = "ledger"
+			}
+			bits = append(bits, n)
+		}
+		if len(bits) > 0 {
+			parts = append(parts, s.targets[i]+": "+strings.Join(bits, "; "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return kind + ": " + strings.Join(parts, " | ")
 }
 
 // boundSentence says what bound each target's trials of the row: the

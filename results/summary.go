@@ -273,8 +273,18 @@ func (r *LedgerReport) String() string {
 		return s + ": invariants hold"
 	}
 	s += ": INVARIANTS BROKEN"
+	var why []string
+	if d := r.Total - r.Expected; d != 0 && r.Missing+r.Unreadable+r.Errors == 0 {
+		// Every account read, and the sum moved: money was made or
+		// lost, which a sum cannot pin on an account.
+		why = append(why, fmt.Sprintf("the total moved by %+d from what was loaded, which no single account shows", d))
+	}
 	if len(r.Evidence) > 0 {
-		s += " (" + strings.Join(r.Evidence, "; ") + ")"
+		n := r.BelowFloor + r.Missing + r.Unreadable + r.Errors
+		why = append(why, fmt.Sprintf("the accounts (%d of %d named): %s", len(r.Evidence), n, strings.Join(r.Evidence, "; ")))
+	}
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
 	}
 	return s
 }

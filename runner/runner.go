@@ -88,6 +88,15 @@ type Result struct {
 	// the run returned (a frozen server): their operations may yet
 	// land.
 	LeftBehind int
+	// Settled is closed once every worker has returned, the left-behind
+	// ones too: what reads the database as the run left it (an audit)
+	// waits for it.
+	Settled <-chan struct{}
+	// Declined is how many of the measured window's ledger transfers
+	// were declined (the payer at its floor), RolledBack how many TPC-C
+	// New-Orders rolled back by their unused item (about 1%, clause
+	// 2.4.1.4): both counted done, as decisions, not errors.
+	Declined, RolledBack int64
 }
 
 // Run executes the phase against db with the given workload. Measurements
@@ -186,6 +195,11 @@ type run struct {
 	// stop, so that what it cuts short can be told from real failures.
 	opsCtx    context.Context
 	cancelOps context.CancelFunc
+	// declined and rolledBack count the measured window's transactions
+	// that decided not to go through: a ledger's transfers whose payer
+	// would go below the floor, TPC-C's New-Orders rolled back by their
+	// unused item.
+	declined, rolledBack atomic.Int64
 
 	startMono int64
 	startWall time.Time
@@ -395,7 +409,10 @@ func (s *run) execute(ctx context.Context) *Result {
 	endMono = max(endMono, col.lastMono)
 	s.cutOff(endMono)
 	col.collect(endMono, true)
-	return s.result(col, endMono)
+	r := s.result(col, endMono)
+	r.Settled = finished
+	r.Declined, r.RolledBack = s.declined.Load(), s.rolledBack.Load()
+	return r
 }
 
 // drain waits, after the stop, for the operations in flight: StopGrace

@@ -60,11 +60,17 @@ func (w *workerState) tpccTransaction(op *workload.Operation, h measure.Handle, 
 		}
 		intended = clk.Now()
 		start = intended
+		// A transaction the stop leaves behind is cut off at its
+		// latency so far, which starts here, not before the keying.
+		w.s.inFlight[w.id].since.Store(intended)
 	}
 	in := w.tpcc.term.Input(kind)
 	w.begin(series)
-	_, err := w.tpcc.tx.Run(w.s.opsCtx, in)
+	out, err := w.tpcc.tx.Run(w.s.opsCtx, in)
 	w.end()
+	if out.RolledBack && !w.warming {
+		w.s.rolledBack.Add(1)
+	}
 	end := clk.Now()
 	w.record(h, series, err, intended, start, end, 0)
 	if pace != nil {

@@ -32,6 +32,8 @@ type workerState struct {
 	// retryRand jitters insert retry waits, as YCSB does, so retrying
 	// workers do not hit the database in lockstep.
 	retryRand *rand.Rand
+	// warming says the operation running now is the warm-up's.
+	warming bool
 }
 
 // schedule is one worker's pacing: the interval between its requests
@@ -104,6 +106,7 @@ func (s *run) worker(id int) {
 			s.inFlight[id].due.Store(int64(sc.next))
 		}
 		s.inFlight[id].since.Store(intended)
+		w.warming = warm
 		w.exec(op, h, intended, start)
 		if sc.interval > 0 {
 			free = clk.Now()
@@ -355,6 +358,9 @@ func (w *workerState) transfer(op *workload.Operation, h measure.Handle, intende
 	w.end()
 	if errors.Is(err, driver.ErrDeclined) {
 		err = nil
+		if !w.warming {
+			w.s.declined.Add(1)
+		}
 	}
 	w.record(h, series, err, intended, start, w.s.cfg.Clock.Now(), 0)
 }

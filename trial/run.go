@@ -3,8 +3,10 @@ package trial
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dbarena/dbarena/driver"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload/tpcc"
@@ -52,7 +54,9 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 	case res.Phase == runner.Load && t.WorkloadConfig.IsTPCC() && !res.Interrupted && res.Failure() == "":
 		// The optimizer's statistics of what was loaded: without them
 		// the consistency checks' joins were planned for empty tables.
-		o.VerifyErr = t.withSQL(ctx, func(sx driver.SQLTransactor) error { return tpcc.Analyze(ctx, sx) })
+		o.VerifyErr = t.bounded(ctx, "tpcc: the load's statistics (ANALYZE)", func(ctx context.Context) error {
+			return t.withSQL(ctx, func(sx driver.SQLTransactor) error { return tpcc.Analyze(ctx, sx) })
+		})
 		if o.VerifyErr == nil && t.Settings.Verify {
 			// A TPC-C load's read-back: every consistency condition,
 			// the loaded-only one too.
@@ -64,25 +68,93 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 		// The invariants must hold however the run ended, once no
 		// transaction is in flight: not while a worker is still in one.
 		if res.LeftBehind > 0 && (t.WorkloadConfig.IsLedger() || t.WorkloadConfig.IsTPCC()) {
-			o.AuditErr = fmt.Errorf("audit: not run: %d workers were still in a transaction when the run ended, and the audit would read it half done", res.LeftBehind)
-			break
+			if o.AuditErr = t.settle(ctx, res); o.AuditErr != nil {
+				break
+			}
 		}
 		o.Audit, o.AuditErr = t.Audit(ctx, t.Settings.Run.Threads)
 		if r, ok := o.Audit.(*results.LedgerReport); ok {
 			r.During = during
 		}
 	}
+	if ctx.Err() != nil {
+		// Stopped during what followed the run (a read-back, an
+		// audit): the results are an interrupted run's.
+		res.Interrupted = true
+	}
 	o.Counters = t.Counters()
+	if res.Phase == runner.Transactions {
+		switch {
+		case t.WorkloadConfig.IsTPCC():
+			o.Counters = append(o.Counters, results.Counter{Name: results.CounterTPCCRolledBack, Value: float64(res.RolledBack),
+				Help: "New-Orders rolled back by their unused item (clause 2.4.1.4), counted done"})
+		case t.WorkloadConfig.IsLedger():
+			o.Counters = append(o.Counters, results.Counter{Name: results.CounterLedgerDeclined, Value: float64(res.Declined),
+				Help: "transfers declined: the payer would go below the floor, counted done"})
+		}
+	}
 	return o, nil
+}
+
+// auditTimeout is the bound of each check after a phase (audit.timeout).
+func (t *Trial) auditTimeout() time.Duration {
+	if d := t.Settings.AuditTimeout; d > 0 {
+		return d
+	}
+	return DefaultAuditTimeout
+}
+
+// bounded runs fn, a check named what, within audit.timeout: a database
+// that stopped answering (a frozen server, a lock held elsewhere) gets
+// an error that says so, not a wait without end.
+func (t *Trial) bounded(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	d := t.auditTimeout()
+	bctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := fn(bctx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: interrupted before it ended: %w", what, err)
+	case bctx.Err() != nil:
+		return fmt.Errorf("%s: not finished within %s=%s: the database did not answer in time, and nothing is judged (a larger database may need more)",
+			what, core.AuditTimeout, d)
+	}
+	return err
+}
+
+// settle waits, within audit.timeout, for the workers a frozen database
+// left in a transaction at the run's end to return (their calls were
+// cancelled), so that the audit reads no transaction half done.
+func (t *Trial) settle(ctx context.Context, res *runner.Result) error {
+	notSettled := fmt.Errorf("audit: not run: %d workers were still in a transaction when the run ended, and the audit would read it half done", res.LeftBehind)
+	if res.Settled == nil {
+		return notSettled
+	}
+	return t.bounded(ctx, "audit: waiting for the workers still in a transaction", func(ctx context.Context) error {
+		select {
+		case <-res.Settled:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", notSettled, ctx.Err())
+		}
+	})
 }
 
 // Audit checks the workload's invariants after its run phase, with
 // threads readers where it reads record by record: a ledger's accounts,
-// TPC-C's consistency conditions. It returns nil for a workload without.
+// TPC-C's consistency conditions.
+// It returns nil for a workload without. The check is bounded by
+// audit.timeout.
 func (t *Trial) Audit(ctx context.Context, threads int) (results.Audit, error) {
 	switch {
 	case t.WorkloadConfig.IsLedger():
-		r, err := runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
+		var r *results.LedgerReport
+		err := t.bounded(ctx, "ledger audit", func(ctx context.Context) (err error) {
+			r, err = runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
+			return err
+		})
 		if r == nil {
 			return nil, err
 		}
@@ -93,10 +165,15 @@ func (t *Trial) Audit(ctx context.Context, threads int) (results.Audit, error) {
 	return nil, nil
 }
 
-// auditTPCC checks TPC-C's consistency conditions: all of them on the
-// database as loaded (initial), all but the loaded-only one after a run.
+// auditTPCC checks TPC-C's consistency conditions within audit.timeout:
+// all of them on the database as loaded (initial), all but the
+// loaded-only one after a run.
 func (t *Trial) auditTPCC(ctx context.Context, initial bool) (results.Audit, error) {
-	r, err := t.checkTPCC(ctx, initial)
+	var r *results.ConsistencyReport
+	err := t.bounded(ctx, "TPC-C consistency check", func(ctx context.Context) (err error) {
+		r, err = t.checkTPCC(ctx, initial)
+		return err
+	})
 	if r == nil {
 		return nil, err
 	}

@@ -36,6 +36,12 @@ type Settings struct {
 	CreateSchema, Drop bool
 	// Verify reads every loaded record back after a load.
 	Verify bool
+	// AuditTimeout bounds what checks a workload's invariants after its
+	// phase (a ledger's audit, TPC-C's consistency conditions and the
+	// statistics of its load), the wait for workers still in a
+	// transaction included: a database that stopped answering gets a
+	// verdict, not a wait without end (audit.timeout).
+	AuditTimeout time.Duration
 	// Shared says the trial is one of several processes' shares of a
 	// run (a loader): a ledger's audit is then its parent's, once
 	// every share has stopped, since another's transfers may still be
@@ -50,6 +56,11 @@ type Settings struct {
 // DefaultStatusInterval is YCSB's status.interval default.
 const DefaultStatusInterval = 10 * time.Second
 
+// DefaultAuditTimeout is audit.timeout's default: TPC-C's consistency
+// check over one warehouse takes well under a second here, and ten
+// minutes leave room for some thousand; a larger database sets its own.
+const DefaultAuditTimeout = 10 * time.Minute
+
 // ParseSettings reads the settings of a phase from p: the runner's
 // (runner.ParseConfig) and the trial's own. They are not validated:
 // a caller may lay its own over them first (see Parse).
@@ -63,6 +74,9 @@ func ParseSettings(p *properties.Set, phase runner.Phase, wcfg workload.Config) 
 		return s, err
 	}
 	if s.Run.Seed, s.SeedGiven, err = parseSeed(p); err != nil {
+		return s, err
+	}
+	if s.AuditTimeout, err = p.Duration(core.AuditTimeout, DefaultAuditTimeout); err != nil {
 		return s, err
 	}
 	bools := []struct {
@@ -89,6 +103,9 @@ func (s Settings) Validate() error {
 	if s.StatusInterval <= 0 {
 		return fmt.Errorf("status.interval: want a positive duration")
 	}
+	if s.AuditTimeout <= 0 {
+		return fmt.Errorf("%s %s: want a positive duration", core.AuditTimeout, s.AuditTimeout)
+	}
 	return s.Run.Validate()
 }
 
@@ -103,6 +120,7 @@ func (s Settings) Write(p *properties.Set, src properties.Source) {
 	p.Set(core.SchemaCreate, strconv.FormatBool(s.CreateSchema), src)
 	p.Set(core.Drop, strconv.FormatBool(s.Drop), src)
 	p.Set(core.Verify, strconv.FormatBool(s.Verify), src)
+	p.Set(core.AuditTimeout, s.AuditTimeout.String(), src)
 }
 
 // parseSeed reads the seed, or draws one from the operating system so

@@ -110,6 +110,7 @@ const (
 	StopOnErrorRate  = "stop-on-error-rate"
 	MaxErrorRate     = "max-error-rate"
 	StopGrace        = "stop.grace"
+	AuditTimeout     = "audit.timeout"
 	SchemaCreate     = "schema.create"
 	Drop             = "drop"
 	Verify           = "verify"
@@ -142,7 +143,7 @@ func Known() []string {
 		Workload, DB, Exporter, ExportFile, ThreadCount, Target, MaxExecutionTime, DoTransactions, BatchSize,
 		StatusInterval,
 		Seed, WarmupTime, WarmupOperations, WarmupSteady, JSONOutput, HdrLog, LateThreshold, StopOnErrorRate,
-		MaxErrorRate, StopGrace, SchemaCreate, Drop, Verify, Stages,
+		MaxErrorRate, StopGrace, AuditTimeout, SchemaCreate, Drop, Verify, Stages,
 	}
 	out = append(out, measurementProperties()...)
 	return append(out, bindingProperties()...)

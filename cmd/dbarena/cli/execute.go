@@ -93,7 +93,17 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 		fmt.Fprintln(st.Stderr, "dbarena:", f)
 	}
 	errs = append(errs, writeOutputs(st, f.text, t, f.refs, out, f.ls, usage))
-	if err := errors.Join(errs...); err != nil {
+	err = errors.Join(errs...)
+	if res.Interrupted {
+		// Interrupted, during the run or the checks after it (which
+		// then say they did not end): 130, whatever else went wrong.
+		if err != nil {
+			fmt.Fprintln(st.Stderr, "dbarena:", err)
+		}
+		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
+	}
+	if err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
 	if late, pacing, service := res.PacingLate(); late {
@@ -101,15 +111,12 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 			"pacing_p99_us", pacing.P99, "service_p99_us", service.P99)
 	}
 	switch {
-	case res.Interrupted:
-		fmt.Fprintln(st.Stderr, "dbarena: interrupted; results so far were written and marked interrupted")
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
 	case res.Failure() != "":
 		return &exitError{code: ExitFailure, err: fmt.Errorf("failed: %s; results were written (-p max-error-rate=1 accepts any error rate)", res.Failure())}
 	case rep != nil && rep.Failed():
 		return &exitError{code: ExitFailure, err: fmt.Errorf("verify failed: %d missing, %d mismatched, %d errors of %d records", rep.Missing, rep.Mismatched, rep.Errors, rep.Records)}
 	case audit != nil && audit.Failed():
-		return &exitError{code: ExitFailure, err: errors.New("the workload's invariants are broken; the audit above says which rows")}
+		return &exitError{code: ExitFailure, err: errors.New("the workload's invariants are broken: the audit above says how")}
 	}
 	return nil
 }
@@ -140,13 +147,9 @@ func writeOutputs(st *State, text io.Writer, t *trial.Trial, refs map[string]str
 	}
 	textErr := measure.WriteYCSBText(w, res.Measured, res.Interrupted)
 	for _, c := range counters {
-		// A TPC-C trial's settings are the trial's, not counts the
-		// driver kept: a section of their own.
-		section := "DRIVER"
-		if results.IsTPCCSetting(c.Name) {
-			section = "TPCC"
-		}
-		if _, err := fmt.Fprintf(w, "[%s], %s, %s\n", section, c.Name, strconv.FormatFloat(c.Value, 'f', -1, 64)); err != nil {
+		// A TPC-C or ledger trial's settings and counts are the
+		// workload's, not counts the driver kept: sections of their own.
+		if _, err := fmt.Fprintf(w, "[%s], %s, %s\n", results.CounterSection(c.Name), c.Name, strconv.FormatFloat(c.Value, 'f', -1, 64)); err != nil {
 			textErr = errors.Join(textErr, err)
 			break
 		}

@@ -74,6 +74,33 @@ func TestLedgerYCSBSummary(t *testing.T) {
 	require.EqualValues(t, 30, s.Ledger.Read)
 	require.EqualValues(t, 30*1000, s.Ledger.Total)
 	require.False(t, s.Ledger.Failed())
+	require.Regexp(t, `\[LEDGER\], ledger\.declined, \d+\n`, out, "the declined transfers are counted, in the workload's section")
+
+	// Accounts loaded at their floor decline every transfer: each one
+	// counted done, and counted declined.
+	atFloor := append([]string{"-p", "ledger.floor=1000"}, common...)
+	code, out, errs = run(t, context.Background(), append([]string{"ycsb", "load", "postgres", "-p", "drop=true"}, atFloor...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	code, out, errs = run(t, context.Background(), append([]string{"ycsb", "run", "postgres", "-p", "operationcount=500",
+		"-p", "json.output=" + sum}, atFloor...)...)
+	require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+	b, err = os.ReadFile(sum)
+	require.NoError(t, err)
+	s = results.Summary{}
+	require.NoError(t, json.Unmarshal(b, &s))
+	var transfers, declined float64 = -1, -1
+	for _, op := range s.Measured.Ops {
+		if op.Name == "TRANSFER" {
+			transfers = float64(op.OK)
+		}
+	}
+	for _, c := range s.DriverCounters {
+		if c.Name == results.CounterLedgerDeclined {
+			declined = c.Value
+		}
+	}
+	require.Positive(t, transfers, "%s", out)
+	require.Equal(t, transfers, declined, "every transfer was declined, and done")
 
 	code, _, errs = run(t, context.Background(), "ycsb", "run", "basic", "-P", "../../../workloads/workloadledger", "-p", "operationcount=10", "-q")
 	require.NotEqual(t, ExitOK, code)

@@ -54,13 +54,24 @@ run: {duration: 3s, threads: 4}
 		require.EqualValues(t, 4, row.Counters[results.CounterTPCCTerminals], tg)
 	}
 	require.Contains(t, errs, "TPC-C unpaced: ")
-	require.Contains(t, errs, "1 warehouse, 4 terminals; every p90 within its limit")
+	require.Contains(t, errs, "1 warehouse, 4 terminals; ")
+	require.Contains(t, errs, "New-Orders rolled back by their unused item (")
+	require.Contains(t, errs, "; every p90 within its limit")
+	for _, tg := range []string{"pg", "my"} {
+		_, counted := measuredRow(t, rows, tg+".tpcc").Counters[results.CounterTPCCRolledBack]
+		require.True(t, counted, "%s: the rolled-back New-Orders are counted", tg)
+	}
+	// The verdict says what TPC-C judges beside the rate: New-Orders a
+	// minute, New-Order's p90 against its limit, rollbacks and the
+	// consistency check, for each target.
+	require.Regexp(t, `tpcc: pg: [0-9.]+ tx/s, [0-9.]+ New-Orders a minute \(unpaced, not tpmC\), New-Order p90 [0-9.]+ ms \(limit 5 s\), [0-9.]+% rolled back; TPC-C consistency: 11 of 11 conditions hold \| my: `, out)
 	code, _, errs = run(t, context.Background(), "report", res)
 	require.Equal(t, ExitOK, code, errs)
 	html, err := os.ReadFile(filepath.Join(res, "report.html"))
 	require.NoError(t, err)
 	require.Contains(t, string(html), " tx/s</td>", "a TPC-C row's rate is transactions")
 	require.Contains(t, string(html), "TPC-C unpaced: ", "the row's note names the mode")
+	require.Contains(t, string(html), "TPC-C consistency: 11 of 11 conditions hold", "the report says the check passed")
 }
 
 // TestTPCCBrokenConditionFails loads TPC-C with `dbarena ycsb load
