@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/dbarena/dbarena/driver"
@@ -153,6 +154,12 @@ func find(env, name string, globs ...string) (string, error) {
 // output runs cmd and returns its standard output, with the end of its
 // standard error in the error when it fails.
 func output(cmd *exec.Cmd) ([]byte, error) {
+	// The tool must not outlive dbarena killed outright (kill -9): it
+	// would go on loading the database, an orphan no one stops.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
