@@ -1,10 +1,12 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,8 +43,12 @@ type Writer struct {
 type csvFile[T any] struct {
 	path string
 	f    *os.File
-	w    *csv.Writer
 	cols []column[T]
+	// buf and w encode the rows of one append before they are written
+	// at once; size is the file's length up to its last whole row.
+	buf  bytes.Buffer
+	w    *csv.Writer
+	size int64
 }
 
 func createCSV[T any](path string, cols []column[T]) (*csvFile[T], error) {
@@ -50,34 +56,61 @@ func createCSV[T any](path string, cols []column[T]) (*csvFile[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	c := &csvFile[T]{path: path, f: f, w: csv.NewWriter(f), cols: cols}
-	if err := c.w.Write(header(cols)); err != nil {
+	c := &csvFile[T]{path: path, f: f, cols: cols}
+	c.w = csv.NewWriter(&c.buf)
+	if err := c.write(func() error { return c.w.Write(header(cols)) }); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("results: write %s: %w", path, err)
+		return nil, err
 	}
-	c.w.Flush()
-	return c, c.w.Error()
+	return c, nil
 }
 
 func (c *csvFile[T]) append(rows []T) error {
-	for i := range rows {
-		if err := c.w.Write(formatRow(c.cols, &rows[i])); err != nil {
-			return fmt.Errorf("results: write %s: %w", c.path, err)
+	return c.write(func() error {
+		for i := range rows {
+			if err := c.w.Write(formatRow(c.cols, &rows[i])); err != nil {
+				return err
+			}
 		}
-	}
+		return nil
+	})
+}
+
+// write encodes rows with encode and writes them in one call. A write
+// the disk cut short (it filled) is taken back to the last whole row:
+// a reader never meets half a row, and the rows of the failed append
+// are the ones missing, as its error says.
+func (c *csvFile[T]) write(encode func() error) error {
+	c.buf.Reset()
+	err := encode()
 	c.w.Flush()
-	if err := c.w.Error(); err != nil {
+	if err == nil {
+		err = c.w.Error()
+	}
+	if err != nil {
 		return fmt.Errorf("results: write %s: %w", c.path, err)
 	}
-	return nil
+	n, err := c.f.Write(c.buf.Bytes())
+	if err == nil {
+		c.size += int64(n)
+		return nil
+	}
+	if n > 0 {
+		if terr := c.f.Truncate(c.size); terr != nil {
+			return fmt.Errorf("results: write %s: %w (and its half-written row stays: %v)", c.path, err, terr)
+		}
+		if _, serr := c.f.Seek(c.size, io.SeekStart); serr != nil {
+			return fmt.Errorf("results: write %s: %w (%v)", c.path, err, serr)
+		}
+	}
+	return fmt.Errorf("results: write %s: %w; its rows up to the last whole one are kept", c.path, err)
 }
 
 func (c *csvFile[T]) close() error {
 	if c == nil {
 		return nil
 	}
-	c.w.Flush()
-	return errors.Join(c.w.Error(), c.f.Close())
+	return c.f.Close() // every append wrote its rows whole
 }
 
 // CheckNew says whether dir may become a results directory: one that
@@ -121,9 +154,29 @@ func Create(dir string) (*Writer, error) {
 	if err := CheckNew(dir); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil
 	if err := os.MkdirAll(filepath.Join(dir, HdrDir), 0o755); err != nil {
 		return nil, fmt.Errorf("results: create %s: %w", dir, err)
 	}
+	w, err := create(dir)
+	if err != nil {
+		// Nothing ran: leave the directory as it was found (new, or
+		// empty: CheckNew).
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+		if !existed {
+			_ = os.Remove(dir)
+		}
+		return nil, err
+	}
+	return w, nil
+}
+
+// create opens dir's CSV files and its reserve.
+func create(dir string) (*Writer, error) {
 	w := &Writer{dir: dir}
 	var err error
 	if w.trials, err = createCSV(filepath.Join(dir, TrialsFile), trialColumns()); err != nil {
@@ -141,18 +194,26 @@ func Create(dir string) (*Writer, error) {
 		w.Close()
 		return nil, err
 	}
-	w.reserve()
+	if err := w.reserve(); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 
-// reserve writes the reserve file. It is best effort: on a disk without
-// 256 KiB to spare, the run goes on without one.
-func (w *Writer) reserve() {
+// reserve writes the reserve file. A disk without room for it is
+// refused before anything runs: a run there could not even record how
+// it ended (with 60 kB free its manifest stayed "running" and its CSV
+// files were cut at 4,096 bytes).
+func (w *Writer) reserve() error {
 	path := filepath.Join(w.dir, reserveFile)
 	// Written, not truncated to size: a sparse file holds no blocks.
 	if err := os.WriteFile(path, make([]byte, reserveBytes), 0o600); err != nil {
 		_ = os.Remove(path)
+		return fmt.Errorf("results: %s: its disk has no room for the %d KiB a run keeps to record how it ended (%w): free some space, or choose another directory",
+			w.dir, reserveBytes>>10, err)
 	}
+	return nil
 }
 
 // Dir returns the directory written.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,67 @@ func TestFullDiskReportSaysSo(t *testing.T) {
 	require.Equal(t, results.StatusCompleted, d.Manifest.Status)
 	require.Len(t, d.Manifest.Warnings, 1)
 	require.Contains(t, d.Manifest.Warnings[0], "no space left on device; the measurements are complete: `dbarena report "+res+"` writes it again")
+}
+
+// leaveFree fills the disk at dir until free bytes are left.
+func leaveFree(t *testing.T, dir string, free int64) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(dir, &st))
+	avail := int64(st.Bavail) * st.Bsize
+	require.Greater(t, avail, free)
+	path := filepath.Join(dir, "filler")
+	require.NoError(t, os.WriteFile(path, make([]byte, avail-free), 0o644))
+	return path
+}
+
+// TestFullDiskAtEverySize runs an experiment on a results disk with
+// 60 kB, 150 kB and 400 kB free. Whatever the size, the run either is
+// refused before anything starts (no room for the reserve that records
+// how it ends: with 60 kB the manifest stayed "running" and the CSV
+// files were cut at 4,096 and 8,192 bytes) or ends with a manifest that
+// says how it ended, failed with the disk's error or completed with the
+// warning that the report was not written; no CSV file holds half a row;
+// and once there is room, `dbarena report` renders what was kept.
+func TestFullDiskAtEverySize(t *testing.T) {
+	srv := startOwnRedis(t)
+	dir := t.TempDir()
+	file := redisExperiment(t, dir, "sizes", srv.addr, "{duration: 3s, threads: 1}")
+	for _, free := range []int64{60 << 10, 150 << 10, 400 << 10} {
+		t.Run(fmt.Sprintf("%dk", free>>10), func(t *testing.T) {
+			disk := smallDisk(t, "4m")
+			filler := leaveFree(t, disk, free)
+			res := filepath.Join(disk, "r")
+			code, out, errs := run(t, context.Background(), "run", file, "--results", res)
+			t.Logf("exit %d\n%s", code, out)
+			require.NotEqual(t, ExitOK, code, "a full disk is not a success")
+			if free < 256<<10 {
+				require.Contains(t, errs, "its disk has no room for the 256 KiB a run keeps to record how it ended")
+				require.NoDirExists(t, res, "refused before anything ran")
+				return
+			}
+			d, err := results.Read(res)
+			require.NoError(t, err, "the manifest is whole")
+			switch d.Manifest.Status {
+			case results.StatusFailed:
+				require.Contains(t, d.Manifest.Error, "no space left on device")
+			case results.StatusCompleted:
+				require.NotEmpty(t, d.Manifest.Warnings, "a completed run whose report was not written says so")
+				require.Contains(t, strings.Join(d.Manifest.Warnings, " "), "no space left on device")
+			default:
+				t.Fatalf("the manifest says %q", d.Manifest.Status)
+			}
+			for _, name := range []string{results.TrialsFile, results.TimeseriesFile, results.SysmetricsFile, results.DBMetricsFile} {
+				b, err := os.ReadFile(filepath.Join(res, name))
+				require.NoError(t, err)
+				if len(b) > 0 {
+					require.Equal(t, byte('\n'), b[len(b)-1], "%s ends with a whole row (%d bytes)", name, len(b))
+				}
+			}
+			require.NoError(t, os.Remove(filler))
+			code, out, errs = run(t, context.Background(), "report", res)
+			require.Equal(t, ExitOK, code, "%s\n%s", out, errs)
+			require.FileExists(t, filepath.Join(res, results.ReportFile))
+		})
+	}
 }
