@@ -5,6 +5,7 @@ package report
 // repetitions ran, and the lines of each row.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -60,6 +61,9 @@ func headline(s *summary, d *results.Data) string {
 	case t.compared == 0:
 		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence(d)
 	}
+	if base, ok := sizesOfOne(d); ok {
+		return sizesHeadline(s, d, base)
+	}
 	out := "throughput: " + leadSentence(s, t, "faster", "fastest")
 	switch {
 	case p.compared == 0:
@@ -85,6 +89,55 @@ func headline(s *summary, d *results.Data) string {
 			unfair, t.compared, verb, mark)
 	}
 	return out
+}
+
+// sizesOfOne says whether every target is a size of one target of the
+// experiment file (a size axis over one database), and which.
+func sizesOfOne(d *results.Data) (base string, ok bool) {
+	for _, t := range d.Manifest.Targets {
+		if t.Base == "" || (base != "" && t.Base != base) {
+			return "", false
+		}
+		base = t.Base
+	}
+	return base, base != ""
+}
+
+// sizesHeadline is the headline of one database measured at several
+// sizes: how its throughput goes with the size, workload by workload,
+// from the smallest size to the largest, never one size "faster" than
+// another as if they were rival databases. The rows below still give
+// each pair's ratio and interval.
+func sizesHeadline(s *summary, d *results.Data, base string) string {
+	type size struct {
+		i     int
+		name  string
+		cores float64
+	}
+	var sizes []size
+	for _, t := range d.Manifest.Targets {
+		for i, n := range s.targets {
+			if n == t.Name {
+				sizes = append(sizes, size{i: i, name: t.Size, cores: t.CPUs})
+			}
+		}
+	}
+	slices.SortStableFunc(sizes, func(a, b size) int { return cmp.Compare(a.cores, b.cores) })
+	out := fmt.Sprintf("%s at %s (a size axis: one database, not rivals)", base, plural(len(sizes), "size"))
+	for _, r := range s.rows {
+		var parts []string
+		for _, z := range sizes {
+			if c := r.cells[z.i]; c.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s", z.name, fmtRate(c.mean)))
+			}
+		}
+		// A rate search's probes are rows of one size each: its
+		// capacity is the search line's.
+		if len(parts) > 1 {
+			out += fmt.Sprintf("\n  %s: %s ops/s", r.label, strings.Join(parts, ", "))
+		}
+	}
+	return out + "\n" + s.repsSentence(d)
 }
 
 // newTally is a tally over n targets.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +88,37 @@ func TestEverySizeRefused(t *testing.T) {
 	// One size usable: its figure is drawn, no message.
 	d.Trials[0].Flags = nil
 	require.Empty(t, sizingFigures(d, slugify)[0].Message)
+}
+
+// TestSizesAreNotRivals: one database measured at several sizes is a
+// size axis: the verdict's head says how its throughput goes with the
+// size, smallest first, and names no size "faster" than another, as it
+// did ("throughput: redis-1000m faster on 1 of 1 workloads"). Two
+// databases, even with sizes, are still compared as rivals.
+func TestSizesAreNotRivals(t *testing.T) {
+	d := &results.Data{Dir: "sizes"}
+	for _, z := range []struct {
+		label string
+		cpus  float64
+		rate  float64
+	}{{"1000m", 1, 9000}, {"500m", 0.5, 4500}} {
+		name := "redis-" + z.label
+		d.Manifest.Targets = append(d.Manifest.Targets, results.TargetInfo{Name: name, Base: "redis", Size: z.label, CPUs: z.cpus, Nodes: 1})
+		for rep := 1; rep <= 3; rep++ {
+			d.Trials = append(d.Trials, results.Trial{ID: fmt.Sprintf("%s.c.rep%d", name, rep), Target: name, Workload: "c", Repetition: rep,
+				Throughput: z.rate * (1 + 0.01*float64(rep-2)), Threads: 4, Status: results.StatusCompleted, Kind: results.KindRun})
+		}
+	}
+	head := strings.SplitN(VerdictAfterRun(d), "\n", 3)
+	require.Equal(t, "redis at 2 sizes (a size axis: one database, not rivals)", head[0])
+	require.Equal(t, "  c: 500m 4,500, 1000m 9,000 ops/s", head[1], "smallest first")
+	require.NotContains(t, VerdictAfterRun(d), "fastest")
+	require.NotContains(t, VerdictAfterRun(d), "faster on")
+
+	// Search probes: one size a row; the head names the axis only.
+	require.NotContains(t, VerdictAfterRun(sizedData(0.25, 0.5, 1)), "fastest")
+
+	// Two databases: rivals.
+	d.Manifest.Targets[1].Base = "valkey"
+	require.Contains(t, VerdictAfterRun(d), "fastest")
 }
