@@ -29,7 +29,7 @@ func TestGoldenDirectoriesRender(t *testing.T) {
 			"pacing: the load generator started operations late (p99 4133 µs", `id="fig-spectrum-c-stage-2"`}},
 		"format2/loaders": {2, []string{"target missed: 533 of 800 ops/s", `id="fig-spectrum-c"`, `id="fig-overtime-c"`}},
 		"format2/priced": {6, []string{`<section id="price-performance">`, "n2d-standard-4",
-			"errors: 763 of 763 operations failed", "failed: stopped early: error rate 100.0%", "the run failed after 5 of 6 steps"}},
+			"errors: 763 of 763 operations failed", "failed: stopped early: error rate 100.0%", "the run failed: every step ran, 1 of 6 failed"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d, err := results.Read(filepath.Join(goldenResults, name))

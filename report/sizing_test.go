@@ -122,3 +122,17 @@ func TestSizesAreNotRivals(t *testing.T) {
 	d.Manifest.Targets[1].Base = "valkey"
 	require.Contains(t, VerdictAfterRun(d), "fastest")
 }
+
+// TestStatusSaysWhatRan: a failed run whose steps all ran says that one
+// of them failed, not that it stopped after the others ("the run failed
+// after 3 of 4 steps" when all 4 ran); one that stopped short says so.
+func TestStatusSaysWhatRan(t *testing.T) {
+	m := &results.Manifest{Status: results.StatusFailed, PlannedSteps: 4, CompletedSteps: 3, FailedSteps: 1}
+	require.Equal(t, "the run failed: every step ran, 1 of 4 failed: partial results", statusWarning(m))
+	m.CompletedSteps = 2
+	require.Equal(t, "the run failed after 3 of 4 steps (1 of them failed): partial results", statusWarning(m))
+	m.FailedSteps, m.CompletedSteps = 0, 3
+	require.Equal(t, "the run failed after 3 of 4 steps: partial results", statusWarning(m))
+	m.Status = results.StatusInterrupted
+	require.Equal(t, "the run was interrupted after 3 of 4 steps: partial results", statusWarning(m))
+}

@@ -48,7 +48,15 @@ func trialFlags(t *results.Trial) []results.Flag {
 // run.
 func statusWarning(m *results.Manifest) string {
 	steps := ""
-	if m.PlannedSteps > 0 {
+	switch ran := m.CompletedSteps + m.FailedSteps; {
+	case m.PlannedSteps == 0:
+	case m.Status == results.StatusFailed && ran >= m.PlannedSteps:
+		// Every step ran; some failed: "after 3 of 4 steps" read as a
+		// run that stopped short.
+		steps = fmt.Sprintf(": every step ran, %d of %d failed", m.FailedSteps, ran)
+	case m.FailedSteps > 0:
+		steps = fmt.Sprintf(" after %d of %d steps (%d of them failed)", ran, m.PlannedSteps, m.FailedSteps)
+	default:
 		steps = fmt.Sprintf(" after %d of %d steps", m.CompletedSteps, m.PlannedSteps)
 	}
 	switch m.Status {
