@@ -28,7 +28,10 @@ type Endpoint struct {
 
 // EndpointFunc reads a driver's properties into its Endpoint; workers
 // is the connection count the tool will use. Drivers whose database
-// ships a reference tool provide one in the driver table.
+// ships a reference tool provide one in the driver table, and so do
+// those whose servers an existing deployment finds on this machine by
+// their address (to sample them as the database, not as other
+// processes).
 type EndpointFunc func(props map[string]string, workers int) (Endpoint, error)
 
 // Reach is where a deployment's servers listen and how its clients log

@@ -313,3 +313,13 @@ func ycsbBool(props map[string]string, key string) bool {
 	b, _ := strconv.ParseBool(strings.TrimSpace(props[key]))
 	return b
 }
+
+// Endpoint is the contact points cql.hosts names and their login: an
+// existing deployment finds the servers on this machine by them.
+func Endpoint(props map[string]string, _ int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props)
+	if err != nil {
+		return driver.Endpoint{}, err
+	}
+	return driver.Endpoint{Addrs: c.Hosts, Username: c.Username, Password: c.Password, Cluster: len(c.Hosts) > 1}, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -229,4 +230,27 @@ func (c *Config) Address() string {
 		return c.Endpoint
 	}
 	return "https://dynamodb." + c.Region + ".amazonaws.com"
+}
+
+// Endpoint is the server dynamodb.endpoint names (DynamoDB Local,
+// ScyllaDB Alternator; none for AWS's): an existing deployment finds it
+// on this machine by its address.
+func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props, workers)
+	if err != nil || c.Endpoint == "" {
+		return driver.Endpoint{}, err
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil || u.Host == "" {
+		return driver.Endpoint{}, fmt.Errorf("dynamodb.endpoint %q: want a URL such as http://127.0.0.1:8000", c.Endpoint)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	return driver.Endpoint{URL: c.Endpoint, Addrs: []string{host}}, nil
 }

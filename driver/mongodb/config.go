@@ -274,3 +274,13 @@ func wString(wc *writeconcern.WriteConcern) string {
 	}
 	return s
 }
+
+// Endpoint is the seed hosts mongodb.url names: an existing deployment
+// finds the servers on this machine by them.
+func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props, workers)
+	if err != nil {
+		return driver.Endpoint{}, err
+	}
+	return driver.Endpoint{URL: c.URL, Addrs: c.Hosts}, nil
+}

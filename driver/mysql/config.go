@@ -190,3 +190,18 @@ func addr(dsn *gomysql.Config) string {
 	}
 	return "127.0.0.1:3306"
 }
+
+// Endpoint is the server mysql.url reaches: its address over TCP (none
+// over a socket) and its login. No reference tool takes it yet; an
+// existing deployment finds the server on this machine by it.
+func Endpoint(props map[string]string, workers int) (driver.Endpoint, error) {
+	c, err := ParseConfig(props, workers)
+	if err != nil {
+		return driver.Endpoint{}, err
+	}
+	ep := driver.Endpoint{Username: c.DSN.User, Password: c.DSN.Passwd}
+	if c.DSN.Net == "tcp" {
+		ep.Addrs = []string{c.DSN.Addr}
+	}
+	return ep, nil
+}
