@@ -257,8 +257,12 @@ func (tr *targetRun) record(ctx context.Context, st *spec.Step, p *trial.Trial, 
 	for _, sr := range m.obs.stageRows(row, cfg.Stages) {
 		errs = append(errs, s.w.AddTrial(sr))
 	}
-	fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s%s\n", label,
-		row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, boundText(row), flagText(row.Flags))
+	if what, ok := results.TPCCLoadOf(&row); ok {
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: loaded %s, %d errors%s%s\n", label, what, row.Errors, boundText(row), flagText(row.Flags))
+	} else {
+		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d errors%s%s\n", label,
+			row.Throughput, row.Latency.P50/1e3, row.Latency.P99/1e3, row.Errors, boundText(row), flagText(row.Flags))
+	}
 	if f := results.TPCCFiguresOf(row.Counters, row.Duration, row.Threads, row.Ops); f != nil {
 		fmt.Fprintf(s.opts.Stderr, "dbarena: %s: %s\n", label, f)
 	}

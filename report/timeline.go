@@ -320,7 +320,7 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 	for ti, target := range s.targets {
 		var ts []*results.Trial
 		for _, t := range s.loads {
-			if t.Target == target {
+			if _, tpcc := results.TPCCLoadOf(t); t.Target == target && !tpcc {
 				ts = append(ts, t)
 			}
 		}
@@ -339,10 +339,22 @@ func loadFigure(s *summary, tl *timeline, name string) *figure {
 	if len(tooShort) > 0 {
 		f.Caption += fmt.Sprintf(" Too short to chart, shorter than one whole interval: %s; the trial table has its throughput.", strings.Join(tooShort, ", "))
 	}
+	var tpcc []string
+	for _, t := range s.loads {
+		if what, ok := results.TPCCLoadOf(t); ok {
+			tpcc = append(tpcc, t.Target+": "+what)
+		}
+	}
+	if len(tpcc) > 0 {
+		// A warehouse a unit: its rate over time is a line of zeros.
+		f.Caption += " A TPC-C load counts warehouses, not inserts: " + strings.Join(tpcc, ", ") + "."
+	}
 	if !slices.Contains(drawn, true) {
 		f.Message = "No time series recorded for the load phase."
 		if len(tooShort) > 0 {
 			f.Message = "Each load was too short to chart over time: " + strings.Join(tooShort, ", ") + ". The trial table has its throughput."
+		} else if len(tpcc) > 0 {
+			f.Message = "Nothing to chart: a TPC-C load counts warehouses, not inserts (" + strings.Join(tpcc, ", ") + "); its rate over time would be a line of zeros."
 		}
 		return f
 	}

@@ -386,10 +386,21 @@ func loadSentence(s *summary) string {
 	var parts []string
 	for _, name := range s.targets {
 		var xs []float64
+		tpcc := ""
 		for _, t := range s.loads {
-			if t.Target == name && finite(t.Throughput) {
+			if t.Target != name {
+				continue
+			}
+			if what, ok := results.TPCCLoadOf(t); ok {
+				tpcc = what // its rate in operations says nothing
+				continue
+			}
+			if finite(t.Throughput) {
 				xs = append(xs, t.Throughput)
 			}
+		}
+		if tpcc != "" {
+			parts = append(parts, name+" "+tpcc)
 		}
 		if len(xs) > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s ops/s", name, fmtRate(mean(xs))))

@@ -68,3 +68,14 @@ func TestCounterSection(t *testing.T) {
 	require.Equal(t, "LEDGER", results.CounterSection(results.CounterLedgerDeclined))
 	require.Equal(t, "DRIVER", results.CounterSection("postgres.retries"))
 }
+
+// TestTPCCLoadOf: a TPC-C load's row is said in warehouses; any other
+// row is not one.
+func TestTPCCLoadOf(t *testing.T) {
+	row := &results.Trial{Counters: map[string]float64{results.CounterTPCCLoaded: 2}, Duration: 4567 * time.Millisecond}
+	what, ok := results.TPCCLoadOf(row)
+	require.True(t, ok)
+	require.Equal(t, "2 warehouses (and the items) in 4.6s", what)
+	_, ok = results.TPCCLoadOf(&results.Trial{Counters: map[string]float64{results.CounterTPCCWarehouses: 1}})
+	require.False(t, ok, "a TPC-C run is not a load")
+}

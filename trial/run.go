@@ -186,6 +186,9 @@ func (t *Trial) auditTPCC(ctx context.Context, initial bool) (results.Audit, err
 // (results.TPCCFiguresOf).
 func (t *Trial) Counters() []results.Counter {
 	var out []results.Counter
+	if c := t.WorkloadConfig.TPCC; t.WorkloadConfig.IsTPCC() && t.Settings.Run.Phase == runner.Load {
+		out = append(out, results.Counter{Name: results.CounterTPCCLoaded, Value: float64(c.Warehouses), Help: "TPC-C warehouses loaded (with the items)"})
+	}
 	if c := t.WorkloadConfig.TPCC; t.WorkloadConfig.IsTPCC() && t.Settings.Run.Phase == runner.Transactions {
 		spec := 0.0
 		if c.Mode == tpcc.Spec {

@@ -54,6 +54,10 @@ run: {duration: 3s, threads: 4}
 		require.EqualValues(t, 4, row.Counters[results.CounterTPCCTerminals], tg)
 	}
 	require.Contains(t, errs, "TPC-C unpaced: ")
+	// A load's figure is its warehouses: "0 ops/s, p50 743 ms" said
+	// nothing.
+	require.Regexp(t, `pg\.load\.1: loaded 1 warehouse \(and the items\) in [0-9.]+m?s, 0 errors`, errs)
+	require.Regexp(t, `load: pg 1 warehouse \(and the items\) in [0-9.]+m?s, my 1 warehouse`, out)
 	require.Contains(t, errs, "1 warehouse, 4 terminals; ")
 	require.Contains(t, errs, "New-Orders rolled back by their unused item (")
 	require.Contains(t, errs, "; every p90 within its limit")
@@ -72,6 +76,7 @@ run: {duration: 3s, threads: 4}
 	require.Contains(t, string(html), " tx/s</td>", "a TPC-C row's rate is transactions")
 	require.Contains(t, string(html), "TPC-C unpaced: ", "the row's note names the mode")
 	require.Contains(t, string(html), "TPC-C consistency: 11 of 11 conditions hold", "the report says the check passed")
+	require.Contains(t, string(html), "Nothing to chart: a TPC-C load counts warehouses, not inserts (pg: 1 warehouse (and the items) in ", "no chart of zeros")
 }
 
 // TestTPCCBrokenConditionFails loads TPC-C with `dbarena ycsb load
