@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dbarena/dbarena/internal/proctree"
 	"github.com/dbarena/dbarena/reference"
 )
 
@@ -53,23 +54,12 @@ func TestToolDiesWithItsParent(t *testing.T) {
 	}, 5*time.Second, 20*time.Millisecond, "pgbench %d outlived the process that started it", tool)
 }
 
-// childNamed is the pid of a child of parent whose command is name, 0
-// when there is none.
+// childNamed is the pid of a descendant of parent whose command is
+// name, 0 when there is none.
 func childNamed(parent int, name string) int {
-	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open || s[open+1:end] != name {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
-			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+	pids, _ := proctree.Descendants("/proc", parent)
+	for _, pid := range pids {
+		if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.TrimSpace(string(b)) == name {
 			return pid
 		}
 	}
