@@ -109,6 +109,7 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	first := rows["r.c"]
 	require.True(t, results.HasFlag(first.Flags, results.FlagNotSteady), "flags: %q", first.Flags)
 	require.Equal(t, results.StatusSuperseded, first.Status)
+	require.True(t, results.HasFlag(first.Flags, results.FlagNotSteady), "the pauses moved its window: %q", first.Flags)
 	require.Contains(t, first.StatusReason, "measured again as r.c.retry")
 	retry := counted(t, rows, "r.c")
 	t.Logf("the retry that counts, %s: flags %q", retry.ID, retry.Flags)
@@ -184,13 +185,18 @@ run: {duration: 8s, threads: 2}
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
 	cancel()
 	require.Equal(t, ExitOK, code, errs)
-	require.Contains(t, errs, "r.d: its throughput moved within the window: measuring it again in the next round as r.d.retry")
+	// The pauses move its window (not-steady); on a machine whose
+	// hypervisor steals a share of the cores meanwhile (CI saw 26-34%)
+	// the reason said first is that one (interfered): either way the
+	// trial is measured again, on its data loaded again.
+	require.Contains(t, errs, ": measuring it again in the next round as r.d.retry")
 	require.Contains(t, errs, "r.d.retry: its data is not as loaded (a trial measured again changed it): loading it again as r.load.1.retry")
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	rows := rowsByID(d)
 	first, reload := rows["r.d"], rows["r.load.1.retry"]
 	require.Equal(t, results.StatusSuperseded, first.Status)
+	require.True(t, results.HasFlag(first.Flags, results.FlagNotSteady), "the pauses moved its window: %q", first.Flags)
 	require.Equal(t, results.StatusCompleted, reload.Status)
 	require.Equal(t, results.KindLoad, reload.Kind)
 	require.EqualValues(t, 200, reload.Operations)
