@@ -102,14 +102,15 @@ func TestNotSteadyOnASlowingServer(t *testing.T) {
 	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
 	cancel()
 	require.Equal(t, ExitOK, code, errs)
-	require.Contains(t, errs, "r.c: its throughput moved within the window: measuring it again in the next round as r.c.retry")
+	// Measured again: for its window that moved, or first for the
+	// cores the hypervisor stole meanwhile when it did (flagged too).
+	require.Contains(t, errs, ": measuring it again in the next round as r.c.retry")
 	d, err := results.Read(res)
 	require.NoError(t, err)
 	rows := rowsByID(d)
 	first := rows["r.c"]
 	require.True(t, results.HasFlag(first.Flags, results.FlagNotSteady), "flags: %q", first.Flags)
 	require.Equal(t, results.StatusSuperseded, first.Status)
-	require.True(t, results.HasFlag(first.Flags, results.FlagNotSteady), "the pauses moved its window: %q", first.Flags)
 	require.Contains(t, first.StatusReason, "measured again as r.c.retry")
 	retry := counted(t, rows, "r.c")
 	t.Logf("the retry that counts, %s: flags %q", retry.ID, retry.Flags)
