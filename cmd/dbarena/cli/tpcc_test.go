@@ -68,6 +68,7 @@ run: {duration: 3s, threads: 4}
 	// The verdict says what TPC-C judges beside the rate: New-Orders a
 	// minute, New-Order's p90 against its limit, rollbacks and the
 	// consistency check, for each target.
+	require.Contains(t, out, "(p99 of all five transactions ", "the row's p99 is said to mix the transaction types")
 	require.Regexp(t, `tpcc: pg: [0-9.]+ tx/s, [0-9.]+ New-Orders a minute \(unpaced, not tpmC\), New-Order p90 [0-9.]+ ms \(limit 5 s\), [0-9.]+% rolled back; TPC-C consistency: 11 of 11 conditions hold \| my: `, out)
 	code, _, errs = run(t, context.Background(), "report", res)
 	require.Equal(t, ExitOK, code, errs)
