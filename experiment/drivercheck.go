@@ -62,12 +62,26 @@ func CheckDrivers(plan *spec.Plan) error {
 }
 
 // transactions refuses a TPC-C step on a driver whose sessions run no
-// SQL transactions: it failed at the target's load, after the targets
-// before it had run.
+// SQL transactions (it failed at the target's load, after the targets
+// before it had run), and a ledger step on one whose sessions move no
+// money.
 func transactions(st *spec.Step, info drivers.Info) error {
 	cfg, _, err := workload.ParseConfig(st.Properties, nil)
-	if err != nil || !cfg.IsTPCC() || info.SQLTransactions {
+	if err != nil {
 		return nil // the plan has parsed it already
+	}
+	if cfg.IsLedger() && !info.Transfers {
+		var can []string
+		for _, d := range drivers.All() {
+			if d.Transfers {
+				can = append(can, d.Name)
+			}
+		}
+		return driver.BadConfig(fmt.Errorf("workload %s is a ledger (transferproportion %g), whose transfers driver %s cannot make: the ledger runs on the %s drivers",
+			st.Workload.Name, cfg.TransferProportion, info.Name, strings.Join(can, ", ")))
+	}
+	if !cfg.IsTPCC() || info.SQLTransactions {
+		return nil
 	}
 	var sql []string
 	for _, d := range drivers.All() {

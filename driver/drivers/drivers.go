@@ -44,6 +44,11 @@ type Info struct {
 	// TPC-C step on any other driver is refused before anything
 	// deploys. The conformance suite checks it against the sessions.
 	SQLTransactions bool
+	// Transfers says the driver's sessions move a ledger's money
+	// (driver.Transferer), so that a ledger step on any other driver is
+	// refused before anything deploys. The conformance suite checks it
+	// against the sessions.
+	Transfers bool
 	// Address makes the driver's properties of where a deployment's
 	// servers are (nil for a driver that reaches no server).
 	Address driver.Addresser
@@ -89,16 +94,16 @@ func table() []Info {
 	t := []Info{
 		{Name: "aerospike", Prefix: aerospike.Prefix, Summary: "Aerospike CE/EE (aerospike-client-go v8; aerospike.host, aerospike.namespace; YCSB's as.* accepted; no scans)", Open: aerospike.Open, Address: aerospike.Address, Metrics: map[string]string{"aerospike": "Aerospike"}, Check: driver.CheckWith(aerospike.ParseConfig)},
 		{Name: "basic", Prefix: "basic", Summary: "no database: measures the harness itself (basic.delay simulates service time)", Open: basic.Open, Check: basic.Check},
-		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open, Address: cql.Address, Endpoint: cql.Endpoint, Metrics: map[string]string{"cassandra": "Cassandra", "scylla": "ScyllaDB", "cql": "CQL driver"}, Check: driver.CheckWith(func(p map[string]string, _ int) (cql.Config, error) { return cql.ParseConfig(p) })},
-		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Address: dynamodb.Address, Endpoint: dynamodb.Endpoint, Metrics: map[string]string{"dynamodb": "DynamoDB"}, Check: driver.CheckWith(dynamodb.ParseConfig)},
-		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open, Check: memory.Check},
+		{Name: "cql", Prefix: cql.Prefix, Summary: "Apache Cassandra, ScyllaDB, YugabyteDB YCQL (gocql, token-aware; cql.hosts, cql.consistency.read/write, cql.lwt)", Open: cql.Open, Address: cql.Address, Endpoint: cql.Endpoint, Metrics: map[string]string{"cassandra": "Cassandra", "scylla": "ScyllaDB", "cql": "CQL driver"}, Check: driver.CheckWith(func(p map[string]string, _ int) (cql.Config, error) { return cql.ParseConfig(p) }), Transfers: true},
+		{Name: "dynamodb", Prefix: dynamodb.Prefix, Summary: "Amazon DynamoDB, ScyllaDB Alternator, DynamoDB Local (aws-sdk-go-v2; dynamodb.endpoint, dynamodb.region)", Open: dynamodb.Open, Address: dynamodb.Address, Endpoint: dynamodb.Endpoint, Metrics: map[string]string{"dynamodb": "DynamoDB"}, Check: driver.CheckWith(dynamodb.ParseConfig), Transfers: true},
+		{Name: "memory", Prefix: "memory", Summary: "in-process ordered key-value store with real semantics for every operation", Open: memory.Open, Check: memory.Check, Transfers: true},
 		{Name: "mongodb", Prefix: mongodb.Prefix, Summary: "MongoDB, Atlas, DocumentDB, Cosmos DB, FerretDB (mongo-driver v2; mongodb.url, mongodb.writeconcern)", Open: mongodb.Open, Address: mongodb.Address, Endpoint: mongodb.Endpoint, Metrics: map[string]string{"mongodb": "MongoDB"}, Check: driver.CheckWith(mongodb.ParseConfig)},
 		{Name: "mysql", Prefix: mysql.Prefix, Summary: "MySQL, MariaDB, TiDB (database/sql + go-sql-driver; mysql.url, mysql.dialect)", Open: mysql.Open, Address: mysql.Address, Endpoint: mysql.Endpoint, Metrics: map[string]string{"mysql": "MySQL"}, Check: driver.CheckWith(mysql.ParseConfig),
-			SQLTransactions: true},
+			SQLTransactions: true, Transfers: true},
 		{Name: "postgres", Prefix: postgres.Prefix, Summary: "PostgreSQL, CockroachDB, YugabyteDB YSQL (pgx pool; postgres.url, postgres.dialect)", Open: postgres.Open, Address: postgres.Address, Metrics: map[string]string{"pg": "PostgreSQL", "postgres": "PostgreSQL driver"}, Check: driver.CheckWith(postgres.ParseConfig),
-			Reference: "pgbench", Endpoint: postgres.Endpoint, SQLTransactions: true},
+			Reference: "pgbench", Endpoint: postgres.Endpoint, SQLTransactions: true, Transfers: true},
 		{Name: "redis", Prefix: redis.Prefix, Summary: "Redis, Redis Cluster, Valkey, KeyDB (rueidis; YCSB hash + _indices layout; redis.addr or redis.url, redis.cluster)", Open: redis.Open, Address: redis.Address, Metrics: map[string]string{"redis": "Redis"}, Check: driver.CheckWith(redis.ParseConfig),
-			Reference: "redis-benchmark", Endpoint: redis.Endpoint},
+			Reference: "redis-benchmark", Endpoint: redis.Endpoint, Transfers: true},
 	}
 	for i := range t {
 		t[i].Open = redacted(t[i].Open)

@@ -364,8 +364,9 @@ func merge(maps ...map[string]string) map[string]string {
 }
 
 // testTransactions checks the driver table's word on SQL transactions
-// (what TPC-C needs, refused before anything deploys where it is false)
-// against a session of the driver.
+// (what TPC-C needs) and on transfers (what the ledger needs), each
+// refused before anything deploys where it is false, against a session
+// of the driver.
 func testTransactions(t *testing.T, d drivers.Info, props map[string]string) {
 	db, err := d.Open(context.Background(), driver.Params{Props: props, Workers: 1})
 	require.NoError(t, err)
@@ -375,6 +376,8 @@ func testTransactions(t *testing.T, d drivers.Info, props map[string]string) {
 	defer s.Close()
 	_, ok := s.(driver.SQLTransactor)
 	require.Equal(t, ok, d.SQLTransactions, "drivers.Info.SQLTransactions of %s", d.Name)
+	_, ok = s.(driver.Transferer)
+	require.Equal(t, ok, d.Transfers, "drivers.Info.Transfers of %s", d.Name)
 }
 
 // openInProcess checks that an in-process driver opens with no properties.

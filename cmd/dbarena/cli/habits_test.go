@@ -244,3 +244,27 @@ run: {duration: 2s}
 	require.NotContains(t, errs, "deploying")
 	require.NoDirExists(t, res, "refused before anything ran")
 }
+
+// TestLedgerOnADriverWithoutTransfersIsRefused: a ledger on a driver
+// whose sessions move no money (MongoDB's) is refused before anything
+// deploys, naming the drivers that run it; it failed at the target's
+// run, after the targets before it had run.
+func TestLedgerOnADriverWithoutTransfersIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ledger.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: ledger-on-mongodb
+targets:
+  - {name: pg, database: postgres}
+  - {name: mo, database: mongodb, deploy: {provider: existing}, properties: {mongodb.url: "mongodb://127.0.0.1:1/ledger"}}
+workloads: [ledger]
+run: {duration: 2s}
+`), 0o644))
+	res := filepath.Join(dir, "res")
+	code, _, errs := run(t, context.Background(), "run", file, "--results", res)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "target mo (driver mongodb), step mo.load.1: workload ledger is a ledger (transferproportion ")
+	require.Contains(t, errs, "whose transfers driver mongodb cannot make: the ledger runs on the cql, dynamodb, memory, mysql, postgres, redis drivers")
+	require.NotContains(t, errs, "target pg (driver postgres)")
+	require.NotContains(t, errs, "deploying")
+	require.NoDirExists(t, res, "refused before anything ran")
+}
