@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -148,4 +149,70 @@ func TestRedisBenchmarkIsHandedNoSecret(t *testing.T) {
 		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))
 	require.NoError(t, err)
 	require.Greater(t, res.Throughput, 100.0)
+}
+
+// watchAsNobody is a second local user on the machine (nobody, uid
+// 65534) reading, until stop is called, what it can of every process:
+// its command line and, where the kernel lets it, its environment. It
+// returns whether the secret was ever readable, and whether the tool's
+// command line was seen (so that a clean result means something).
+func watchAsNobody(t *testing.T, tool, secret string) (stop func() (leaked, sawTool bool)) {
+	t.Helper()
+	testenv.Root(t, "reading /proc as another user (nobody)")
+	done := make(chan struct{})
+	var mu sync.Mutex
+	leaked, saw := false, false
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			cmd := exec.Command("sh", "-c", `for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do cat "$f" 2>/dev/null; echo; done`)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			out, _ := cmd.Output()
+			mu.Lock()
+			leaked = leaked || bytes.Contains(out, []byte(secret))
+			saw = saw || bytes.Contains(out, []byte(tool))
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return func() (bool, bool) {
+		close(done)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return leaked, saw
+	}
+}
+
+// TestAnotherUserSeesNoPassword: while pgbench runs the reference with
+// the URL's password, a second, unprivileged local user reads every
+// command line and every environment it is allowed to: the password is
+// in none (PGPASSWORD is in pgbench's environment, which only its own
+// user and root may read). A Redis with a password gets no reference,
+// so nothing of it is there to read either.
+func TestAnotherUserSeesNoPassword(t *testing.T) {
+	u, err := url.Parse(pgURL(t))
+	require.NoError(t, err)
+	const secret = "Nobody-Reads-This-91c4"
+	user := "postgres"
+	if u.User != nil && u.User.Username() != "" {
+		user = u.User.Username()
+	}
+	u.User = url.UserPassword(user, secret)
+	props := map[string]string{"postgres.url": u.String()}
+	cfg := config(t, "postgres", "table", "ref_nobody")
+	load(t, "postgres", props, cfg)
+	stop := watchAsNobody(t, "pgbench", secret)
+	_, err = reference.Run(context.Background(), withDriver(t, reference.Request{Database: "postgres", Driver: "postgres",
+		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, WorkDir: t.TempDir()}))
+	leaked, saw := stop()
+	require.NoError(t, err)
+	require.True(t, saw, "nobody saw pgbench's command line: it was looking")
+	require.False(t, leaked, "nobody read the password")
 }
