@@ -128,9 +128,12 @@ func TestRedisBenchmarkIsHandedNoSecret(t *testing.T) {
 	cfg := config(t, "redis", "insertorder", "ordered", "zeropadding", "12")
 	load(t, "redis", props, cfg)
 	stop := watchCommandLines(t, "redis-benchmark", secret)
+	stopNobody := watchAsNobody(t, "redis-benchmark", secret)
 	_, err := reference.Run(context.Background(), withDriver(t, reference.Request{Database: "redis", Driver: "redis",
 		Props: props, Workload: cfg, Threads: 2, Duration: 2 * time.Second, Rate: 1000}))
 	leaks, saw := stop()
+	nobodyRead, _ := stopNobody()
+	require.False(t, nobodyRead, "a second local user (nobody) read the password")
 	require.ErrorContains(t, err, "redis-benchmark takes a password only on its command line (-a), where every local user can read it")
 	require.False(t, saw, "redis-benchmark did not run")
 	require.Empty(t, leaks, "the password on a command line")
