@@ -71,26 +71,27 @@ func transactions(st *spec.Step, info drivers.Info) error {
 		return nil // the plan has parsed it already
 	}
 	if cfg.IsLedger() && !info.Transfers {
-		var can []string
-		for _, d := range drivers.All() {
-			if d.Transfers {
-				can = append(can, d.Name)
-			}
-		}
+		can := driversWhere(func(d drivers.Info) bool { return d.Transfers })
 		return driver.BadConfig(fmt.Errorf("workload %s is a ledger (transferproportion %g), whose transfers driver %s cannot make: the ledger runs on the %s drivers",
 			st.Workload.Name, cfg.TransferProportion, info.Name, strings.Join(can, ", ")))
 	}
 	if !cfg.IsTPCC() || info.SQLTransactions {
 		return nil
 	}
-	var sql []string
-	for _, d := range drivers.All() {
-		if d.SQLTransactions {
-			sql = append(sql, d.Name)
-		}
-	}
+	sql := driversWhere(func(d drivers.Info) bool { return d.SQLTransactions })
 	return driver.BadConfig(fmt.Errorf("workload %s is TPC-C (tpcc.warehouses %d), written against SQL transactions, which driver %s does not run: TPC-C runs on the %s drivers",
 		st.Workload.Name, cfg.TPCC.Warehouses, info.Name, strings.Join(sql, " and ")))
+}
+
+// driversWhere names the drivers of the table that have a capability.
+func driversWhere(has func(drivers.Info) bool) []string {
+	var names []string
+	for _, d := range drivers.All() {
+		if has(d) {
+			names = append(names, d.Name)
+		}
+	}
+	return names
 }
 
 // resolvedProps are a step's driver properties with their secrets

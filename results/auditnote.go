@@ -12,19 +12,19 @@ import (
 // said as plainly as one that failed.
 func AuditNote(counters map[string]float64, operations int64) string {
 	var parts []string
-	if n, ok := counters["tpcc.conditions_checked"]; ok {
-		broken := counters["tpcc.conditions_broken"]
+	if n, ok := counters[CounterTPCCConditions]; ok {
+		broken := counters[CounterTPCCConditionsBroken]
 		if broken == 0 {
 			parts = append(parts, fmt.Sprintf("TPC-C consistency: %.0f of %.0f conditions hold", n, n))
 		} else {
 			parts = append(parts, fmt.Sprintf("TPC-C consistency: %.0f of %.0f conditions BROKEN (the trial's status names the rows)", broken, n))
 		}
 	}
-	if _, ok := counters["ledger.accounts_read"]; ok {
-		total, loaded := counters["ledger.total"], counters["ledger.expected_total"]
-		below, unchecked := counters["ledger.below_floor"], counters["ledger.unchecked"]
+	if _, ok := counters[CounterLedgerAccountsRead]; ok {
+		total, loaded := counters[CounterLedgerTotal], counters[CounterLedgerExpectedTotal]
+		below, unchecked := counters[CounterLedgerBelowFloor], counters[CounterLedgerUnchecked]
 		switch {
-		case total == loaded && below == 0 && unchecked == 0 && counters["ledger.snapshots_broken"] == 0:
+		case total == loaded && below == 0 && unchecked == 0 && counters[CounterLedgerSnapshotsBroken] == 0:
 			parts = append(parts, fmt.Sprintf("ledger audit: invariants hold (total %.0f as loaded, no account below the floor)", total))
 		default:
 			parts = append(parts, fmt.Sprintf("ledger audit: INVARIANTS BROKEN (total %.0f, loaded %.0f; %.0f below the floor, %.0f not checked; the trial's status names the accounts)",

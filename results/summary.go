@@ -167,17 +167,31 @@ type Audit interface {
 	Counters() map[string]float64
 }
 
+// The counters an audit puts on its trial's row (Audit.Counters), which
+// AuditNote reads back.
+const (
+	CounterLedgerAccountsRead    = "ledger.accounts_read"
+	CounterLedgerTotal           = "ledger.total"
+	CounterLedgerExpectedTotal   = "ledger.expected_total"
+	CounterLedgerBelowFloor      = "ledger.below_floor"
+	CounterLedgerUnchecked       = "ledger.unchecked"
+	CounterLedgerSnapshots       = "ledger.snapshots"
+	CounterLedgerSnapshotsBroken = "ledger.snapshots_broken"
+	CounterTPCCConditions        = "tpcc.conditions_checked"
+	CounterTPCCConditionsBroken  = "tpcc.conditions_broken"
+)
+
 // Counters implements Audit.
 func (r *LedgerReport) Counters() map[string]float64 {
 	c := map[string]float64{
-		"ledger.accounts_read":  float64(r.Read),
-		"ledger.total":          float64(r.Total),
-		"ledger.expected_total": float64(r.Expected),
-		"ledger.below_floor":    float64(r.BelowFloor),
-		"ledger.unchecked":      float64(r.Missing + r.Unreadable + r.Errors),
+		CounterLedgerAccountsRead:  float64(r.Read),
+		CounterLedgerTotal:         float64(r.Total),
+		CounterLedgerExpectedTotal: float64(r.Expected),
+		CounterLedgerBelowFloor:    float64(r.BelowFloor),
+		CounterLedgerUnchecked:     float64(r.Missing + r.Unreadable + r.Errors),
 	}
 	if d := r.During; d != nil {
-		c["ledger.snapshots"], c["ledger.snapshots_broken"] = float64(d.Taken), float64(d.Broken)
+		c[CounterLedgerSnapshots], c[CounterLedgerSnapshotsBroken] = float64(d.Taken), float64(d.Broken)
 	}
 	return c
 }
@@ -231,7 +245,7 @@ func (r *ConsistencyReport) Counters() map[string]float64 {
 			failed++
 		}
 	}
-	return map[string]float64{"tpcc.conditions_checked": float64(len(r.Conditions)), "tpcc.conditions_broken": float64(failed)}
+	return map[string]float64{CounterTPCCConditions: float64(len(r.Conditions)), CounterTPCCConditionsBroken: float64(failed)}
 }
 
 // MaxEvidence is how many broken accounts a LedgerReport names.
