@@ -30,6 +30,9 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool, machines []ma
 	e.TargetRate, e.Throughput = row.TargetRate, row.Throughput
 	if row.LoaderCPUs > 0 {
 		e.ClientCPU, e.ClientCores = row.LoaderCPU, row.LoaderCPUs
+		if !viaLoaders {
+			e.ClientCoresBusy, e.ClientCoresSteal = clientCores(tr.s.measuredStats(row))
+		}
 	}
 	u := tr.usage(row, viaLoaders, machines)
 	hosts := tr.dep.Hosts()
@@ -137,6 +140,28 @@ func (u usage) others() float64 {
 		return math.NaN()
 	}
 	return math.Max(u.machine.MeanCPU-u.client-u.dbHere, 0)
+}
+
+// clientCores is how busy the cores this process (the load generator)
+// may run on were, and the hypervisor's steal on them, from this
+// machine's samples: NaN when not measured, or when those cores are all
+// of the machine's (the machine's CPU then says the same).
+func clientCores(stats []sysmetrics.Stats) (busy, steal float64) {
+	cores := sysmetrics.Affinity()
+	for _, st := range stats {
+		if st.Role != sysmetrics.RoleMachine || len(st.MeanCoreBusy) == 0 || len(cores) >= len(st.MeanCoreBusy) {
+			continue
+		}
+		for _, c := range cores {
+			b, ok := st.MeanCoreBusy[c]
+			if !ok {
+				return math.NaN(), math.NaN()
+			}
+			busy, steal = busy+b, steal+st.MeanCoreSteal[c]
+		}
+		return busy, steal
+	}
+	return math.NaN(), math.NaN()
 }
 
 // cacheRatio is the lowest of a database's cache hit ratios (its block,

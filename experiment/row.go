@@ -133,8 +133,16 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 			}
 		}
 	}
-	if bottleneck.Saturated(row.LoaderCPU, float64(row.LoaderCPUs)) {
+	e := bottleneck.Unknown()
+	e.ClientCPU, e.ClientCores = row.LoaderCPU, row.LoaderCPUs
+	if !viaLoaders {
+		e.ClientCoresBusy, e.ClientCoresSteal = clientCores(s.statsDuring(row.Start, row.End))
+	}
+	switch why, ok := bottleneck.ClientAtLimit(e); {
+	case bottleneck.Saturated(row.LoaderCPU, float64(row.LoaderCPUs)):
 		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %d%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, row.LoaderCPUs*100))
+	case ok:
+		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s; the database may be faster than measured (give the load generator cores nothing else takes)", why))
 	}
 	threads := float64(row.Threads)
 	if cfg.Target == 0 && row.Kind == results.KindRun && workersIdle(row.Concurrency, row.Threads) {

@@ -129,6 +129,13 @@ type Evidence struct {
 	// CPU, 100 = one core, on ClientCores cores.
 	ClientCPU   float64
 	ClientCores int
+	// ClientCoresBusy is how busy the cores the load generator was
+	// confined to were (100 = one core), the hypervisor's steal
+	// included, and ClientCoresSteal that steal; NaN when unknown or
+	// when those cores are the whole machine's, which MachineCPU judges.
+	// A load generator whose core other processes or the hypervisor
+	// took reads below its limit while its threads wait for the core.
+	ClientCoresBusy, ClientCoresSteal float64
 	// DatabaseCPU is the database's processes' mean CPU, summed over its
 	// DatabaseNodes, on DatabaseCores (its limit, or its hosts' cores).
 	// OneCoreServer says it serves requests on one thread.
@@ -170,7 +177,7 @@ type Evidence struct {
 // Unknown returns evidence with nothing measured: every figure NaN.
 func Unknown() Evidence {
 	n := math.NaN()
-	return Evidence{ClientCPU: n, DatabaseCPU: n, DatabaseThread: n, MachineCPU: n, OtherCPU: n, LinkBps: n,
+	return Evidence{ClientCPU: n, ClientCoresBusy: n, ClientCoresSteal: n, DatabaseCPU: n, DatabaseThread: n, MachineCPU: n, OtherCPU: n, LinkBps: n,
 		DiskReadIOPS: n, DiskBusyPercent: n, CacheHitRatio: n}
 }
 
@@ -190,6 +197,32 @@ func Saturated(cpuPercent, cores float64) bool {
 	return known(cpuPercent) && cores > 0 && cpuPercent >= busyCPU*100*cores
 }
 
+// ClientAtLimit reports whether the load generator was at its CPU limit,
+// and says how: its own CPU at the limit of its cores (Saturated), or
+// its cores at their limit with other processes or the hypervisor's
+// steal taking what it did not get. Steal accrues only while a core has
+// work to run, so a core the load generator alone was given that is
+// busy to the limit had that work all the time. The experiment's
+// client-bound flag asks the same question, so flag and verdict agree.
+func ClientAtLimit(e Evidence) (string, bool) {
+	cores := float64(e.ClientCores)
+	if Saturated(e.ClientCPU, cores) {
+		return fmt.Sprintf("the load generator used %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores), true
+	}
+	if !known(e.ClientCPU) || !Saturated(e.ClientCoresBusy, cores) {
+		return "", false
+	}
+	took := fmt.Sprintf("other processes took %.0f%%", math.Max(e.ClientCoresBusy-e.ClientCPU, 0))
+	if known(e.ClientCoresSteal) && e.ClientCoresSteal >= 1 {
+		took += fmt.Sprintf(" (the hypervisor's steal %.0f%%)", e.ClientCoresSteal)
+	}
+	its := "its core was"
+	if e.ClientCores > 1 {
+		its = "its cores were"
+	}
+	return fmt.Sprintf("the load generator used %.0f%% CPU of %d%% and %s %.0f%% busy: %s", e.ClientCPU, 100*e.ClientCores, its, e.ClientCoresBusy, took), true
+}
+
 // Judge applies the rules to e.
 func Judge(e Evidence) Verdict {
 	type finding struct {
@@ -203,8 +236,8 @@ func Judge(e Evidence) Verdict {
 	if e.TargetRate > 0 && e.Throughput >= reachedTarget*e.TargetRate {
 		hold(RateLimited, "%.0f of the %.0f ops/s asked for", e.Throughput, e.TargetRate)
 	}
-	if Saturated(e.ClientCPU, float64(e.ClientCores)) {
-		hold(ClientCPU, "the load generator used %.0f%% CPU of %d%%", e.ClientCPU, 100*e.ClientCores)
+	if why, ok := ClientAtLimit(e); ok {
+		hold(ClientCPU, "%s", why)
 	}
 	switch {
 	case !e.databaseCPUKnown():

@@ -29,6 +29,12 @@ func TestRules(t *testing.T) {
 		},
 			bottleneck.NoneFound, "client 40% CPU of 200%"},
 		"client": {func(e *bottleneck.Evidence) { e.ClientCPU, e.ClientCores = 96, 1 }, bottleneck.ClientCPU, "96% CPU of 100%"},
+		"a client whose core the hypervisor took": {func(e *bottleneck.Evidence) {
+			e.ClientCPU, e.ClientCores, e.ClientCoresBusy, e.ClientCoresSteal = 68, 1, 99, 30
+		}, bottleneck.ClientCPU, "the load generator used 68% CPU of 100% and its core was 99% busy: other processes took 31% (the hypervisor's steal 30%)"},
+		"a latency-bound client beside a busy neighbour": {func(e *bottleneck.Evidence) {
+			e.ClientCPU, e.ClientCores, e.ClientCoresBusy, e.ClientCoresSteal = 40, 1, 75, 0
+		}, bottleneck.NoneFound, "client 40% CPU of 100%"},
 		"database at its limit": {func(e *bottleneck.Evidence) { e.DatabaseCPU, e.DatabaseCores = 48, 0.5 },
 			bottleneck.DatabaseCPU, "48% CPU of 50% allowed"},
 		"one core of two": {func(e *bottleneck.Evidence) {
@@ -124,6 +130,9 @@ func TestThresholds(t *testing.T) {
 		"target reached at 95%": {func(e *bottleneck.Evidence, v float64) { e.TargetRate, e.Throughput = 1000, v }, 950, false, bottleneck.RateLimited},
 		"client CPU at 90% of its cores": {func(e *bottleneck.Evidence, v float64) { e.ClientCPU, e.ClientCores = v, 2 },
 			180, false, bottleneck.ClientCPU},
+		"a client's cores at 90% busy with what others took": {func(e *bottleneck.Evidence, v float64) {
+			e.ClientCPU, e.ClientCores, e.ClientCoresBusy, e.ClientCoresSteal = 100, 2, v, 60
+		}, 180, false, bottleneck.ClientCPU},
 		"database CPU at 90% of its allowance": {func(e *bottleneck.Evidence, v float64) { e.DatabaseCPU, e.DatabaseCores = v, 1.5 },
 			135, false, bottleneck.DatabaseCPU},
 		"one-thread server at 90% of one core": {func(e *bottleneck.Evidence, v float64) {
