@@ -151,29 +151,67 @@ func (g *Group) Threads(rate float64, least int) int {
 	return max(least, int(math.Ceil(per*rate)))
 }
 
+// Confirmation is what a confirming run says of an answer.
+type Confirmation int
+
+const (
+	// Confirmed: the run served the rate within the objective.
+	Confirmed Confirmation = iota + 1
+	// NotConfirmed: the database, measured fairly, did not.
+	NotConfirmed
+	// Unjudged: the run's figures are the client's or the machine's, so
+	// they neither confirm the answer nor refute it.
+	Unjudged
+)
+
+// String is the word the command prints for the outcome.
+func (o Confirmation) String() string {
+	switch o {
+	case Confirmed:
+		return "confirmed"
+	case NotConfirmed:
+		return "not confirmed"
+	default:
+		return "could not confirm"
+	}
+}
+
 // Confirm judges a run at rate, made to confirm an answer, by slo: it
-// confirms when it did not fail, served at least share of the rate, met
-// every bound, and no flag says the client or the machine made its
-// figures. why says what held or what did not.
-func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (ok bool, why string) {
+// confirms when it did not fail, served at least share of the rate and
+// met every bound, and no flag says the client or the machine made its
+// figures. A run that met the objective although other processes took
+// a share of its cores (interfered) confirms it: the database did so
+// with less than it had. One that missed while interfered is unjudged,
+// as one whose figures a flag gives to the client or the machine. why
+// says what held or what did not.
+func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (Confirmation, string) {
 	if row.Status == results.StatusFailed {
-		return false, "the run failed: " + row.StatusReason
+		return NotConfirmed, "the run failed: " + row.StatusReason
 	}
 	for _, f := range row.Flags {
 		if slices.Contains(refusedKinds, f.Kind()) {
-			return false, "the run proves nothing of the database: " + string(f)
+			return Unjudged, "the run proves nothing of the database: " + string(f)
 		}
 	}
 	got := fmt.Sprintf("served %s of %s %s, p99 %.2f ms", results.FormatOps(row.Throughput), results.FormatOps(rate), results.UnitOf(&row).Rate(), row.Latency.P99/1e3)
+	missed := ""
 	if row.Throughput < share*rate {
-		return false, fmt.Sprintf("%s: below the %.0f%% of the rate a run must serve", got, 100*share)
+		missed = fmt.Sprintf("%s: below the %.0f%% of the rate a run must serve", got, 100*share)
 	}
 	for _, b := range slo.Bounds {
-		if v := b.Of(row.Latency); !(v <= b.MaxMs) {
-			return false, fmt.Sprintf("%s: %s %.2f ms > %g ms", got, b.Percentile, v, b.MaxMs)
+		if v := b.Of(row.Latency); missed == "" && !(v <= b.MaxMs) {
+			missed = fmt.Sprintf("%s: %s %.2f ms > %g ms", got, b.Percentile, v, b.MaxMs)
 		}
 	}
-	return true, got + ": " + slo.String() + " held"
+	if missed == "" {
+		return Confirmed, got + ": " + slo.String() + " held"
+	}
+	for _, f := range row.Flags {
+		if f.Kind() == results.FlagInterfered {
+			return Unjudged, missed + ", while " + string(f)
+		}
+	}
+	return NotConfirmed, missed
 }
 
 // AchievedShare is the share of its rate a run had to serve under slo:

@@ -135,21 +135,26 @@ func TestConfirm(t *testing.T) {
 	}
 	for _, c := range []struct {
 		row  results.Trial
-		ok   bool
-		want string
+		want Confirmation
+		why  string
 	}{
-		{row(1000, 5000), true, "p99 <= 5 ms held"},
-		{row(1000, 5001), false, "p99 5.00 ms > 5 ms"},
-		{row(950, 1000), true, "served 950 of 1,000"},
-		{row(949, 1000), false, "below the 95% of the rate"},
-		{row(1000, 1000, "pacing: late"), true, "held"},
-		{row(1000, 1000, "host-saturated: 199% of 200%"), false, "proves nothing of the database: host-saturated"},
-		{results.Trial{Status: results.StatusFailed, StatusReason: "connection refused"}, false, "the run failed: connection refused"},
+		{row(1000, 5000), Confirmed, "p99 <= 5 ms held"},
+		{row(1000, 5001), NotConfirmed, "p99 5.00 ms > 5 ms"},
+		{row(950, 1000), Confirmed, "served 950 of 1,000"},
+		{row(949, 1000), NotConfirmed, "below the 95% of the rate"},
+		{row(1000, 1000, "pacing: late"), Confirmed, "held"},
+		{row(1000, 1000, "host-saturated: 199% of 200%"), Unjudged, "proves nothing of the database: host-saturated"},
+		{row(1000, 5000, "interfered: other processes took 30% of core 1"), Confirmed, "held"},
+		{row(1000, 5001, "interfered: other processes took 30% of core 1"), Unjudged, "p99 5.00 ms > 5 ms, while interfered: other processes took 30%"},
+		{row(949, 1000, "interfered: other processes took 30% of core 1"), Unjudged, "below the 95% of the rate a run must serve, while interfered"},
+		{results.Trial{Status: results.StatusFailed, StatusReason: "connection refused"}, NotConfirmed, "the run failed: connection refused"},
 	} {
-		ok, why := Confirm(c.row, 1000, slo, 0.95)
-		require.Equal(t, c.ok, ok, why)
-		require.Contains(t, why, c.want)
+		got, why := Confirm(c.row, 1000, slo, 0.95)
+		require.Equal(t, c.want, got, why)
+		require.Contains(t, why, c.why)
 	}
+	require.Equal(t, "could not confirm", Unjudged.String())
+	require.Equal(t, "not confirmed", NotConfirmed.String())
 }
 
 func TestGroupThreads(t *testing.T) {

@@ -29,10 +29,10 @@ type confirmation struct {
 // database, runs the group's workload at the asked throughput for the
 // file's run duration, and judges the run by the objective. dir is the
 // results directory of the run.
-func confirm(ctx context.Context, st *State, c confirmation, dir string) (bool, error) {
+func confirm(ctx context.Context, st *State, c confirmation, dir string) (sizing.Confirmation, error) {
 	m := c.data.Manifest
 	if m.Spec == "" {
-		return false, fmt.Errorf("%s: the manifest holds no experiment file to deploy the size from", c.data.Dir)
+		return 0, fmt.Errorf("%s: the manifest holds no experiment file to deploy the size from", c.data.Dir)
 	}
 	name := m.SpecFile
 	if name == "" {
@@ -40,26 +40,26 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (bool, 
 	}
 	orig, err := spec.Parse(name, []byte(m.Spec), specOptions())
 	if err != nil {
-		return false, fmt.Errorf("the experiment file of %s no longer parses: %w", c.data.Dir, err)
+		return 0, fmt.Errorf("the experiment file of %s no longer parses: %w", c.data.Dir, err)
 	}
 	threads := c.group.Threads(c.ask.Throughput, max(orig.Run.Threads, 2))
 	text, err := confirmText([]byte(m.Spec), orig, c.group, c.choice, c.ask.Throughput, threads)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	s, err := spec.Parse(name, text, specOptions())
 	if err != nil {
-		return false, fmt.Errorf("the confirming experiment does not parse (a bug; its file follows): %w\n%s", err, text)
+		return 0, fmt.Errorf("the confirming experiment does not parse (a bug; its file follows): %w\n%s", err, text)
 	}
 	fmt.Fprintf(st.Stderr, "dbarena: confirming %s at %s: %s ops/s of %s, %d threads\n", c.group.Database, c.choice.Label,
 		results.FormatOps(c.ask.Throughput), c.group.Workload, threads)
 	f := &experimentFlags{dir: dir, format: new(formatValue)}
 	if err := runExperiment(ctx, st, f, s, string(text)); err != nil {
-		return false, err
+		return 0, err
 	}
 	d, err := results.Read(dir)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	share := sizing.AchievedShare(c.data.Manifest.SLO)
 	slo := c.slo
@@ -70,15 +70,11 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (bool, 
 		if row.Kind != results.KindRun || row.Status == results.StatusSuperseded {
 			continue // a superseded run was measured again: the next row
 		}
-		ok, why := sizing.Confirm(row, c.ask.Throughput, slo, share)
-		verdict := "confirmed"
-		if !ok {
-			verdict = "not confirmed"
-		}
-		fmt.Fprintf(st.Stdout, "%s: %s at %s, trial %s: %s\n", verdict, c.group.Database, c.choice.Label, row.ID, why)
-		return ok, nil
+		got, why := sizing.Confirm(row, c.ask.Throughput, slo, share)
+		fmt.Fprintf(st.Stdout, "%s: %s at %s, trial %s: %s\n", got, c.group.Database, c.choice.Label, row.ID, why)
+		return got, nil
 	}
-	return false, errors.New("the confirming run measured no trial")
+	return 0, errors.New("the confirming run measured no trial")
 }
 
 // confirmText is the experiment file that confirms choice: the original

@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,7 +177,27 @@ goal: {throughput: 1000}
 		closed[want.size] = s.Closed
 		t.Logf("%s (%s): closed loop %.0f ops/s; %s", tg.Name, tg.Limits, s.Closed, s.Describe())
 	}
-	require.Greater(t, closed["500m"], 1.3*closed["250m"], "twice the CPU serves more")
+	// Twice the CPU serves more where the closed loops measured the
+	// caps: a closed loop whose load generator was at its limit, or whose
+	// cores other processes or the hypervisor took (CI once measured 55%
+	// steal: 11,290 and 12,996 ops/s), describes the machine, and must be
+	// flagged as such.
+	rows := rowsByID(d)
+	var machine []string
+	for _, name := range []string{"redis-250m", "redis-500m"} {
+		row := rows[name+".c.closed"]
+		require.NotEmpty(t, row.ID, "the closed loop of %s is on record", name)
+		for _, f := range row.Flags {
+			if k := f.Kind(); k == results.FlagInterfered || k == results.FlagClientBound || k == results.FlagHostSaturated {
+				machine = append(machine, row.ID+": "+string(f))
+			}
+		}
+	}
+	if len(machine) == 0 {
+		require.Greater(t, closed["500m"], 1.3*closed["250m"], "twice the CPU serves more")
+	} else {
+		t.Logf("the closed loops describe the machine, not the caps (%.0f and %.0f ops/s): %s", closed["250m"], closed["500m"], strings.Join(machine, "; "))
+	}
 	require.Contains(t, d.Manifest.Searches[1].Notes, fmt.Sprintf("started from %s ops/s ±30%%, predicted from 250m (linear over cores)",
 		results.FormatOps(2*d.Manifest.Searches[0].Rate)), "the second starts from the first's rate, scaled")
 	requireNoServerLeft(t, res)
@@ -227,9 +249,17 @@ goal: {throughput: 1000}
 	confirmed := filepath.Join(dir, "confirmed")
 	code, out, errs = run(t, context.Background(), "size", res, "--throughput", fmt.Sprint(math.Round(small/4)), "--confirm", "--confirm-results", confirmed)
 	t.Log(out)
-	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, errs, "dbarena: confirming redis at 250m: ")
-	require.Regexp(t, `confirmed: redis at 250m, trial redis-250m\.c: served [\d,]+ of [\d,]+ ops/s, p99 [\d.]+ ms: p99 <= 25 ms held`, out)
+	if regexp.MustCompile(`(?m)^could not confirm: `).MatchString(out) {
+		// The machine made the figures (CI has measured 24-70% steal),
+		// and the command says so rather than refute the answer.
+		require.Equal(t, ExitFailure, code, errs)
+		require.Regexp(t, `could not confirm: redis at 250m, trial redis-250m\.c: .*(interfered|client-bound|host-saturated|not-steady)`, out)
+		require.Contains(t, errs, "size --confirm: could not confirm (the client or the machine made the figures; confirm again on a quieter machine): redis at 250m")
+	} else {
+		require.Equal(t, ExitOK, code, errs)
+		require.Regexp(t, `confirmed: redis at 250m, trial redis-250m\.c: served [\d,]+ of [\d,]+ ops/s, p99 [\d.]+ ms: p99 <= 25 ms held`, out)
+	}
 	cd, err := results.Read(confirmed)
 	require.NoError(t, err)
 	require.Len(t, cd.Manifest.Targets, 1)

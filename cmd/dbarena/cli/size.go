@@ -420,9 +420,10 @@ func sizeJSON(out []sizeResult) []sizeJSONGroup {
 }
 
 // confirmAll confirms every answer found, one run each, and fails when
-// one did not hold or there was nothing to confirm.
+// one did not hold, could not be judged (its figures the client's or the
+// machine's) or there was nothing to confirm.
 func confirmAll(ctx context.Context, st *State, f *sizeFlags, out []sizeResult, data []*results.Data, slo *results.SLO) error {
-	var failed []string
+	var failed, unjudged []string
 	n := 0
 	for _, r := range out {
 		if r.answer.Choice < 0 {
@@ -440,12 +441,15 @@ func confirmAll(ctx context.Context, st *State, f *sizeFlags, out []sizeResult, 
 			dir = strings.TrimSuffix(r.group.Dir, "/") + "-confirm-" + choice.Label
 		}
 		n++
-		ok, err := confirm(ctx, st, confirmation{data: d, group: r.group, choice: choice, ask: r.answer.Ask, slo: slo}, dir)
+		got, err := confirm(ctx, st, confirmation{data: d, group: r.group, choice: choice, ask: r.answer.Ask, slo: slo}, dir)
 		if err != nil {
 			return fmt.Errorf("size --confirm: %s: %w", r.group.Database, err)
 		}
-		if !ok {
+		switch got {
+		case sizing.NotConfirmed:
 			failed = append(failed, r.group.Database+" at "+choice.Label)
+		case sizing.Unjudged:
+			unjudged = append(unjudged, r.group.Database+" at "+choice.Label)
 		}
 	}
 	switch {
@@ -453,6 +457,8 @@ func confirmAll(ctx context.Context, st *State, f *sizeFlags, out []sizeResult, 
 		return &exitError{code: ExitFailure, err: errors.New("size --confirm: no size serves, so there is nothing to confirm")}
 	case len(failed) > 0:
 		return &exitError{code: ExitFailure, err: fmt.Errorf("size --confirm: not confirmed: %s", strings.Join(failed, ", "))}
+	case len(unjudged) > 0:
+		return &exitError{code: ExitFailure, err: fmt.Errorf("size --confirm: could not confirm (the client or the machine made the figures; confirm again on a quieter machine): %s", strings.Join(unjudged, ", "))}
 	}
 	return nil
 }
