@@ -41,6 +41,8 @@ const (
 // Config is YCSB's CoreWorkload configuration. Field names follow the
 // property names; ParseConfig documents the defaults.
 type Config struct {
+	// Kind is the workload's kind (core.Kind; KindCore by default).
+	Kind                    Kind
 	Table                   string
 	RecordCount             int64
 	OperationCount          int64
@@ -115,11 +117,12 @@ type TPCC struct {
 func (t TPCC) TpmC() bool { return t.Mode == tpcc.Spec && t.TimeScale == 1 }
 
 // IsTPCC reports whether the workload is TPC-C.
-func (c Config) IsTPCC() bool { return c.TPCC.Warehouses > 0 }
+func (c Config) IsTPCC() bool { return c.Kind == KindTPCC }
 
-// IsLedger reports whether the workload transfers between accounts:
-// its records are accounts and their first field a balance.
-func (c Config) IsLedger() bool { return c.TransferProportion > 0 }
+// IsLedger reports whether the workload is a ledger: its records are
+// accounts, their first field a balance, and transfers move balance
+// between them.
+func (c Config) IsLedger() bool { return c.Kind == KindLedger }
 
 // BalanceField is the field that holds an account's balance.
 func (c Config) BalanceField() string { return c.FieldNamePrefix + "0" }
@@ -145,7 +148,7 @@ func (c Config) FieldNames() []string {
 // DefaultConfig returns YCSB's CoreWorkload defaults.
 func DefaultConfig() Config {
 	return Config{
-		Table: "usertable", FieldCount: 10, FieldNamePrefix: "field", FieldLength: 100, MinFieldLength: 1,
+		Kind: KindCore, Table: "usertable", FieldCount: 10, FieldNamePrefix: "field", FieldLength: 100, MinFieldLength: 1,
 		FieldLengthDistribution: DistConstant, ReadAllFields: true,
 		ReadProportion: 0.95, UpdateProportion: 0.05,
 		RequestDistribution: DistUniform, ZipfianConstant: generator.ZipfianConstant,
@@ -169,6 +172,11 @@ func ParseConfig(p *properties.Set, driverPrefixes []string) (Config, []Warning,
 		_, src, _ := p.Lookup(k)
 		c.sources[k] = src
 	}
+	kind, err := KindOf(p)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	c.Kind = kind
 	if err := parseFields(p, &c); err != nil {
 		return Config{}, nil, err
 	}
@@ -282,6 +290,9 @@ func (c *Config) parseTPCC(p *properties.Set) error {
 	}
 	if !c.IsTPCC() {
 		return nil
+	}
+	if _, given := c.sources[core.TPCCWarehouses]; !given {
+		c.TPCC.Warehouses = 1
 	}
 	c.RecordCount = c.TPCC.Warehouses + 1
 	for _, o := range []struct {

@@ -32,6 +32,12 @@ func names(valid ...Distribution) string {
 // Validate checks the configuration. Errors name the property, where it was
 // set and what was expected.
 func (c Config) Validate() error {
+	if c.Kind.Info().Kind == "" {
+		return c.errorf(core.Kind, "%q: want a workload kind, one of %s", c.Kind, strings.Join(workloadKindNames(), ", "))
+	}
+	if err := c.checkOwnSettings(); err != nil {
+		return err
+	}
 	if err := c.validateLimits(); err != nil {
 		return err
 	}
@@ -148,10 +154,7 @@ func (c Config) validateProportions() error {
 		}
 		sum += p.v
 	}
-	switch {
-	case c.TPCC.Warehouses < 0:
-		return c.errorf(core.TPCCWarehouses, "%d: want a number of warehouses, at least 1 (or leave it out for YCSB's operations)", c.TPCC.Warehouses)
-	case c.IsTPCC():
+	if c.IsTPCC() {
 		return c.validateTPCC()
 	}
 	if math.Abs(sum-1) > proportionTolerance {
@@ -167,6 +170,9 @@ func (c Config) validateProportions() error {
 // above 0, some above; and that a time scale comes with spec pacing,
 // the only mode that has times to scale.
 func (c Config) validateTPCC() error {
+	if c.TPCC.Warehouses < 1 {
+		return c.errorf(core.TPCCWarehouses, "%d: want a number of warehouses, at least 1", c.TPCC.Warehouses)
+	}
 	if c.TPCC.TimeScale != 1 && c.TPCC.Mode != tpcc.Spec {
 		return c.errorf(core.TPCCTimeScale, "%g with tpcc.mode=%s: it scales spec pacing's keying and think times; set tpcc.mode=spec, or leave it out", c.TPCC.TimeScale, c.TPCC.Mode)
 	}

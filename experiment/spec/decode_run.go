@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/properties"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workloads"
 )
 
@@ -87,7 +88,7 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, bool) {
 			"want lower-case letters, digits, '-' and '_', starting with a letter or digit, got %q", w.Name)
 	}
 	if p := f.get("properties"); p != nil {
-		w.Properties = d.properties(p, join(path, "properties"))
+		w.Properties = d.properties(p, join(path, "properties"), true)
 	}
 	return w, len(d.errs) == nerr
 }
@@ -429,6 +430,10 @@ func (d *decoder) matrix(n *yaml.Node) ([]Axis, []Size) {
 		key, path := p.key.Value, join("matrix", p.key.Value)
 		if key == axisSize {
 			sizes = d.sizes(p.val, path)
+			continue
+		}
+		if key == core.Kind {
+			d.errorf(p.key, path, "a workload's kind is its own, not an axis: list one workload of each kind in workloads (one of %s)", strings.Join(workloadKinds(), ", "))
 			continue
 		}
 		if instead, owned := ownedProperties()[key]; owned && key != axisTarget {

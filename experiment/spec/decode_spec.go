@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbarena/dbarena/internal/suggest"
+	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 )
 
@@ -49,7 +50,7 @@ func (d *decoder) spec(doc *yaml.Node) *Spec {
 	}
 	d.header(f, s)
 	if n := f.get("properties"); n != nil {
-		s.Properties = d.properties(n, "properties")
+		s.Properties = d.properties(n, "properties", false)
 	}
 	s.Targets = d.targets(f, root)
 	s.Workloads = d.workloads(f, root)
@@ -145,10 +146,17 @@ func (d *decoder) header(f fields, s *Spec) {
 // and the run measured the default distribution; in a file written for
 // dbarena an unknown key is a mistake. (YCSB's own pass-through of
 // unknown keys stays for -p on the ycsb command and for property files.)
-func (d *decoder) properties(n *yaml.Node, path string) []KV {
+//
+// A workload's kind is its own: set anywhere but on a workload (own is
+// false) it is refused, as it would turn every workload into that kind.
+func (d *decoder) properties(n *yaml.Node, path string, own bool) []KV {
 	kvs := d.stringMap(n, path)
 	out := kvs[:0]
 	for _, kv := range kvs {
+		if kv.Key == core.Kind && !own {
+			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "a workload's kind is its own: set it in the workload's properties or its property file (one of %s)", strings.Join(workloadKinds(), ", "))
+			continue
+		}
 		if instead, owned := ownedProperties()[kv.Key]; owned {
 			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "set by the experiment: use %s instead", instead)
 			continue
@@ -237,7 +245,7 @@ func (d *decoder) target(n *yaml.Node, path string) (Target, *yaml.Node, bool) {
 	}
 	t.Driver = d.driver(f.get("driver"), path, t.Database)
 	if p := f.get("properties"); p != nil {
-		for _, kv := range d.properties(p, join(path, "properties")) {
+		for _, kv := range d.properties(p, join(path, "properties"), false) {
 			t.Properties[kv.Key] = kv.Value
 			t.PropertyLines[kv.Key] = kv.Line
 		}

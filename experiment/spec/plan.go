@@ -297,9 +297,13 @@ func (b *builder) trial(t *Target, w *Workload, pt []KV) (*properties.Set, workl
 	for _, kv := range w.Properties {
 		own.Set(kv.Key, kv.Value, b.kvSrc(kv))
 	}
-	kind := kindOf(own)
+	kind, err := workload.KindOf(own)
+	if err != nil {
+		b.fail(err, t, w, pt)
+		return nil, workload.Config{}, false
+	}
 	for _, kv := range b.s.Properties {
-		if keyKind(kv.Key, kind) {
+		if kind.Reaches(kv.Key) {
 			p.Set(kv.Key, kv.Value, b.kvSrc(kv))
 		}
 	}
@@ -307,12 +311,12 @@ func (b *builder) trial(t *Target, w *Workload, pt []KV) (*properties.Set, workl
 		p.Set(kv.Key, kv.Value, b.kvSrc(kv))
 	}
 	for k, v := range t.Properties {
-		if keyKind(k, kind) {
+		if kind.Reaches(k) {
 			p.Set(k, v, b.src(t.PropertyLines[k]))
 		}
 	}
 	for _, kv := range pt {
-		if kv.Key != axisThreads && kv.Key != axisTarget && keyKind(kv.Key, kind) {
+		if kv.Key != axisThreads && kv.Key != axisTarget && kind.Reaches(kv.Key) {
 			p.Set(kv.Key, kv.Value, b.kvSrc(kv))
 		}
 	}
@@ -328,41 +332,6 @@ func (b *builder) trial(t *Target, w *Workload, pt []KV) (*properties.Set, workl
 		}
 	}
 	return p, cfg, true
-}
-
-// The kinds of workload whose settings are their own: set anywhere but
-// on the workload itself, a kind's settings reach its workloads only
-// (tpcc.warehouses at the top of an experiment with a ledger made the
-// ledger's step TPC-C, and refused it).
-const (
-	kindCore = iota
-	kindLedger
-	kindTPCC
-)
-
-// kindOf is the kind of workload settings p describe: TPC-C with
-// warehouses, a ledger with transfers, else core YCSB.
-func kindOf(p *properties.Set) int {
-	if n, err := p.Int(core.TPCCWarehouses, 0); err == nil && n > 0 {
-		return kindTPCC
-	}
-	if f, err := p.Float(core.TransferProportion, 0); err == nil && f > 0 {
-		return kindLedger
-	}
-	return kindCore
-}
-
-// keyKind reports whether the setting key reaches a workload of kind:
-// TPC-C's and the ledger's own settings reach only their kind; every
-// other setting reaches all.
-func keyKind(key string, kind int) bool {
-	switch {
-	case strings.HasPrefix(key, "tpcc."):
-		return kind == kindTPCC
-	case strings.HasPrefix(key, "ledger.") || key == core.TransferProportion:
-		return kind == kindLedger
-	}
-	return true
 }
 
 // fail records a trial's error once, with the step and workload it

@@ -414,3 +414,44 @@ func TestKindSettingsReachTheirKindOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestKindIsTheWorkloadsOwn: a workload's kind is set on it (its
+// properties or its file) and nowhere else; a setting of another kind
+// on a workload is refused with the step and the fix, never taken as a
+// sign of that kind.
+func TestKindIsTheWorkloadsOwn(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"at the top", []string{"properties: {kind: tpcc}", "workloads: [a]"},
+			[]string{"testdata/plan.yaml:2:14: properties.kind: a workload's kind is its own: set it in the workload's properties or its property file (one of core, ledger, tpcc)"}},
+		{"on a target", []string{"targets: [{database: postgres, properties: {kind: ledger}}]", "workloads: [a]"},
+			[]string{"targets[0].properties.kind: a workload's kind is its own"}},
+		{"as an axis", []string{"workloads: [a]", "matrix: {kind: [core, tpcc]}"},
+			[]string{"matrix.kind: a workload's kind is its own, not an axis"}},
+		{"warehouses on workload A", []string{"workloads: [{name: big, builtin: a, properties: {tpcc.warehouses: 2}}]"},
+			[]string{`property "tpcc.warehouses": a setting of the tpcc kind`, "this workload's kind is core: set kind=tpcc", "step pg.big"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lines := append([]string{"name: kinds"}, c.lines...)
+			if !strings.Contains(strings.Join(c.lines, "\n"), "targets:") {
+				lines = append(lines, "targets: [{name: pg, database: postgres}]")
+			}
+			s, err := spec.Parse("testdata/plan.yaml", yamlText(lines...), testOptions())
+			if err == nil {
+				_, err = spec.NewPlan(s)
+			}
+			require.Error(t, err)
+			for _, w := range c.want {
+				require.ErrorContains(t, err, w)
+			}
+		})
+	}
+	p := plan(t, "name: own", "targets: [{name: pg, database: postgres}]",
+		"workloads: [{name: mine, properties: {kind: ledger, recordcount: 10, readproportion: 0, updateproportion: 0, transferproportion: 1}}]")
+	last := p.Steps[len(p.Steps)-1]
+	kind, _, ok := last.Properties.Lookup("kind")
+	require.True(t, ok && kind == "ledger", "a workload's own kind is its step's: %s", last.ID)
+}

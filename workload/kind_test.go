@@ -1,0 +1,82 @@
+package workload_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dbarena/dbarena/properties/core"
+	"github.com/dbarena/dbarena/workload"
+)
+
+// TestKindIsNamedNeverInferred: a workload's kind is what its kind
+// property says (core when it says none), and a setting of another kind
+// is refused naming the property, the kind it belongs to and the fix,
+// never taken as a sign of that kind (tpcc.warehouses on a core
+// workload once made it TPC-C).
+func TestKindIsNamedNeverInferred(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kv   []string
+		kind workload.Kind
+		err  []string
+	}{
+		{"none named: core", []string{"recordcount", "10"}, workload.KindCore, nil},
+		{"tpcc, one warehouse by default", []string{"kind", "tpcc"}, workload.KindTPCC, nil},
+		{"a ledger", []string{"kind", "ledger", "recordcount", "10", "readproportion", "0", "updateproportion", "0", "transferproportion", "1"}, workload.KindLedger, nil},
+		{"a core workload with YCSB's zero transfers", []string{"recordcount", "10", "transferproportion", "0"}, workload.KindCore, nil},
+		{"warehouses on a core workload", []string{"recordcount", "10", "tpcc.warehouses", "2"}, "",
+			[]string{`property "tpcc.warehouses"`, "a setting of the tpcc kind", "this workload's kind is core", "set kind=tpcc"}},
+		{"transfers on a core workload", []string{"recordcount", "10", "readproportion", "0.5", "updateproportion", "0", "transferproportion", "0.5"}, "",
+			[]string{`property "transferproportion"`, "a setting of the ledger kind", "set kind=ledger"}},
+		{"a ledger's setting on TPC-C", []string{"kind", "tpcc", "ledger.balance", "10"}, "",
+			[]string{`property "ledger.balance"`, "this workload's kind is tpcc"}},
+		{"a kind that does not exist", []string{"kind", "tpc-c"}, "",
+			[]string{`property "kind"`, `"tpc-c": want a workload kind, one of core, ledger, tpcc`}},
+		{"TPC-C without a warehouse", []string{"kind", "tpcc", "tpcc.warehouses", "0"}, "",
+			[]string{`property "tpcc.warehouses"`, "0: want a number of warehouses, at least 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseKV(tc.kv...)
+			if tc.err != nil {
+				require.Error(t, err)
+				for _, want := range tc.err {
+					require.Contains(t, err.Error(), want)
+				}
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.kind, c.Kind)
+			require.Equal(t, tc.kind == workload.KindTPCC, c.IsTPCC())
+			require.Equal(t, tc.kind == workload.KindLedger, c.IsLedger())
+			if c.IsTPCC() {
+				require.EqualValues(t, 1, c.TPCC.Warehouses)
+			}
+		})
+	}
+}
+
+// TestKindSettingsReach: set for a whole experiment, a kind's own
+// settings reach that kind's workloads only; every other setting
+// reaches all.
+func TestKindSettingsReach(t *testing.T) {
+	for _, tc := range []struct {
+		key                  string
+		core, ledger, tpccOK bool
+	}{
+		{core.RecordCount, true, true, true},
+		{core.TPCCWarehouses, false, false, true},
+		{core.TPCCMix, false, false, true},
+		{core.LedgerBalance, false, true, false},
+		{core.TransferProportion, false, true, false},
+		{core.ReadProportion, true, true, true},
+	} {
+		require.Equal(t, tc.core, workload.KindCore.Reaches(tc.key), tc.key)
+		require.Equal(t, tc.ledger, workload.KindLedger.Reaches(tc.key), tc.key)
+		require.Equal(t, tc.tpccOK, workload.KindTPCC.Reaches(tc.key), tc.key)
+	}
+	kinds := workload.Kinds()
+	require.Len(t, kinds, 3)
+	kinds[0].Summary = "changed"
+	require.NotEqual(t, "changed", workload.Kinds()[0].Summary, "the table is the package's: a caller changes its copy")
+}
