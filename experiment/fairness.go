@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/bottleneck"
 	"github.com/dbarena/dbarena/analysis/interference"
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/limits"
@@ -25,8 +26,9 @@ const (
 	// mean latency) for the client not to be the limit.
 	busyWorkers = 0.7
 	// reachedTarget is the share of a target rate a paced trial must
-	// reach (the bottleneck verdict's rate-limited rule uses the same).
-	reachedTarget = 0.95
+	// reach: the objective's default (the bottleneck verdict's
+	// rate-limited rule uses the same).
+	reachedTarget = objective.DefaultAchieved
 )
 
 // A trial stalled at its end when an operation due in its window had

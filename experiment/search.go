@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/capacity"
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/analysis/sizing"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
@@ -20,10 +21,6 @@ import (
 // (PostgreSQL's max_connections is 100 by default) comes long before
 // the harness's.
 const maxProbeThreads = 1024
-
-// borderline is how near a bound a probe's latency must come for the
-// probe to be repeated: within 10% either side, run-to-run noise decides.
-const borderline = 0.10
 
 // busyShare is the share of its workers a paced probe may keep busy
 // (Little's law, L = XW) before it counts as short of workers: past it,
@@ -230,42 +227,19 @@ func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, 
 			return p
 		}
 	}
-	var missed []string
-	latencyMissed := false
-	// slack is how far under its bound the worst latency would come
-	// without the harness's lateness (ms; negative: over it even then).
-	slack := math.Inf(1)
-	if row.Throughput < slo.Achieved*rate {
-		missed = append(missed, fmt.Sprintf("served %.0f%% of the rate", 100*row.Throughput/rate))
-		p.Score = slo.Achieved * rate / max(row.Throughput, 1e-9)
-	}
-	for _, b := range slo.Bounds {
-		v := b.Of(row.Latency)
-		if !(v <= b.MaxMs) {
-			missed = append(missed, fmt.Sprintf("%s %.2f ms > %g ms", b.Percentile, v, b.MaxMs))
-			latencyMissed = true
-			slack = min(slack, b.MaxMs-(v-row.Pacing.P99/1e3))
-		}
-		if math.Abs(v-b.MaxMs) <= borderline*b.MaxMs {
-			p.Borderline = true
-		}
-		// The worst figure against its bound, for the search's
-		// interpolation.
-		if v >= 0 {
-			p.Score = max(p.Score, v/b.MaxMs)
-		}
-	}
-	if len(missed) == 0 {
+	j := objective.Judge(slo, rate, row.Throughput, row.Latency, row.Pacing.P99)
+	p.Borderline, p.Score = j.Borderline, j.Score
+	if j.Met() {
 		return p
 	}
-	p.Outcome, p.Why = capacity.Missed, strings.Join(missed, ", ")
+	p.Outcome, p.Why = capacity.Missed, j.Why()
 	for _, f := range row.Flags {
 		switch f.Kind() {
 		case results.FlagHostSaturated:
 			p.Outcome, p.Why = capacity.Unfair, string(f)
 			return p
 		case results.FlagPacing:
-			if latencyMissed && slack >= 0 {
+			if j.LatencyMissed && j.Slack >= 0 {
 				p.Outcome, p.Why = capacity.Unfair, fmt.Sprintf("%s, and without the harness's lateness (p99 %.2f ms) the latency would have met the bound", p.Why, row.Pacing.P99/1e3)
 				return p
 			}

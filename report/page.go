@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -153,7 +154,7 @@ func buildPage(d *results.Data) *page {
 		p.RateSweeps = append(p.RateSweeps, analyzeRateSweep(s, sw, m.SLO))
 	}
 	if m.SLO != nil {
-		p.SLO = fmt.Sprintf("%s, and at least %.0f%% of a step's target rate", m.SLO, 100*m.SLO.Achieved)
+		p.SLO = fmt.Sprintf("%s, and at least %.0f%% of a step's target rate", m.SLO, 100*objective.Share(m.SLO))
 	}
 	p.References, p.RefNotes = referenceSection(d)
 	p.Cost = costSection(d, s)

@@ -7,15 +7,12 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/results"
 )
 
 // rateAxis is the matrix parameter a rate sweep varies: the target rate.
 const rateAxis = "target"
-
-// defaultKeepUp is the share of its target a step must reach to count as
-// keeping up when the experiment states no objective.
-const defaultKeepUp = 0.95
 
 // rateSweepView is the analysis of one rate sweep, for the template.
 type rateSweepView struct {
@@ -60,40 +57,23 @@ func (sw *sweep) steps(ti int) []rateStep {
 	return out
 }
 
-// judge says whether a step met the objective: the latency bounds, and
-// keeping up with its rate (an unthrottled step, rate 0, always does).
+// judge says whether a step met the objective (package objective): the
+// latency bounds, and keeping up with its rate (an unthrottled step,
+// rate 0, always does).
 func judge(st rateStep, slo *results.SLO) (bool, string) {
-	keepUp := defaultKeepUp
-	if slo != nil {
-		keepUp = slo.Achieved
-	}
-	var missed []string
-	if st.target > 0 && st.achieved < keepUp*st.target {
-		missed = append(missed, fmt.Sprintf("achieved %.0f%% of the target", 100*st.achieved/st.target))
-	}
-	if slo != nil {
-		for _, b := range slo.Bounds {
-			if v := b.Of(st.lat); !(v <= b.MaxMs) {
-				missed = append(missed, fmt.Sprintf("%s %s > %g ms", b.Percentile, fmtMs(v*1e3), b.MaxMs))
-			}
-		}
-	}
-	if len(missed) == 0 {
+	j := objective.Judge(slo, st.target, st.achieved, st.lat, 0)
+	if j.Met() {
 		return true, "meets"
 	}
-	s := "misses: " + missed[0]
-	for _, m := range missed[1:] {
-		s += ", " + m
-	}
-	return false, s
+	return false, "misses: " + j.Why()
 }
 
 // analyzeRateSweep judges every step of every target of a rate sweep.
 func analyzeRateSweep(s *summary, sw *sweep, slo *results.SLO) rateSweepView {
 	v := rateSweepView{Label: sw.label}
-	objective := "keeping up with the target rate (at least 95% of it)"
+	goal := fmt.Sprintf("keeping up with the target rate (at least %.0f%% of it)", 100*objective.Share(slo))
 	if slo != nil {
-		objective = fmt.Sprintf("the objective (%s, and at least %.0f%% of the target rate)", slo, 100*slo.Achieved)
+		goal = fmt.Sprintf("the objective (%s, and at least %.0f%% of the target rate)", slo, 100*objective.Share(slo))
 	}
 	for ti, target := range s.targets {
 		steps := sw.steps(ti)
@@ -117,11 +97,11 @@ func analyzeRateSweep(s *summary, sw *sweep, slo *results.SLO) rateSweepView {
 		}
 		switch {
 		case best < 0:
-			tv.Verdict = fmt.Sprintf("No step met %s: the sustainable throughput is below the lowest rate tried (%s ops/s).", objective, fmtRate(steps[0].target))
+			tv.Verdict = fmt.Sprintf("No step met %s: the sustainable throughput is below the lowest rate tried (%s ops/s).", goal, fmtRate(steps[0].target))
 		case !anyMiss:
-			tv.Verdict = fmt.Sprintf("Every step met %s, up to %s ops/s: the ceiling lies above the highest rate tried; extend the sweep.", objective, fmtRate(best))
+			tv.Verdict = fmt.Sprintf("Every step met %s, up to %s ops/s: the ceiling lies above the highest rate tried; extend the sweep.", goal, fmtRate(best))
 		default:
-			tv.Verdict = fmt.Sprintf("Max sustainable throughput at %s: %s ops/s (target %s ops/s).", objective, fmtRate(best), fmtRate(bestRate))
+			tv.Verdict = fmt.Sprintf("Max sustainable throughput at %s: %s ops/s (target %s ops/s).", goal, fmtRate(best), fmtRate(bestRate))
 		}
 		v.Targets = append(v.Targets, tv)
 	}
@@ -137,7 +117,7 @@ func atSLO(s *summary, sw *sweep, ti int, slo *results.SLO) string {
 	best, bestN := -1.0, 0.0
 	for i, r := range sw.rows {
 		c := &r.cells[ti]
-		if c.n > 0 && finite(c.mean) && slo.Met(c.lat) && c.mean > best {
+		if c.n > 0 && finite(c.mean) && objective.Judge(slo, 0, c.mean, c.lat, 0).Met() && c.mean > best {
 			best, bestN = c.mean, sw.ns[i]
 		}
 	}

@@ -66,7 +66,7 @@ func TestRateSweep(t *testing.T) {
 	requireHas(t, sec, "the objective: p99 &lt;= 5 ms, and at least 95% of a step&#39;s target rate")
 	requireHas(t, sec, "<b>fast</b>: Max sustainable throughput at the objective (p99 &lt;= 5 ms, and at least 95% of the target rate): 8,000 ops/s (target 8,000 ops/s).")
 	requireHas(t, sec, `<tr class="miss"><td class="num">16,000</td><td class="num">10,000</td><td class="num">62%</td>`)
-	requireHas(t, sec, "misses: achieved 62% of the target, p99 50 ms &gt; 5 ms")
+	requireHas(t, sec, "misses: served 62% of the rate, below the 95% a run must serve, p99 50.00 ms &gt; 5 ms")
 	requireHas(t, sec, "<b>slow</b>: No step met the objective")
 	requireHas(t, sec, "below the lowest rate tried (1,000 ops/s)")
 	requireHas(t, sec, "<b>roomy</b>: Every step met the objective (p99 &lt;= 5 ms, and at least 95% of the target rate), up to 16,000 ops/s: the ceiling lies above the highest rate tried")

@@ -210,7 +210,8 @@ type Step struct {
 	TargetRate float64 `json:"target_ops_sec,omitempty"`
 }
 
-// SLO is a latency objective sweeps are judged by.
+// SLO is a latency objective sweeps are judged by, as the results
+// record it (package analysis/objective judges a run by it).
 type SLO struct {
 	Bounds []SLOBound `json:"bounds"`
 	// Achieved is the share of its target rate a rate-limited step must
@@ -222,22 +223,6 @@ type SLO struct {
 type SLOBound struct {
 	Percentile string  `json:"percentile"`
 	MaxMs      float64 `json:"max_ms"`
-}
-
-// Of returns the percentile of l the bound is on, in milliseconds.
-func (b SLOBound) Of(l Latency) float64 {
-	us := map[string]float64{"p50": l.P50, "p90": l.P90, "p95": l.P95, "p99": l.P99, "p999": l.P999}[b.Percentile]
-	return us / 1e3
-}
-
-// Met reports whether latencies l met every bound.
-func (s *SLO) Met(l Latency) bool {
-	for _, b := range s.Bounds {
-		if !(b.Of(l) <= b.MaxMs) {
-			return false
-		}
-	}
-	return true
 }
 
 // String is "p99 <= 10 ms, p50 <= 2 ms".

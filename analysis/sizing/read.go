@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dbarena/dbarena/analysis/capacity"
 	"github.com/dbarena/dbarena/analysis/cost"
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -124,14 +126,14 @@ func measure(s results.Search, ti results.TargetInfo, rows map[string]results.Tr
 	m := Measured{Label: label, Cores: cores(ti, p.Catalogue), Rate: s.Rate, Ceiling: s.Ceiling}
 	m.Monthly, _ = p.Monthly(ti)
 	note := ""
-	if slo != nil && slo.String() != s.Objective {
-		m.Rate, m.Ceiling = rejudge(s, rows, slo, AchievedShare(own))
+	if slo != nil && !objective.Same(slo, own) {
+		m.Rate, m.Ceiling = rejudge(s, rows, objective.Inherit(slo, own))
 		note = fmt.Sprintf("%s: its probes were placed to find the rate at %s and are judged here by %s: the rate met is a lower bound, not resolved to %.0f%%",
 			label, s.Objective, slo, 100*s.Resolution)
 	}
 	m.Refusal = refusal(s, m.Rate, rows)
 	for _, p := range s.Probes {
-		if p.Rate == m.Rate && p.Outcome != "unfair" {
+		if p.Rate == m.Rate && !unfair(p) {
 			m.Threads = max(m.Threads, p.Threads)
 		}
 	}
@@ -177,14 +179,14 @@ func (o Confirmation) String() string {
 }
 
 // Confirm judges a run at rate, made to confirm an answer, by slo: it
-// confirms when it did not fail, served at least share of the rate and
-// met every bound, and no flag says the client or the machine made its
+// confirms when it did not fail and met the objective (package
+// objective: the share of the rate it names, and every bound), and no flag says the client or the machine made its
 // figures. A run that met the objective although other processes took
 // a share of its cores (interfered) confirms it: the database did so
 // with less than it had. One that missed while interfered is unjudged,
 // as one whose figures a flag gives to the client or the machine. why
 // says what held or what did not.
-func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (Confirmation, string) {
+func Confirm(row results.Trial, rate float64, slo *results.SLO) (Confirmation, string) {
 	if row.Status == results.StatusFailed {
 		return NotConfirmed, "the run failed: " + row.StatusReason
 	}
@@ -194,18 +196,11 @@ func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (
 		}
 	}
 	got := fmt.Sprintf("served %s of %s %s, p99 %.2f ms", results.FormatOps(row.Throughput), results.FormatOps(rate), results.UnitOf(&row).Rate(), row.Latency.P99/1e3)
-	missed := ""
-	if row.Throughput < share*rate {
-		missed = fmt.Sprintf("%s: below the %.0f%% of the rate a run must serve", got, 100*share)
-	}
-	for _, b := range slo.Bounds {
-		if v := b.Of(row.Latency); missed == "" && !(v <= b.MaxMs) {
-			missed = fmt.Sprintf("%s: %s %.2f ms > %g ms", got, b.Percentile, v, b.MaxMs)
-		}
-	}
-	if missed == "" {
+	j := objective.Judge(slo, rate, row.Throughput, row.Latency, 0)
+	if j.Met() {
 		return Confirmed, got + ": " + slo.String() + " held"
 	}
+	missed := got + ": " + j.Why()
 	for _, f := range row.Flags {
 		if f.Kind() == results.FlagInterfered {
 			return Unjudged, missed + ", while " + string(f)
@@ -214,25 +209,16 @@ func Confirm(row results.Trial, rate float64, slo *results.SLO, share float64) (
 	return NotConfirmed, missed
 }
 
-// AchievedShare is the share of its rate a run had to serve under slo:
-// its own, or 0.95 for directories that recorded none.
-func AchievedShare(own *results.SLO) float64 {
-	if own != nil && own.Achieved > 0 {
-		return own.Achieved
-	}
-	return 0.95
-}
-
 // rejudge finds the highest rate met by slo below the lowest missed.
-func rejudge(s results.Search, rows map[string]results.Trial, slo *results.SLO, share float64) (rate, ceiling float64) {
+func rejudge(s results.Search, rows map[string]results.Trial, slo *results.SLO) (rate, ceiling float64) {
 	ceiling = math.Inf(1)
 	var met []float64
 	for _, p := range s.Probes {
-		if p.Outcome == "unfair" {
+		if unfair(p) {
 			continue
 		}
 		row, ok := rows[p.Trial]
-		ok = ok && row.Status != results.StatusFailed && row.Throughput >= share*p.Rate && slo.Met(row.Latency)
+		ok = ok && row.Status != results.StatusFailed && objective.Judge(slo, p.Rate, row.Throughput, row.Latency, 0).Met()
 		if ok {
 			met = append(met, p.Rate)
 		} else {
@@ -255,7 +241,7 @@ func rejudge(s results.Search, rows map[string]results.Trial, slo *results.SLO, 
 // by the client or the machine.
 func refusal(s results.Search, rate float64, rows map[string]results.Trial) string {
 	if rate == 0 {
-		if n := len(s.Probes); n > 0 && s.Probes[n-1].Outcome == "unfair" {
+		if n := len(s.Probes); n > 0 && unfair(s.Probes[n-1]) {
 			return "the search could not judge the database: " + s.Stop
 		}
 		if n := len(s.Probes); n == 0 {
@@ -264,7 +250,7 @@ func refusal(s results.Search, rate float64, rows map[string]results.Trial) stri
 		return ""
 	}
 	for _, p := range s.Probes {
-		if p.Rate != rate || p.Outcome == "unfair" {
+		if p.Rate != rate || unfair(p) {
 			continue
 		}
 		row, ok := rows[p.Trial]
@@ -282,6 +268,9 @@ func refusal(s results.Search, rate float64, rows map[string]results.Trial) stri
 	}
 	return ""
 }
+
+// unfair says a probe proved nothing of the database (capacity.Unfair).
+func unfair(p results.SearchProbe) bool { return p.Outcome == capacity.Unfair.String() }
 
 // cores is a target's total CPU: its cap times its nodes, or its machine
 // type's vCPUs times its nodes; 0 when neither is known.

@@ -141,15 +141,15 @@ func TestConfirm(t *testing.T) {
 		{row(1000, 5000), Confirmed, "p99 <= 5 ms held"},
 		{row(1000, 5001), NotConfirmed, "p99 5.00 ms > 5 ms"},
 		{row(950, 1000), Confirmed, "served 950 of 1,000"},
-		{row(949, 1000), NotConfirmed, "below the 95% of the rate"},
+		{row(949, 1000), NotConfirmed, "served 94% of the rate, below the 95% a run must serve"},
 		{row(1000, 1000, "pacing: late"), Confirmed, "held"},
 		{row(1000, 1000, "host-saturated: 199% of 200%"), Unjudged, "proves nothing of the database: host-saturated"},
 		{row(1000, 5000, "interfered: other processes took 30% of core 1"), Confirmed, "held"},
 		{row(1000, 5001, "interfered: other processes took 30% of core 1"), Unjudged, "p99 5.00 ms > 5 ms, while interfered: other processes took 30%"},
-		{row(949, 1000, "interfered: other processes took 30% of core 1"), Unjudged, "below the 95% of the rate a run must serve, while interfered"},
+		{row(949, 1000, "interfered: other processes took 30% of core 1"), Unjudged, "below the 95% a run must serve, while interfered"},
 		{results.Trial{Status: results.StatusFailed, StatusReason: "connection refused"}, NotConfirmed, "the run failed: connection refused"},
 	} {
-		got, why := Confirm(c.row, 1000, slo, 0.95)
+		got, why := Confirm(c.row, 1000, slo)
 		require.Equal(t, c.want, got, why)
 		require.Contains(t, why, c.why)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbarena/dbarena/analysis/objective"
 )
 
 // SLO is a latency objective: the report says which steps of a sweep met
@@ -21,18 +23,10 @@ type SLO struct {
 
 // SLOBound bounds one latency percentile.
 type SLOBound struct {
-	// Percentile is one of SLOPercentiles.
+	// Percentile is one of objective.Percentiles.
 	Percentile string
 	Max        time.Duration
 }
-
-// SLOPercentiles are the percentiles an objective may bound, as the
-// results files name them.
-func SLOPercentiles() []string { return []string{"p50", "p90", "p95", "p99", "p999"} }
-
-// defaultAchieved is the share of the target a rate-limited step must
-// reach: a few per cent below it is pacing noise, more is falling behind.
-const defaultAchieved = 0.95
 
 // slo decodes the slo section; nil when absent.
 func (d *decoder) slo(n *yaml.Node) *SLO {
@@ -43,9 +37,9 @@ func (d *decoder) slo(n *yaml.Node) *SLO {
 	if !ok {
 		return nil
 	}
-	s := &SLO{Achieved: defaultAchieved}
+	s := &SLO{Achieved: objective.DefaultAchieved}
 	given := 0
-	for _, p := range SLOPercentiles() {
+	for _, p := range objective.Percentiles() {
 		v := f.get(p)
 		if v == nil {
 			continue

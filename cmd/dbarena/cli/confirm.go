@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/analysis/sizing"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
@@ -61,8 +62,7 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (sizing
 	if err != nil {
 		return 0, err
 	}
-	share := sizing.AchievedShare(c.data.Manifest.SLO)
-	slo := c.slo
+	slo := objective.Inherit(c.slo, c.data.Manifest.SLO)
 	if slo == nil {
 		slo = c.data.Manifest.SLO
 	}
@@ -70,7 +70,7 @@ func confirm(ctx context.Context, st *State, c confirmation, dir string) (sizing
 		if row.Kind != results.KindRun || row.Status == results.StatusSuperseded {
 			continue // a superseded run was measured again: the next row
 		}
-		got, why := sizing.Confirm(row, c.ask.Throughput, slo, share)
+		got, why := sizing.Confirm(row, c.ask.Throughput, slo)
 		fmt.Fprintf(st.Stdout, "%s: %s at %s, trial %s: %s\n", got, c.group.Database, c.choice.Label, row.ID, why)
 		return got, nil
 	}
