@@ -17,7 +17,7 @@ import (
 // and transfers are declined.
 var ledgerProps = []string{
 	"recordcount", "50", "fieldcount", "2", "fieldlength", "10",
-	"kind", "ledger", "readproportion", "0.1", "updateproportion", "0", "transferproportion", "0.9",
+	"workload.kind", "ledger", "readproportion", "0.1", "updateproportion", "0", "transferproportion", "0.9",
 	"requestdistribution", "zipfian", "ledger.balance", "100", "ledger.floor", "50", "ledger.maxamount", "40",
 }
 

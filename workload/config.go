@@ -41,7 +41,7 @@ const (
 // Config is YCSB's CoreWorkload configuration. Field names follow the
 // property names; ParseConfig documents the defaults.
 type Config struct {
-	// Kind is the workload's kind (core.Kind; KindCore by default).
+	// Kind is the workload's kind (core.WorkloadKind; KindCore by default).
 	Kind                    Kind
 	Table                   string
 	RecordCount             int64

@@ -11,9 +11,9 @@ import (
 
 // Kind names a kind of workload: what its records are, how it loads and
 // runs, and what is checked after. A workload names its kind in the
-// property kind (core.Kind); it is never inferred from another setting's
-// value, so a setting set for the whole experiment cannot turn one kind
-// into another.
+// property workload.kind (core.WorkloadKind); it is never inferred from
+// another setting's value, so a setting set for the whole experiment
+// cannot turn one kind into another.
 type Kind string
 
 // The workload kinds.
@@ -108,16 +108,16 @@ func (k Kind) Reaches(key string) bool {
 	return !ok || owner == k
 }
 
-// KindOf reads the kind a workload's own settings name (core.Kind),
+// KindOf reads the kind a workload's own settings name (core.WorkloadKind),
 // KindCore when they name none.
 func KindOf(p *properties.Set) (Kind, error) {
-	v, src, ok := p.Lookup(core.Kind)
+	v, src, ok := p.Lookup(core.WorkloadKind)
 	if !ok {
 		return KindCore, nil
 	}
 	info, err := LookupKind(strings.TrimSpace(v))
 	if err != nil {
-		return "", fmt.Errorf("%s: property %q: %w", src, core.Kind, err)
+		return "", fmt.Errorf("%s: property %q: %w", src, core.WorkloadKind, err)
 	}
 	return info.Kind, nil
 }
@@ -140,7 +140,7 @@ func (c Config) checkOwnSettings() error {
 			continue // no transfers asked for: YCSB's own zero
 		}
 		return c.errorf(key, "a setting of the %s kind (%s), and this workload's kind is %s: set %s=%s on the workload, or leave the setting out",
-			owner, owner.Info().Summary, c.Kind, core.Kind, owner)
+			owner, owner.Info().Summary, c.Kind, core.WorkloadKind, owner)
 	}
 	return nil
 }

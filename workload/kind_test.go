@@ -9,8 +9,8 @@ import (
 	"github.com/dbarena/dbarena/workload"
 )
 
-// TestKindIsNamedNeverInferred: a workload's kind is what its kind
-// property says (core when it says none), and a setting of another kind
+// TestKindIsNamedNeverInferred: a workload's kind is what its
+// workload.kind property says (core when it says none), and a setting of another kind
 // is refused naming the property, the kind it belongs to and the fix,
 // never taken as a sign of that kind (tpcc.warehouses on a core
 // workload once made it TPC-C).
@@ -22,18 +22,18 @@ func TestKindIsNamedNeverInferred(t *testing.T) {
 		err  []string
 	}{
 		{"none named: core", []string{"recordcount", "10"}, workload.KindCore, nil},
-		{"tpcc, one warehouse by default", []string{"kind", "tpcc"}, workload.KindTPCC, nil},
-		{"a ledger", []string{"kind", "ledger", "recordcount", "10", "readproportion", "0", "updateproportion", "0", "transferproportion", "1"}, workload.KindLedger, nil},
+		{"tpcc, one warehouse by default", []string{"workload.kind", "tpcc"}, workload.KindTPCC, nil},
+		{"a ledger", []string{"workload.kind", "ledger", "recordcount", "10", "readproportion", "0", "updateproportion", "0", "transferproportion", "1"}, workload.KindLedger, nil},
 		{"a core workload with YCSB's zero transfers", []string{"recordcount", "10", "transferproportion", "0"}, workload.KindCore, nil},
 		{"warehouses on a core workload", []string{"recordcount", "10", "tpcc.warehouses", "2"}, "",
-			[]string{`property "tpcc.warehouses"`, "a setting of the tpcc kind", "this workload's kind is core", "set kind=tpcc"}},
+			[]string{`property "tpcc.warehouses"`, "a setting of the tpcc kind", "this workload's kind is core", "set workload.kind=tpcc"}},
 		{"transfers on a core workload", []string{"recordcount", "10", "readproportion", "0.5", "updateproportion", "0", "transferproportion", "0.5"}, "",
-			[]string{`property "transferproportion"`, "a setting of the ledger kind", "set kind=ledger"}},
-		{"a ledger's setting on TPC-C", []string{"kind", "tpcc", "ledger.balance", "10"}, "",
+			[]string{`property "transferproportion"`, "a setting of the ledger kind", "set workload.kind=ledger"}},
+		{"a ledger's setting on TPC-C", []string{"workload.kind", "tpcc", "ledger.balance", "10"}, "",
 			[]string{`property "ledger.balance"`, "this workload's kind is tpcc"}},
-		{"a kind that does not exist", []string{"kind", "tpc-c"}, "",
-			[]string{`property "kind"`, `"tpc-c": want a workload kind, one of core, ledger, tpcc`}},
-		{"TPC-C without a warehouse", []string{"kind", "tpcc", "tpcc.warehouses", "0"}, "",
+		{"a kind that does not exist", []string{"workload.kind", "tpc-c"}, "",
+			[]string{`property "workload.kind"`, `"tpc-c": want a workload kind, one of core, ledger, tpcc`}},
+		{"TPC-C without a warehouse", []string{"workload.kind", "tpcc", "tpcc.warehouses", "0"}, "",
 			[]string{`property "tpcc.warehouses"`, "0: want a number of warehouses, at least 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

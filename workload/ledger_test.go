@@ -12,7 +12,7 @@ import (
 
 // ledger is the base of the ledger tests: 100 accounts, transfers only.
 var ledger = []string{
-	"kind", "ledger", "recordcount", "100", "fieldcount", "3", "fieldlength", "8",
+	"workload.kind", "ledger", "recordcount", "100", "fieldcount", "3", "fieldlength", "8",
 	"readproportion", "0", "updateproportion", "0", "transferproportion", "1",
 	"ledger.balance", "500", "ledger.floor", "-50", "ledger.maxamount", "30",
 }

@@ -13,7 +13,7 @@ import (
 // the shares of tpcc.mix (the default deck, then a mix of Payments
 // alone), and nothing of YCSB's.
 func TestTPCCMix(t *testing.T) {
-	wk, err := newWorkload(t, "kind", "tpcc", "tpcc.warehouses", "2").NewWorker(0, 1)
+	wk, err := newWorkload(t, "workload.kind", "tpcc", "tpcc.warehouses", "2").NewWorker(0, 1)
 	require.NoError(t, err)
 	const n = 50_000
 	got := map[tpcc.Kind]int{}
@@ -26,7 +26,7 @@ func TestTPCCMix(t *testing.T) {
 		require.InDelta(t, share/100, float64(got[tpcc.Kind(k)])/n, 0.01, tpcc.Kind(k))
 	}
 
-	wk, err = newWorkload(t, "kind", "tpcc", "tpcc.warehouses", "1", "tpcc.mix", "0,100,0,0,0").NewWorker(0, 1)
+	wk, err = newWorkload(t, "workload.kind", "tpcc", "tpcc.warehouses", "1", "tpcc.mix", "0,100,0,0,0").NewWorker(0, 1)
 	require.NoError(t, err)
 	for range 1000 {
 		require.Equal(t, workload.Payment, wk.NextTransaction().Kind)

@@ -33,7 +33,7 @@ func names(valid ...Distribution) string {
 // set and what was expected.
 func (c Config) Validate() error {
 	if c.Kind.Info().Kind == "" {
-		return c.errorf(core.Kind, "%q: want a workload kind, one of %s", c.Kind, strings.Join(workloadKindNames(), ", "))
+		return c.errorf(core.WorkloadKind, "%q: want a workload kind, one of %s", c.Kind, strings.Join(workloadKindNames(), ", "))
 	}
 	if err := c.checkOwnSettings(); err != nil {
 		return err

@@ -49,7 +49,7 @@ func (s *Suite) loadLedger(t *testing.T) (workload.Config, *workload.Workload) {
 	ctx := context.Background()
 	table := s.o.Table + "_ledger"
 	props := map[string]string{
-		core.Kind: string(workload.KindLedger), core.Table: table, core.RecordCount: strconv.Itoa(ledgerAccounts), core.OperationCount: "1000",
+		core.WorkloadKind: string(workload.KindLedger), core.Table: table, core.RecordCount: strconv.Itoa(ledgerAccounts), core.OperationCount: "1000",
 		core.FieldCount: "2", core.FieldLength: "20", core.DataIntegrity: "false",
 		core.ReadProportion: "0.1", core.UpdateProportion: "0", core.TransferProportion: "0.9",
 		core.RequestDistribution: "zipfian", core.LedgerBalance: "100", core.LedgerFloor: "10", core.LedgerMaxAmount: "60",

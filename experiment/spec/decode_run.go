@@ -432,7 +432,7 @@ func (d *decoder) matrix(n *yaml.Node) ([]Axis, []Size) {
 			sizes = d.sizes(p.val, path)
 			continue
 		}
-		if key == core.Kind {
+		if key == core.WorkloadKind {
 			d.errorf(p.key, path, "a workload's kind is its own, not an axis: list one workload of each kind in workloads (one of %s)", strings.Join(workloadKinds(), ", "))
 			continue
 		}

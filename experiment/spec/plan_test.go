@@ -425,14 +425,14 @@ func TestKindIsTheWorkloadsOwn(t *testing.T) {
 		lines []string
 		want  []string
 	}{
-		{"at the top", []string{"properties: {kind: tpcc}", "workloads: [a]"},
-			[]string{"testdata/plan.yaml:2:14: properties.kind: a workload's kind is its own: set it in the workload's properties or its property file (one of core, ledger, tpcc)"}},
-		{"on a target", []string{"targets: [{database: postgres, properties: {kind: ledger}}]", "workloads: [a]"},
-			[]string{"targets[0].properties.kind: a workload's kind is its own"}},
-		{"as an axis", []string{"workloads: [a]", "matrix: {kind: [core, tpcc]}"},
-			[]string{"matrix.kind: a workload's kind is its own, not an axis"}},
+		{"at the top", []string{"properties: {workload.kind: tpcc}", "workloads: [a]"},
+			[]string{"testdata/plan.yaml:2:14: properties.workload.kind: a workload's kind is its own: set it in the workload's properties or its property file (one of core, ledger, tpcc)"}},
+		{"on a target", []string{"targets: [{database: postgres, properties: {workload.kind: ledger}}]", "workloads: [a]"},
+			[]string{"targets[0].properties.workload.kind: a workload's kind is its own"}},
+		{"as an axis", []string{"workloads: [a]", "matrix: {workload.kind: [core, tpcc]}"},
+			[]string{"matrix.workload.kind: a workload's kind is its own, not an axis"}},
 		{"warehouses on workload A", []string{"workloads: [{name: big, builtin: a, properties: {tpcc.warehouses: 2}}]"},
-			[]string{`property "tpcc.warehouses": a setting of the tpcc kind`, "this workload's kind is core: set kind=tpcc", "step pg.big"}},
+			[]string{`property "tpcc.warehouses": a setting of the tpcc kind`, "this workload's kind is core: set workload.kind=tpcc", "step pg.big"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			lines := append([]string{"name: kinds"}, c.lines...)
@@ -450,8 +450,8 @@ func TestKindIsTheWorkloadsOwn(t *testing.T) {
 		})
 	}
 	p := plan(t, "name: own", "targets: [{name: pg, database: postgres}]",
-		"workloads: [{name: mine, properties: {kind: ledger, recordcount: 10, readproportion: 0, updateproportion: 0, transferproportion: 1}}]")
+		"workloads: [{name: mine, properties: {workload.kind: ledger, recordcount: 10, readproportion: 0, updateproportion: 0, transferproportion: 1}}]")
 	last := p.Steps[len(p.Steps)-1]
-	kind, _, ok := last.Properties.Lookup("kind")
+	kind, _, ok := last.Properties.Lookup("workload.kind")
 	require.True(t, ok && kind == "ledger", "a workload's own kind is its step's: %s", last.ID)
 }

@@ -45,9 +45,9 @@ const (
 	InsertionRetryInterval  = "core_workload_insertion_retry_interval"
 )
 
-// Kind names a workload's kind: core (YCSB's CoreWorkload, the
+// WorkloadKind names a workload's kind: core (YCSB's CoreWorkload, the
 // default), ledger or tpcc (package workload's kind table).
-const Kind = "kind"
+const WorkloadKind = "workload.kind"
 
 // dbarena's ledger: transfers between accounts whose balances sum to a
 // constant, checked after the run (docs/guide/ledger.md).
@@ -143,7 +143,7 @@ func Known() []string {
 		RequestDistribution, ZipfianConstant, HotspotDataFraction, HotspotOpnFraction, ExponentialPercentile,
 		ExponentialFrac, MinScanLength, MaxScanLength, ScanLengthDistribution, InsertOrder, ZeroPadding,
 		DataIntegrity, InsertionRetryLimit, InsertionRetryInterval,
-		Kind, TransferProportion, LedgerBalance, LedgerFloor, LedgerMaxAmount, LedgerAuditInterval, TPCCWarehouses, TPCCMix, TPCCMode, TPCCTimeScale,
+		WorkloadKind, TransferProportion, LedgerBalance, LedgerFloor, LedgerMaxAmount, LedgerAuditInterval, TPCCWarehouses, TPCCMix, TPCCMode, TPCCTimeScale,
 		Workload, DB, Exporter, ExportFile, ThreadCount, Target, MaxExecutionTime, DoTransactions, BatchSize,
 		StatusInterval,
 		Seed, WarmupTime, WarmupOperations, WarmupSteady, JSONOutput, HdrLog, LateThreshold, StopOnErrorRate,

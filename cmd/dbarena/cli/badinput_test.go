@@ -49,9 +49,9 @@ func TestBadInputLimits(t *testing.T) {
 		"merge --window 0":           {[]string{"merge", "--window", "0s", "../../../merge/testdata/none.hlog"}, []string{"--window 0s: want a positive duration"}},
 		"merge --offset 100y":        {[]string{"merge", "--offset", "x.hlog=+876000h", "x.hlog"}, []string{"want a clock offset within ±24h0m0s"}},
 		"merge /dev/zero":            {[]string{"merge", "/dev/zero"}, []string{"/dev/zero: not a regular file"}},
-		"warehouses on workload A":   {ycsb("-p", "tpcc.warehouses=2"), []string{`property "tpcc.warehouses": a setting of the tpcc kind`, "set kind=tpcc"}},
-		"transfers without a ledger": {ycsb("-p", "transferproportion=0.5", "-p", "readproportion=0.5", "-p", "updateproportion=0"), []string{`property "transferproportion": a setting of the ledger kind`, "set kind=ledger"}},
-		"a kind that is not one":     {ycsb("-p", "kind=tpc-c"), []string{`property "kind": "tpc-c": want a workload kind, one of core, ledger, tpcc`}},
+		"warehouses on workload A":   {ycsb("-p", "tpcc.warehouses=2"), []string{`property "tpcc.warehouses": a setting of the tpcc kind`, "set workload.kind=tpcc"}},
+		"transfers without a ledger": {ycsb("-p", "transferproportion=0.5", "-p", "readproportion=0.5", "-p", "updateproportion=0"), []string{`property "transferproportion": a setting of the ledger kind`, "set workload.kind=ledger"}},
+		"a kind that is not one":     {ycsb("-p", "workload.kind=tpc-c"), []string{`property "workload.kind": "tpc-c": want a workload kind, one of core, ledger, tpcc`}},
 		"keys --draws 2^63-1":        {[]string{"keys", "--records", "100", "--draws", "9223372036854775807"}, []string{"--draws 9223372036854775807: at most 100000000"}},
 	} {
 		t.Run(name, func(t *testing.T) {
