@@ -12,7 +12,7 @@ import (
 	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/analysis/steady"
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -159,7 +159,7 @@ func (tr *targetRun) recordCores(pool []int) error {
 	if len(taken) == 0 {
 		return nil
 	}
-	free := limits.Others(pool, taken)
+	free := cgroup.Others(pool, taken)
 	if len(free) == 0 {
 		return fmt.Errorf("target %s: deploy.pin: the database took cores %v, every one this process may use; none is left for the load generator", tr.t.Name, taken)
 	}

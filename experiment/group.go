@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -373,7 +373,7 @@ func (g *group) focus(tr *targetRun) error {
 // confine keeps the load generator off the cores tr's database was
 // given, and gives it every other core it had.
 func (g *group) confine(tr *targetRun) error {
-	want := limits.Others(g.pool, tr.databaseCores())
+	want := cgroup.Others(g.pool, tr.databaseCores())
 	if len(want) == len(g.pool) {
 		want = nil
 	}
@@ -389,7 +389,7 @@ func (g *group) confine(tr *targetRun) error {
 	if len(want) == 0 {
 		return fmt.Errorf("target %s: deploy.pin: the database took cores %v, every one this process may use; none is left for the load generator", tr.t.Name, tr.databaseCores())
 	}
-	restore, err := limits.ConfineSelf(want)
+	restore, err := cgroup.ConfineSelf(want)
 	if err != nil {
 		return fmt.Errorf("target %s: keep the load generator off the database's cores: %w", tr.t.Name, err)
 	}

@@ -9,21 +9,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 )
 
-// blockCounter is a cgroup's block-layer counters (limits.BlockIO; tests
+// blockCounter is a cgroup's block-layer counters (cgroup.BlockIO; tests
 // give fixtures).
 type blockCounter interface {
 	// Read returns the bytes read and written per device.
-	Read() ([]limits.DeviceIO, error)
+	Read() ([]cgroup.DeviceIO, error)
 	// Procs lists the processes the counters hold.
 	Procs() ([]int, error)
 }
 
 // findCgroup finds the block-layer counters of pid's cgroup.
 func findCgroup(pid int) (blockCounter, bool, error) {
-	b, ok, err := limits.FindBlockIO(pid)
+	b, ok, err := cgroup.FindBlockIO(pid)
 	return b, ok, err
 }
 

@@ -10,17 +10,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 )
 
 // fakeCgroup is a cgroup's counters as a test sets them.
 type fakeCgroup struct {
-	devs     []limits.DeviceIO
+	devs     []cgroup.DeviceIO
 	procs    []int
 	procsErr error
 }
 
-func (f *fakeCgroup) Read() ([]limits.DeviceIO, error) { return f.devs, nil }
+func (f *fakeCgroup) Read() ([]cgroup.DeviceIO, error) { return f.devs, nil }
 func (f *fakeCgroup) Procs() ([]int, error)            { return f.procs, f.procsErr }
 
 // writeSysBlock makes a /sys/dev/block of whole disks vda (254:0), loop0
@@ -54,8 +54,8 @@ func TestProcessTreeCgroup(t *testing.T) {
 		return []fakeProc{{pid: 100, ppid: 1, start: 10, read: read, write: write},
 			{pid: 101, ppid: 100, start: 20}, stranger}
 	}
-	devs := func(n uint64) []limits.DeviceIO {
-		return []limits.DeviceIO{
+	devs := func(n uint64) []cgroup.DeviceIO {
+		return []cgroup.DeviceIO{
 			{Major: 254, Minor: 0, ReadBytes: n, WriteBytes: 2 * n},
 			{Major: 254, Minor: 1, ReadBytes: 1e9, WriteBytes: 1e9}, // a partition: its disk counts it
 			{Major: 7, Minor: 0, ReadBytes: 1e9, WriteBytes: 1e9},   // a loop device's file is on a disk

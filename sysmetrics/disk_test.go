@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/internal/testenv"
 )
 
@@ -71,23 +71,23 @@ var diskCases = []diskCase{
 // TestDiskFigures writes and reads a known number of bytes, with direct
 // I/O, with the WAL's pattern of small synchronous writes, and buffered,
 // from a process tree in a cgroup that counts block I/O (made by
-// deploy/limits) and from one without, and checks a tree's figures
+// internal/cgroup) and from one without, and checks a tree's figures
 // against the bytes and against what /proc/diskstats saw over the same
 // span: the disk figures of a tree are the block layer's, never more than
 // the device's, and its dirtied page cache is a figure of its own.
 func TestDiskFigures(t *testing.T) {
 	testenv.Root(t, "disk accounting tests (cgroups)")
 	dir := diskDir(t)
-	h, err := limits.NewHost()
+	h, err := cgroup.NewHost()
 	require.NoError(t, err)
-	g, err := h.New("sysmetrics-disk", limits.Limits{CountIO: true})
+	g, err := h.New("sysmetrics-disk", cgroup.Limits{CountIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, g.Close()) })
 	if !g.CountsIO() {
 		testenv.Missing(t, "no cgroup counts block I/O here: "+g.NoIOReason())
 	}
 	counted := startShell(t, filepath.Join(dir, "cgroup"), g)
-	blk, ok, err := limits.FindBlockIO(counted.pid())
+	blk, ok, err := cgroup.FindBlockIO(counted.pid())
 	require.NoError(t, err)
 	require.True(t, ok)
 	plain := startShell(t, filepath.Join(dir, "plain"), nil)
@@ -209,7 +209,7 @@ type shell struct {
 
 // startShell starts a shell in dir, inside g unless g is nil; it is killed
 // when the test ends.
-func startShell(t *testing.T, dir string, g *limits.Group) *shell {
+func startShell(t *testing.T, dir string, g *cgroup.Group) *shell {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	cmd := exec.Command("/bin/sh", "-c", `while read -r line; do eval "$line"; echo "done $?"; done`)

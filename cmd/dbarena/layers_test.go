@@ -23,7 +23,7 @@ var floors = []struct {
 		"driver/drivertest"}},
 	{"plug-ins", []string{"driver/", "deploy/", "sysmetrics", "dbmetrics", "reference"}},
 	{"contracts and formats", []string{"driver", "deploy", "results", "workload", "workloads", "measure", "properties", "record"}},
-	{"leaves", []string{"internal/", "deploy/limits"}},
+	{"leaves", []string{"internal/"}},
 }
 
 // floorOf places a package (its path inside the module).
@@ -50,7 +50,7 @@ func implementation(pkg string) (family string, ok bool) {
 	for _, fam := range []string{"driver/", "deploy/"} {
 		if strings.HasPrefix(pkg, fam) {
 			switch pkg {
-			case "driver/drivers", "driver/drivertest", "deploy/providers", "deploy/limits", "deploy/deploytest":
+			case "driver/drivers", "driver/drivertest", "deploy/providers", "deploy/deploytest":
 				return "", false
 			}
 			return fam, true
@@ -126,7 +126,8 @@ func TestFloorOf(t *testing.T) {
 		"driver":             "contracts and formats",
 		"driver/postgres":    "plug-ins",
 		"driver/drivertest":  "pipeline",
-		"deploy/limits":      "leaves",
+		"internal/cgroup":    "leaves",
+		"deploy/local":       "plug-ins",
 		"workload/generator": "contracts and formats",
 		"internal/clock":     "leaves",
 		"analysis/usl":       "pipeline",

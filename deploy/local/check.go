@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/sysmetrics"
 )
 
@@ -41,7 +41,7 @@ func (p *Provider) Check(req deploy.Request) error {
 			errs = append(errs, err)
 		}
 	}
-	l := limits.Limits{CPUs: req.CPUs, MemoryBytes: req.MemoryBytes, Pin: req.Pin}
+	l := cgroup.Limits{CPUs: req.CPUs, MemoryBytes: req.MemoryBytes, Pin: req.Pin}
 	if err := l.Validate(sysmetrics.CPUCount()); err != nil {
 		errs = append(errs, err)
 	}

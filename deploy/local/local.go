@@ -3,7 +3,7 @@
 // loopback interface, with data in a directory of the work root
 // (ROOT/local/PID-NAME-RANDOM, see internal/workdir) that teardown
 // removes, optionally capped in CPUs and memory through cgroups (see
-// deploy/limits), so that a vertical-scaling study runs on one machine.
+// internal/cgroup), so that a vertical-scaling study runs on one machine.
 // Each server runs in a cgroup of its own where the machine allows (root,
 // or a delegated cgroup v2), with limits or without, so that its disk
 // figures come from the block layer.
@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/internal/proctree"
@@ -49,13 +49,13 @@ type Provider struct {
 	// cgroups is shared by every deployment of the provider, so that
 	// CPU-pinned targets get different cores.
 	cgroupsOnce sync.Once
-	cgroups     *limits.Host
+	cgroups     *cgroup.Host
 	cgroupsErr  error
 }
 
 // limitsHost returns the provider's cgroup host, made on first use.
-func (p *Provider) limitsHost() (*limits.Host, error) {
-	p.cgroupsOnce.Do(func() { p.cgroups, p.cgroupsErr = limits.NewHost() })
+func (p *Provider) limitsHost() (*cgroup.Host, error) {
+	p.cgroupsOnce.Do(func() { p.cgroups, p.cgroupsErr = cgroup.NewHost() })
 	return p.cgroups, p.cgroupsErr
 }
 
@@ -264,7 +264,7 @@ func (d *deployment) serveOne(ctx context.Context, spec *cmdSpec, port int, mark
 // node is one server process with how it stops.
 type node struct {
 	*proc
-	group *limits.Group
+	group *cgroup.Group
 	sig   syscall.Signal
 	grace time.Duration
 }
@@ -380,11 +380,11 @@ func (d *deployment) nodeDir(name string) (string, error) {
 // what vda wrote under PostgreSQL. Where no cgroup can count (not root,
 // no blkio or io controller), the server runs as it would have and its
 // disk writes go unmeasured: nil.
-func (d *deployment) ioGroup(hostName string, c *cmdSpec) *limits.Group {
+func (d *deployment) ioGroup(hostName string, c *cmdSpec) *cgroup.Group {
 	lh, err := d.provider.limitsHost()
-	var g *limits.Group
+	var g *cgroup.Group
 	if err == nil {
-		g, err = lh.New(hostName, limits.Limits{CountIO: true})
+		g, err = lh.New(hostName, cgroup.Limits{CountIO: true})
 	}
 	if err == nil && !g.CountsIO() {
 		err = errors.New(g.NoIOReason())
@@ -420,7 +420,7 @@ func (d *deployment) start(hostName string, c *cmdSpec) (*node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)
 		}
-		g, err := lh.New(hostName, limits.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true, Pin: d.req.Pin,
+		g, err := lh.New(hostName, cgroup.Limits{CPUs: d.req.CPUs, MemoryBytes: d.req.MemoryBytes, CountIO: true, Pin: d.req.Pin,
 			Cores: deploy.NodeCores(d.req.Cores, d.req.CPUs, d.req.Nodes, len(d.procs))})
 		if err != nil {
 			return nil, fmt.Errorf("resource limits for %s: %w", hostName, err)

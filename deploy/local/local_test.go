@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/deploy/limits"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/internal/testenv"
 )
 
@@ -180,7 +180,7 @@ func TestServerCountsItsDiskIO(t *testing.T) {
 	d := up(t, deploy.Request{Name: "io", Database: "redis"})
 	require.Empty(t, d.Limits(), "counting is not a limit")
 	pid := d.Hosts()[0].PID
-	b, ok, err := limits.FindBlockIO(pid)
+	b, ok, err := cgroup.FindBlockIO(pid)
 	require.NoError(t, err)
 	require.True(t, ok, "the server's I/O is counted")
 	require.Contains(t, b.String(), "dbarena-io-")

@@ -1,4 +1,4 @@
-// Package limits caps the CPUs and memory of a local process tree, so that
+// Package cgroup caps the CPUs and memory of a local process tree, so that
 // a vertical-scaling study (1, 2, 4 cores; 1, 2 GiB) runs several database
 // servers side by side on one machine, and counts the tree's disk I/O.
 //
@@ -39,9 +39,9 @@
 //
 // Typical use:
 //
-//	host, err := limits.NewHost()
+//	host, err := cgroup.NewHost()
 //	...
-//	g, err := host.New("postgres", limits.Limits{CPUs: 2, MemoryBytes: 1 << 30})
+//	g, err := host.New("postgres", cgroup.Limits{CPUs: 2, MemoryBytes: 1 << 30})
 //	if err != nil {
 //		return err
 //	}
@@ -53,4 +53,4 @@
 //	}
 //	log.Info("limits", "applied", g.Describe()) // "2 CPUs (cfs quota ...), 1 GiB memory ..., cgroup v1"
 //	err = cmd.Start()
-package limits
+package cgroup
