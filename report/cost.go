@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/cost"
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // costView is the report's price-performance section.
@@ -180,11 +181,11 @@ func dynamoBill(t *results.TargetInfo, c *cell) (*cost.DynamoDBBill, error) {
 		secs += tr.Duration.Seconds()
 		for _, op := range tr.Ops {
 			switch op.Name {
-			case "READ", "SCAN":
+			case workload.Read.String(), workload.Scan.String():
 				reads += float64(op.Operations)
-			case "UPDATE", "INSERT", "DELETE":
+			case workload.Update.String(), workload.Insert.String(), workload.Delete.String():
 				writes += float64(op.Operations)
-			case "READ-MODIFY-WRITE":
+			case workload.ReadModifyWrite.String():
 				reads += float64(op.Operations)
 				writes += float64(op.Operations)
 			}

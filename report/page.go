@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/objective"
 	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/workload"
 )
 
 // page is everything the HTML template shows, already formatted: the
@@ -355,7 +356,7 @@ func trialOf(t *results.Trial) trialView {
 // transfers is how many ledger transfers a row's window completed.
 func transfers(t *results.Trial) int64 {
 	for _, o := range t.Ops {
-		if o.Name == "TRANSFER" { // workload.Transfer's series
+		if o.Name == workload.Transfer.String() {
 			return o.Operations - o.Errors
 		}
 	}

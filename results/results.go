@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbarena/dbarena/workload"
 )
 
 // File names inside a results directory.
@@ -519,7 +521,4 @@ const AllOps = "ALL"
 
 // OpNames returns the operation types trials.csv has columns for, in
 // YCSB's order.
-func OpNames() []string {
-	return []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "TRANSFER",
-		"NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL"}
-}
+func OpNames() []string { return workload.KindNames() }

@@ -143,13 +143,13 @@ func TPCCFiguresOf(counters map[string]float64, d time.Duration, terminals int, 
 		byName[o.Name] = o
 	}
 	var done int64
-	for k := range tpcc.NumKinds {
+	for _, k := range tpcc.Kinds() {
 		o, ok := byName[k.Name()]
 		if !ok || o.Operations == 0 {
 			continue // no p90 of nothing
 		}
 		done += o.Operations - o.Errors
-		f.P90 = append(f.P90, P90Verdict{Name: o.Name, P90Ms: o.Latency.P90 / 1000, LimitS: tpcc.P90Limit[k], Operations: o.Operations})
+		f.P90 = append(f.P90, P90Verdict{Name: o.Name, P90Ms: o.Latency.P90 / 1000, LimitS: k.P90Limit().Seconds(), Operations: o.Operations})
 	}
 	no := byName[tpcc.NewOrder.Name()]
 	f.RolledBack = -1

@@ -157,7 +157,7 @@ func DefaultConfig() Config {
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: DistUniform,
 		InsertOrder: InsertHashed, ZeroPadding: 1, InsertionRetryInterval: 3 * time.Second,
 		Ledger: Ledger{Balance: 1000, Floor: 0, MaxAmount: 100, AuditEvery: 5 * time.Second},
-		TPCC:   TPCC{Mix: tpcc.DefaultMix, Mode: tpcc.Unpaced, TimeScale: 1},
+		TPCC:   TPCC{Mix: tpcc.DefaultMix(), Mode: tpcc.Unpaced, TimeScale: 1},
 	}
 }
 

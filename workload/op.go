@@ -30,10 +30,10 @@ const (
 	NumKinds
 )
 
-// kindNames are YCSB's measurement names for each kind, and dbarena's
-// for its own.
-var kindNames = [NumKinds]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "TRANSFER",
-	"NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL"}
+// kindNames are YCSB's measurement names for its kinds, and dbarena's
+// for the ledger's transfer; TPC-C's transactions are named by package
+// tpcc.
+var kindNames = [NewOrder]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "TRANSFER"}
 
 // TPCC returns the TPC-C transaction a kind is, and whether it is one.
 func (k OpKind) TPCC() (tpcc.Kind, bool) {
@@ -45,14 +45,23 @@ func (k OpKind) TPCC() (tpcc.Kind, bool) {
 
 // String returns YCSB's name of the kind ("READ", "READ-MODIFY-WRITE", ...).
 func (k OpKind) String() string {
-	if k < NumKinds {
+	if t, ok := k.TPCC(); ok {
+		return t.Name()
+	}
+	if k >= 0 && k < NewOrder {
 		return kindNames[k]
 	}
 	return "UNKNOWN"
 }
 
 // KindNames returns the names of all kinds, indexed by OpKind.
-func KindNames() []string { return append([]string(nil), kindNames[:]...) }
+func KindNames() []string {
+	out := make([]string, NumKinds)
+	for k := range NumKinds {
+		out[k] = k.String()
+	}
+	return out
+}
 
 // Operation is the next thing a worker should do. It is owned by the Worker
 // that returned it and overwritten by the next call: Key, Fields and Values

@@ -22,7 +22,7 @@ func TestTPCCMix(t *testing.T) {
 		require.True(t, ok)
 		got[k]++
 	}
-	for k, share := range tpcc.DefaultMix {
+	for k, share := range tpcc.DefaultMix() {
 		require.InDelta(t, share/100, float64(got[tpcc.Kind(k)])/n, 0.01, tpcc.Kind(k))
 	}
 

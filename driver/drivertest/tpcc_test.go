@@ -113,8 +113,9 @@ func requireConsistent(t *testing.T, s driver.SQLTransactor, initial bool) {
 // New-Orders, 43 Payments and 4 of each other transaction.
 func deck(j int) tpcc.Kind {
 	c, k := j%100, tpcc.Kind(0)
-	for left := c; left >= int(tpcc.DefaultMix[k]); k++ {
-		left -= int(tpcc.DefaultMix[k])
+	mix := tpcc.DefaultMix()
+	for left := c; left >= int(mix[k]); k++ {
+		left -= int(mix[k])
 	}
 	return k
 }

@@ -26,9 +26,9 @@ type Condition struct {
 	query string
 }
 
-// Conditions are the consistency conditions checked: 1 to 12 of clause
+// conditions are the consistency conditions checked: 1 to 12 of clause
 // 3.3.2, all of them.
-var Conditions = []Condition{
+var conditions = []Condition{
 	{Number: 1, Rule: "W_YTD = sum(D_YTD) for each warehouse", Columns: []string{"w_id", "w_ytd", "sum_d_ytd"},
 		query: `SELECT {w_id}, {w_ytd}, {s} FROM warehouse JOIN (SELECT d_w_id, SUM(d_ytd) AS s FROM district GROUP BY d_w_id) d
   ON d.d_w_id = w_id WHERE w_ytd <> s ORDER BY w_id`},
@@ -114,7 +114,7 @@ func (v Verdict) String() string {
 // never one that failed.
 func Check(ctx context.Context, s driver.SQLTransactor, initial bool) ([]Verdict, error) {
 	var out []Verdict
-	for _, c := range Conditions {
+	for _, c := range conditions {
 		if c.InitialOnly && !initial {
 			continue
 		}

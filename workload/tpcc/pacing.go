@@ -31,14 +31,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q: want %s (keying and think times, tpmC) or %s (as fast as the database answers, transactions per second)", s, Spec, Unpaced)
 }
 
-// Keying is each transaction's minimum keying time (clause 5.2.5.2).
-var Keying = [NumKinds]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
-
-// MeanThink is each transaction's mean think time (clause 5.2.5.4); a
-// think time is drawn from the negative exponential distribution with
-// this mean, truncated at 10 times it (clause 5.2.5.7).
-var MeanThink = [NumKinds]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
-
 // MaxTpmCPerWarehouse bounds the New-Orders a minute of spec-paced
 // terminals, 10 a warehouse, running the default mix with transactions
 // that take no time: 10 terminals x 60 s x 45% / the mean cycle of
@@ -64,20 +56,20 @@ func NewPacing(scale float64, seed uint64) *Pacing {
 // whatever the mix (30 s for New-Order at the specification's times).
 func LongestCycle(scale float64) time.Duration {
 	var most time.Duration
-	for k := range NumKinds {
-		most = max(most, Keying[k]+MeanThink[k])
+	for _, k := range Kinds() {
+		most = max(most, k.Keying()+k.MeanThink())
 	}
 	return time.Duration(float64(most) * scale)
 }
 
 // Keying is the keying time before a transaction of kind k.
 func (p *Pacing) Keying(k Kind) time.Duration {
-	return time.Duration(float64(Keying[k]) * p.Scale)
+	return time.Duration(float64(k.Keying()) * p.Scale)
 }
 
 // Think draws the think time after a transaction of kind k.
 func (p *Pacing) Think(k Kind) time.Duration {
-	mean := float64(MeanThink[k]) * p.Scale
+	mean := float64(k.MeanThink()) * p.Scale
 	// -ln(u) for u in (0, 1] is exponential with mean 1.
 	t := -math.Log(1-p.r.Float64()) * mean
 	return time.Duration(min(t, 10*mean))

@@ -14,17 +14,17 @@ import (
 func TestPacingBound(t *testing.T) {
 	p := NewPacing(1, 7)
 	var cycle, share float64
-	for k, s := range DefaultMix {
+	for k, s := range DefaultMix() {
 		const n = 20_000
 		var sum time.Duration
 		for range n {
 			d := p.Think(Kind(k))
-			require.LessOrEqual(t, d, 10*MeanThink[k])
+			require.LessOrEqual(t, d, 10*Kind(k).MeanThink())
 			sum += d
 		}
 		mean := sum / n
-		require.InEpsilon(t, MeanThink[k].Seconds(), mean.Seconds(), 0.03, Kind(k).Name())
-		cycle += s / 100 * (Keying[k] + MeanThink[k]).Seconds()
+		require.InEpsilon(t, Kind(k).MeanThink().Seconds(), mean.Seconds(), 0.03, Kind(k).Name())
+		cycle += s / 100 * (Kind(k).Keying() + Kind(k).MeanThink()).Seconds()
 		share += s / 100
 	}
 	require.InDelta(t, 1, share, 1e-9)

@@ -11,7 +11,9 @@ import (
 
 // Tables are TPC-C's tables, in the order they are dropped (none
 // references another: the specification requires no foreign keys).
-var Tables = []string{"order_line", "new_order", "orders", "history", "customer", "district", "stock", "item", "warehouse"}
+func Tables() []string {
+	return []string{"order_line", "new_order", "orders", "history", "customer", "district", "stock", "item", "warehouse"}
+}
 
 // ddl are the tables' definitions in the types of clause 1.3: money as
 // DECIMAL, identifiers as INTEGER, text as VARCHAR/CHAR, dates as
@@ -54,7 +56,7 @@ var ddl = []string{
 // implicitly anyway).
 func CreateSchema(ctx context.Context, s driver.SQLTransactor) error {
 	var stmts []string
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
 	}
 	stmts = append(stmts, ddl...)
@@ -78,7 +80,7 @@ func CreateSchema(ctx context.Context, s driver.SQLTransactor) error {
 // consistency conditions' joins from the statistics of empty tables (56 s
 // for one warehouse's, under 2 s once analyzed).
 func Analyze(ctx context.Context, s driver.SQLTransactor) error {
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		q := "ANALYZE " + t
 		if s.Dialect() == driver.DialectMySQL {
 			q = "ANALYZE TABLE " + t
