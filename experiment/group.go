@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
 )

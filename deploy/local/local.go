@@ -34,9 +34,9 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/deploy"
-	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/driver/drivers"
+	"github.com/dbarena/dbarena/internal/cgroup"
 	"github.com/dbarena/dbarena/internal/proctree"
 	"github.com/dbarena/dbarena/internal/workdir"
 )
