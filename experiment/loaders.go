@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/experiment/spec"
 	"github.com/dbarena/dbarena/internal/workdir"
 	"github.com/dbarena/dbarena/loader"
+	"github.com/dbarena/dbarena/loader/fleet"
 	"github.com/dbarena/dbarena/measure/hlog"
 	"github.com/dbarena/dbarena/merge"
 	"github.com/dbarena/dbarena/properties"
@@ -160,9 +161,13 @@ func (tr *targetRun) runLoaders(ctx context.Context, st *spec.Step, lp loaderPla
 		// output as it is written: whatever happens to the loader, what
 		// it measured until then is here.
 		runs[i] = loader.Run{Verb: verb, Driver: tr.t.Driver, Properties: pfile, Slot: loader.Slot{Index: i, Count: lp.n}, RunID: st.ID,
-			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, loaderFile(i, "json"))}
+			StartAt: startAt, HdrLog: results.StdoutPath, JSON: filepath.Join(out, fleet.File(i, "json"))}
 	}
-	ends, err := tr.runLoaderProcesses(ctx, bin, remotes, runs, logDir, startAt, prog)
+	o := fleet.Options{Binary: bin, Remotes: remotes, Runs: runs, LogDir: logDir, StartAt: startAt, Abort: tr.s.opts.Abort, Log: tr.s.log}
+	if prog != nil {
+		o.Live = prog.loaders
+	}
+	ends, err := fleet.Run(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,7 +201,7 @@ type loaderFiles struct {
 // mergeLoaders merges what trial id's loaders measured into its result:
 // the error is a loaderLoss when a loader was lost (the result then
 // holds what the others measured).
-func (tr *targetRun) mergeLoaders(id string, lp loaderPlan, cfg runner.Config, f loaderFiles, ends []loaderEnd, startAt time.Time) (*runner.Result, *loaderOutcome, error) {
+func (tr *targetRun) mergeLoaders(id string, lp loaderPlan, cfg runner.Config, f loaderFiles, ends []fleet.End, startAt time.Time) (*runner.Result, *loaderOutcome, error) {
 	inputs, sums, err := readLoaderFiles(f.dir, f.logDir, f.offsets, ends)
 	if err != nil {
 		return nil, nil, err
@@ -271,10 +276,6 @@ func writePrivate(path string, props *properties.Set) error {
 	return errors.Join(werr, f.Close())
 }
 
-// loaderFile names loader i's file of the given extension, the same in
-// its directory and in this process's.
-func loaderFile(i int, ext string) string { return fmt.Sprintf("loader-%d.%s", i, ext) }
-
 // stageRemotes gives each loader behind a command prefix (ssh host, ip
 // netns exec ns) a directory of its own with the binary and the
 // properties: it may not share this file system, and nothing but sh
@@ -321,24 +322,24 @@ func (tr *targetRun) loaderOffsets(ctx context.Context, st *spec.Step, remotes [
 }
 
 // fetchLoaderSummaries copies each remote loader's summary into dir,
-// within loaderFetchWait and also after ctx ended. A summary that does
+// within fleet.FetchWait and also after ctx ended. A summary that does
 // not come back is logged: the loader's intervals streamed back already.
-func fetchLoaderSummaries(ctx context.Context, remotes []*loader.Remote, dir string, ends []loaderEnd) {
-	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loaderFetchWait)
+func fetchLoaderSummaries(ctx context.Context, remotes []*loader.Remote, dir string, ends []fleet.End) {
+	fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fleet.FetchWait)
 	defer cancel()
 	for i, r := range remotes {
-		if r == nil || ends[i].lost != "" {
+		if r == nil || ends[i].Lost != "" {
 			// A lost loader's summary would not come, or not in time:
 			// its stream is what it measured.
 			continue
 		}
-		f := loaderFile(i, "json")
+		f := fleet.File(i, "json")
 		if err := r.Fetch(fetchCtx, f, filepath.Join(dir, f)); err != nil {
-			ends[i].lost = fmt.Sprintf("its summary did not come back: %v", err)
-			if ends[i].failed != "" {
+			ends[i].Lost = fmt.Sprintf("its summary did not come back: %v", err)
+			if ends[i].Failed != "" {
 				// Its link is the likelier culprit (ssh ends with 255,
 				// kubectl exec with 1 when the pod is gone): say both.
-				ends[i].lost = ends[i].failed + ", and " + ends[i].lost
+				ends[i].Lost = ends[i].Failed + ", and " + ends[i].Lost
 			}
 		}
 	}
@@ -349,23 +350,23 @@ func fetchLoaderSummaries(ctx context.Context, remotes []*loader.Remote, dir str
 // the summaries there are (nil for a lost loader that left none); a
 // loader that failed and left no summary is lost. It fails when no
 // loader measured anything.
-func readLoaderFiles(dir, logDir string, offsets []merge.Offset, ends []loaderEnd) ([]merge.Input, []*results.Summary, error) {
+func readLoaderFiles(dir, logDir string, offsets []merge.Offset, ends []fleet.End) ([]merge.Input, []*results.Summary, error) {
 	n := len(offsets)
 	var inputs []merge.Input
 	sums := make([]*results.Summary, n)
 	var errs []error
 	for i := range n {
-		sum, err := results.ReadSummary(filepath.Join(dir, loaderFile(i, "json")))
+		sum, err := results.ReadSummary(filepath.Join(dir, fleet.File(i, "json")))
 		switch {
 		case err == nil:
 			sums[i] = &sum
-		case ends[i].lost != "":
-		case ends[i].failed != "":
-			ends[i].lost = ends[i].failed
+		case ends[i].Lost != "":
+		case ends[i].Failed != "":
+			ends[i].Lost = ends[i].Failed
 		default:
 			errs = append(errs, fmt.Errorf("loader %d of %d: summary: %w", i, n, err))
 		}
-		path := filepath.Join(logDir, loaderFile(i, "hlog"))
+		path := filepath.Join(logDir, fleet.File(i, "hlog"))
 		if measuredSomething(path) {
 			inputs = append(inputs, merge.Input{Name: fmt.Sprintf("loader %d", i), Path: path, Offset: offsets[i].Offset})
 		} else {
@@ -379,11 +380,11 @@ func readLoaderFiles(dir, logDir string, offsets []merge.Offset, ends []loaderEn
 }
 
 // lostText is ": WHY" for a lost loader, "" for one that finished.
-func lostText(e loaderEnd) string {
-	if e.lost == "" {
+func lostText(e fleet.End) string {
+	if e.Lost == "" {
 		return ""
 	}
-	return ": " + e.lost
+	return ": " + e.Lost
 }
 
 // measuredSomething says whether an interval log holds an interval.
@@ -411,11 +412,11 @@ func (e *loaderLoss) Error() string {
 // lossOf describes the lost loaders (nil when none was): which, when
 // into the trial, and why, and the share of the planned loader time the
 // trial holds.
-func lossOf(ends []loaderEnd, m *merge.Result, inputs []merge.Input, startAt time.Time, cfg runner.Config) *loaderLoss {
+func lossOf(ends []fleet.End, m *merge.Result, inputs []merge.Input, startAt time.Time, cfg runner.Config) *loaderLoss {
 	var lost []string
 	for i, e := range ends {
-		if e.lost != "" {
-			lost = append(lost, fmt.Sprintf("loader %d of %d lost %s into the trial: %s", i, len(ends), e.at.Sub(startAt).Round(100*time.Millisecond), e.lost))
+		if e.Lost != "" {
+			lost = append(lost, fmt.Sprintf("loader %d of %d lost %s into the trial: %s", i, len(ends), e.At.Sub(startAt).Round(100*time.Millisecond), e.Lost))
 		}
 	}
 	if len(lost) == 0 {

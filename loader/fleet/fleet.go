@@ -1,14 +1,17 @@
-package experiment
-
-// The loader processes of a trial: started together, their interval
-// logs streamed back on their standard output, watched for a stall,
-// stopped and killed.
+// Package fleet runs the loader processes of one trial: started
+// together on this machine or through a loader.Remote, their interval
+// logs streamed back on their standard output into files, watched for
+// a stall, stopped when their standard input closes and killed at a
+// second interrupt. Package loader is the protocol they speak; the
+// experiment merges what they measured.
+package fleet
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -24,13 +27,13 @@ import (
 	"github.com/dbarena/dbarena/runner"
 )
 
-// loaderStopWait is how long a loader may take to stop and write its
+// StopWait is how long a loader may take to stop and write its
 // files after its standard input closed: its own stop's grace and
 // abandon time, and a margin to write.
-const loaderStopWait = runner.DefaultStopGrace + 3*time.Second
+const StopWait = runner.DefaultStopGrace + 3*time.Second
 
-// loaderFetchWait bounds copying a remote loader's files back.
-const loaderFetchWait = time.Minute
+// FetchWait bounds copying a remote loader's files back.
+const FetchWait = time.Minute
 
 // killOnAbort kills every loader when abort closes (a second Ctrl-C);
 // the returned function stops watching.
@@ -48,25 +51,25 @@ func killOnAbort(abort <-chan struct{}, cmds []*exec.Cmd) func() {
 	return func() { close(done) }
 }
 
-// loaderStall is how long a running loader may send nothing before it
+// Stall is how long a running loader may send nothing before it
 // is declared lost: it writes an interval every second.
-const loaderStall = 5 * time.Second
+const Stall = 5 * time.Second
 
-// loaderEnd is how one loader process ended.
-type loaderEnd struct {
-	// lost says why the loader is lost ("" when it finished): killed by
-	// a signal, no data for loaderStall, or ended with an error and left
+// End is how one loader process ended.
+type End struct {
+	// Lost says why the loader is lost ("" when it finished): killed by
+	// a signal, no data for Stall, or ended with an error and left
 	// no summary.
-	lost string
-	// failed is how a loader that exited with an error status ended
+	Lost string
+	// Failed is how a loader that exited with an error status ended
 	// ("exited with status 1"), until its summary says why: one that
 	// stopped by its own stop-on-error-rate is not lost, it wrote what it
 	// measured and why it stopped. Without a summary it is lost.
-	failed string
-	// at is when it ended or was declared lost.
-	at time.Time
-	// tail is the end of its standard error, for the log.
-	tail string
+	Failed string
+	// At is when it ended or was declared lost.
+	At time.Time
+	// Tail is the end of its standard error, for the log.
+	Tail string
 }
 
 // stream is a loader's standard output copied into its interval log
@@ -124,15 +127,41 @@ func (s *stream) read(r io.Reader) {
 	}
 }
 
-// runLoaderProcesses starts every loader, streams its interval log into
-// logDir, and waits for all of them. A loader that sends nothing for
-// loaderStall after the common start is declared lost and killed; its
-// process (or the ssh or kubectl in front of it) ends, and with it the
-// remote process, which stops when its standard input closes. The
-// error is one that kept a loader from starting (the others are then
-// killed).
-func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes []*loader.Remote, runs []loader.Run, logDir string, startAt time.Time, prog *progress) ([]loaderEnd, error) {
-	n := len(runs)
+// Options are a trial's loader processes and what watches them.
+type Options struct {
+	// Binary is the dbarena program a local loader runs.
+	Binary string
+	// Remotes reach each loader (nil: a process on this machine), one
+	// a run.
+	Remotes []*loader.Remote
+	// Runs are each loader's share of the trial.
+	Runs []loader.Run
+	// LogDir receives each loader's interval log, File(i, "hlog").
+	LogDir string
+	// StartAt is the loaders' common start.
+	StartAt time.Time
+	// Abort kills every loader when it closes (a second Ctrl-C).
+	Abort <-chan struct{}
+	// Log says which loader was lost or failed, and why.
+	Log *slog.Logger
+	// Live, when set, is called about once a second with the time since
+	// the start, the loaders' latest summed rate, whether any of them
+	// was still warming up, and how many of all sent data lately.
+	Live func(elapsed time.Duration, rate float64, warm bool, sending, total int)
+}
+
+// File names loader i's file of the given extension ("hlog", "json"),
+// the same in the loader's own directory and in the results.
+func File(i int, ext string) string { return fmt.Sprintf("loader-%d.%s", i, ext) }
+
+// Run starts every loader, streams its interval log into o.LogDir, and
+// waits for all of them. A loader that sends nothing for Stall after
+// the common start is declared lost and killed; its process (or the
+// ssh or kubectl in front of it) ends, and with it the remote process,
+// which stops when its standard input closes. The error is one that
+// kept a loader from starting (the others are then killed).
+func Run(ctx context.Context, o Options) ([]End, error) {
+	n := len(o.Runs)
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]*strings.Builder, n)
 	streams := make([]*stream, n)
@@ -144,18 +173,18 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 			}
 		}
 	}()
-	for i, lr := range runs {
-		argv := append([]string{bin}, lr.Args()...)
-		if r := remotes[i]; r != nil {
+	for i, lr := range o.Runs {
+		argv := append([]string{o.Binary}, lr.Args()...)
+		if r := o.Remotes[i]; r != nil {
 			argv = r.Command(append([]string{r.Path("dbarena")}, lr.Args()...)...)
 		}
-		f, err := os.Create(filepath.Join(logDir, loaderFile(i, "hlog")))
+		f, err := os.Create(filepath.Join(o.LogDir, File(i, "hlog")))
 		if err != nil {
 			return nil, fmt.Errorf("loader %d of %d: %w", i, n, err)
 		}
 		pr, pw := io.Pipe()
 		streams[i] = &stream{f: f, live: pw}
-		streams[i].last.Store(startAt.UnixNano())
+		streams[i].last.Store(o.StartAt.UnixNano())
 		go streams[i].read(pr)
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		logs[i] = &strings.Builder{}
@@ -168,7 +197,7 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		// grace, or at a second interrupt.
 		stdin, err := cmd.StdinPipe()
 		cmd.Cancel = func() error { return stdin.Close() }
-		cmd.WaitDelay = loaderStopWait
+		cmd.WaitDelay = StopWait
 		if err == nil {
 			err = cmd.Start()
 		}
@@ -181,11 +210,11 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 		}
 		cmds[i] = cmd
 	}
-	stopAbort := killOnAbort(tr.s.opts.Abort, cmds)
+	stopAbort := killOnAbort(o.Abort, cmds)
 	defer stopAbort()
-	w := &loaderWatch{exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{}), stopped: make(chan struct{})}
-	go tr.watchLoaders(w, cmds, streams, startAt, prog)
-	ends := tr.waitLoaders(ctx, w, cmds, logs)
+	w := &watch{o: o, exited: make([]bool, n), stall: make([]string, n), done: make(chan struct{}), stopped: make(chan struct{})}
+	go w.run(cmds, streams)
+	ends := w.wait(ctx, cmds, logs)
 	// The watchdog may be drawing the live line: the caller clears it
 	// next, and must not race it.
 	close(w.done)
@@ -193,12 +222,12 @@ func (tr *targetRun) runLoaderProcesses(ctx context.Context, bin string, remotes
 	return ends, nil
 }
 
-// waitLoaders waits for every loader and says how each ended: lost when
+// wait waits for every loader and says how each ended: lost when
 // the watchdog killed it or a signal ended it, failed when it exited with
 // an error status (until its summary says why).
-func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*exec.Cmd, logs []*strings.Builder) []loaderEnd {
+func (w *watch) wait(ctx context.Context, cmds []*exec.Cmd, logs []*strings.Builder) []End {
 	n := len(cmds)
-	ends := make([]loaderEnd, n)
+	ends := make([]End, n)
 	var wg sync.WaitGroup
 	for i, c := range cmds {
 		wg.Add(1)
@@ -208,22 +237,22 @@ func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*ex
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.exited[i] = true
-			e := loaderEnd{at: time.Now(), tail: loader.Tail(logs[i].String(), 600)}
+			e := End{At: time.Now(), Tail: loader.Tail(logs[i].String(), 600)}
 			switch {
 			case w.stall[i] != "":
-				e.lost = w.stall[i]
+				e.Lost = w.stall[i]
 			case err != nil && ctx.Err() == nil && signaled(err):
-				e.lost = exitReason(err)
+				e.Lost = exitReason(err)
 			case err != nil && ctx.Err() == nil:
-				e.failed = exitReason(err)
+				e.Failed = exitReason(err)
 			}
 			switch {
-			case e.lost != "":
-				tr.s.log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.lost, "output", e.tail)
-			case e.failed != "":
+			case e.Lost != "":
+				w.o.Log.Warn("loader lost", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.Lost, "output", e.Tail)
+			case e.Failed != "":
 				// Lost too if no summary comes back; its own words are
 				// here either way.
-				tr.s.log.Warn("loader ended with an error", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.failed, "output", e.tail)
+				w.o.Log.Warn("loader ended with an error", "loader", fmt.Sprintf("%d of %d", i, n), "why", e.Failed, "output", e.Tail)
 			}
 			ends[i] = e
 		}()
@@ -232,9 +261,10 @@ func (tr *targetRun) waitLoaders(ctx context.Context, w *loaderWatch, cmds []*ex
 	return ends
 }
 
-// loaderWatch is what the watchdog of a step's loaders shares with the
+// watch is what the watchdog of a trial's loaders shares with the
 // goroutines that wait for them.
-type loaderWatch struct {
+type watch struct {
+	o  Options
 	mu sync.Mutex
 	// exited marks the loaders that ended; stall says why the watchdog
 	// killed one ("" when it did not).
@@ -245,10 +275,10 @@ type loaderWatch struct {
 	done, stopped chan struct{}
 }
 
-// watchLoaders is the watchdog of a step's loaders until w.done: a loader
-// that sent nothing for loaderStall after the common start is lost and
+// run is the watchdog of a trial's loaders until w.done: a loader
+// that sent nothing for Stall after the common start is lost and
 // killed. It also draws the live line each second.
-func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*stream, startAt time.Time, prog *progress) {
+func (w *watch) run(cmds []*exec.Cmd, streams []*stream) {
 	defer close(w.stopped)
 	n := len(cmds)
 	var lastLine time.Time
@@ -259,20 +289,20 @@ func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*s
 		case <-w.done:
 			return
 		case now := <-t.C:
-			if now.Sub(lastLine) >= time.Second && now.After(startAt) {
+			if now.Sub(lastLine) >= time.Second && now.After(w.o.StartAt) {
 				lastLine = now
-				tr.liveLine(prog, now.Sub(startAt), streams)
+				w.live(now.Sub(w.o.StartAt), streams)
 			}
-			if now.Before(startAt.Add(loaderStall)) {
+			if now.Before(w.o.StartAt.Add(Stall)) {
 				continue
 			}
 			w.mu.Lock()
 			for i, st := range streams {
-				if w.exited[i] || w.stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < loaderStall {
+				if w.exited[i] || w.stall[i] != "" || now.Sub(time.Unix(0, st.last.Load())) < Stall {
 					continue
 				}
-				w.stall[i] = fmt.Sprintf("no data for %s", loaderStall)
-				tr.s.log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", loaderStall)
+				w.stall[i] = fmt.Sprintf("no data for %s", Stall)
+				w.o.Log.Warn("loader lost: no data; stopping it", "loader", fmt.Sprintf("%d of %d", i, n), "silent", Stall)
 				_ = cmds[i].Process.Kill()
 			}
 			w.mu.Unlock()
@@ -280,9 +310,9 @@ func (tr *targetRun) watchLoaders(w *loaderWatch, cmds []*exec.Cmd, streams []*s
 	}
 }
 
-// liveLine draws the live line from the loaders' latest rates.
-func (tr *targetRun) liveLine(prog *progress, elapsed time.Duration, streams []*stream) {
-	if prog == nil {
+// live reports the loaders' latest rates to Options.Live.
+func (w *watch) live(elapsed time.Duration, streams []*stream) {
+	if w.o.Live == nil {
 		return
 	}
 	var rate float64
@@ -296,7 +326,7 @@ func (tr *targetRun) liveLine(prog *progress, elapsed time.Duration, streams []*
 			sending++
 		}
 	}
-	prog.loaders(elapsed, rate, warm, sending, len(streams))
+	w.o.Live(elapsed, rate, warm, sending, len(streams))
 }
 
 // signaled says whether err is that of a process a signal ended.
