@@ -179,20 +179,24 @@ const (
 	notOnVMs        = "the VM modules have not been tried with it yet"
 )
 
+// scylla is ScyllaDB's image serving on port, healthy by health.
+func scylla(port int, health, args []string, vm VM) *Image {
+	return &Image{Name: "scylladb/scylla", Tag: "6.2", Port: port, Health: health, StartPeriod: "60s",
+		DataDir: "/var/lib/scylla", Sized: ScyllaArgs, Args: args, VM: vm}
+}
+
+// yugabyte is YugabyteDB's image serving on port, healthy by health.
+func yugabyte(port int, health string) *Image {
+	return &Image{Name: "yugabytedb/yugabyte", Tag: "2024.2.2.1-b6", Port: port, Health: []string{"CMD-SHELL", health},
+		StartPeriod: "60s", DataDir: "/home/yugabyte/yb_data", Args: []string{"bin/yugabyted", "start", "--background=false"}}
+}
+
 // catalogue lists every database an experiment may name. Adding a
 // database is one entry here; see the package documentation for the
 // rest.
 func catalogue() []Database {
 	// A CQL node answers its version once it serves clients.
 	cqlHealth := []string{"CMD-SHELL", "cqlsh -e 'SELECT release_version FROM system.local' || exit 1"}
-	scylla := func(port int, health, args []string, vm VM) *Image {
-		return &Image{Name: "scylladb/scylla", Tag: "6.2", Port: port, Health: health, StartPeriod: "60s",
-			DataDir: "/var/lib/scylla", Sized: ScyllaArgs, Args: args, VM: vm}
-	}
-	yugabyte := func(port int, health string) *Image {
-		return &Image{Name: "yugabytedb/yugabyte", Tag: "2024.2.2.1-b6", Port: port, Health: []string{"CMD-SHELL", health},
-			StartPeriod: "60s", DataDir: "/home/yugabyte/yb_data", Args: []string{"bin/yugabyted", "start", "--background=false"}}
-	}
 	return []Database{
 		{Name: "aerospike", Driver: "aerospike", Login: Login{Database: "ycsb"}, Summary: "Aerospike",
 			Image: &Image{Name: "aerospike/aerospike-server", Tag: "7.2.0.6", Port: 3000, Health: []string{"CMD", "asinfo", "-v", "status"},

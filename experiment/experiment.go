@@ -566,18 +566,6 @@ func sloOf(s *spec.SLO) *results.SLO {
 	return out
 }
 
-// loaderHost describes this machine.
-func loaderHost() results.Host {
-	h := results.Host{OS: "linux", CPUs: sysmetrics.CPUCount()}
-	h.Hostname, _ = os.Hostname()
-	h.Arch = runtimeArch()
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
-	}
-	h.MemoryBytes = memTotal()
-	return h
-}
-
 // runDesign is what the run section asked of every trial, for the
 // manifest.
 func runDesign(r spec.RunSettings) *results.RunDesign {

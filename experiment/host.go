@@ -1,12 +1,30 @@
 package experiment
 
+// This machine, as the manifest records the one that ran the load
+// generator.
+
 import (
 	"bufio"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/results"
+	"github.com/dbarena/dbarena/sysmetrics"
 )
+
+// loaderHost describes this machine.
+func loaderHost() results.Host {
+	h := results.Host{OS: "linux", CPUs: sysmetrics.CPUCount()}
+	h.Hostname, _ = os.Hostname()
+	h.Arch = runtimeArch()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	h.MemoryBytes = memTotal()
+	return h
+}
 
 func runtimeArch() string { return runtime.GOARCH }
 

@@ -39,85 +39,100 @@ type Stats struct {
 // [from, to], both ends included, sorted by host. NaN figures are left out
 // of means and maxima; the Role is the host's first sample's.
 func Summarize(samples []Sample, from, to time.Time) []Stats {
-	type acc struct {
-		st     Stats
-		sums   [9]float64
-		counts [9]int
-		links  map[string]*linkAcc
-		cores  map[int]*coreAcc
-	}
-	byHost := map[string]*acc{}
+	byHost := map[string]*hostAcc{}
 	for _, s := range samples {
 		if s.Time.Before(from) || s.Time.After(to) {
 			continue
 		}
 		a := byHost[s.Host]
 		if a == nil {
-			a = &acc{st: Stats{Host: s.Host, Role: s.Role, MaxCPU: math.Inf(-1), MaxMemory: math.Inf(-1)}}
+			a = &hostAcc{st: Stats{Host: s.Host, Role: s.Role, MaxCPU: math.Inf(-1), MaxMemory: math.Inf(-1)}}
 			byHost[s.Host] = a
 		}
-		a.st.Samples++
-		for i, v := range [9]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps,
-			s.DiskReadIOPS, s.DiskWriteIOPS, s.DiskBusyPercent, s.LeadThreadPercent} {
-			if !math.IsNaN(v) {
-				a.sums[i] += v
-				a.counts[i]++
-			}
-		}
-		if s.NetLink != "" && !math.IsNaN(s.NetLinkBps) {
-			if a.links == nil {
-				a.links = map[string]*linkAcc{}
-			}
-			l := a.links[s.NetLink]
-			if l == nil {
-				l = &linkAcc{}
-				a.links[s.NetLink] = l
-			}
-			l.sum, l.n, l.capacity = l.sum+s.NetLinkBps, l.n+1, s.NetLinkCapacityBps
-		}
-		for c, v := range s.CoreBusyPercent {
-			if a.cores == nil {
-				a.cores = map[int]*coreAcc{}
-			}
-			ca := a.cores[c]
-			if ca == nil {
-				ca = &coreAcc{}
-				a.cores[c] = ca
-			}
-			ca.busy, ca.steal, ca.n = ca.busy+v, ca.steal+s.CoreStealPercent[c], ca.n+1
-		}
-		// math.Max returns NaN if either argument is NaN: skip those.
-		if !math.IsNaN(s.CPUPercent) {
-			a.st.MaxCPU = math.Max(a.st.MaxCPU, s.CPUPercent)
-		}
-		if !math.IsNaN(s.MemoryBytes) {
-			a.st.MaxMemory = math.Max(a.st.MaxMemory, s.MemoryBytes)
-		}
+		a.add(s)
 	}
 	out := make([]Stats, 0, len(byHost))
 	for _, a := range byHost {
-		mean := func(i int) float64 {
-			if a.counts[i] == 0 {
-				return math.NaN()
-			}
-			return a.sums[i] / float64(a.counts[i])
-		}
-		a.st.MeanCPU, a.st.MeanDiskReadBps, a.st.MeanDiskWriteBps = mean(0), mean(1), mean(2)
-		a.st.MeanNetRxBps, a.st.MeanNetTxBps = mean(3), mean(4)
-		a.st.MeanDiskReadIOPS, a.st.MeanDiskWriteIOPS, a.st.MeanDiskBusyPercent = mean(5), mean(6), mean(7)
-		a.st.MeanLeadThreadPercent = mean(8)
-		a.st.MaxCPU, a.st.MaxMemory = finite(a.st.MaxCPU), finite(a.st.MaxMemory)
-		a.st.NetLink, a.st.MeanNetLinkBps, a.st.NetLinkCapacityBps = busiestOf(a.links)
-		for c, ca := range a.cores {
-			if a.st.MeanCoreBusy == nil {
-				a.st.MeanCoreBusy, a.st.MeanCoreSteal = map[int]float64{}, map[int]float64{}
-			}
-			a.st.MeanCoreBusy[c], a.st.MeanCoreSteal[c] = ca.busy/float64(ca.n), ca.steal/float64(ca.n)
-		}
-		out = append(out, a.st)
+		out = append(out, a.stats())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out
+}
+
+// hostAcc sums one host's samples: the means' sums and counts (each
+// figure's own: a figure not measured in a sample is left out of its
+// mean), the links' and the cores' figures, and the maxima.
+type hostAcc struct {
+	st     Stats
+	sums   [9]float64
+	counts [9]int
+	links  map[string]*linkAcc
+	cores  map[int]*coreAcc
+}
+
+// add counts one sample of the host.
+func (a *hostAcc) add(s Sample) {
+	a.st.Samples++
+	for i, v := range [9]float64{s.CPUPercent, s.DiskReadBps, s.DiskWriteBps, s.NetRxBps, s.NetTxBps,
+		s.DiskReadIOPS, s.DiskWriteIOPS, s.DiskBusyPercent, s.LeadThreadPercent} {
+		if !math.IsNaN(v) {
+			a.sums[i] += v
+			a.counts[i]++
+		}
+	}
+	if s.NetLink != "" && !math.IsNaN(s.NetLinkBps) {
+		if a.links == nil {
+			a.links = map[string]*linkAcc{}
+		}
+		l := a.links[s.NetLink]
+		if l == nil {
+			l = &linkAcc{}
+			a.links[s.NetLink] = l
+		}
+		l.sum, l.n, l.capacity = l.sum+s.NetLinkBps, l.n+1, s.NetLinkCapacityBps
+	}
+	for c, v := range s.CoreBusyPercent {
+		if a.cores == nil {
+			a.cores = map[int]*coreAcc{}
+		}
+		ca := a.cores[c]
+		if ca == nil {
+			ca = &coreAcc{}
+			a.cores[c] = ca
+		}
+		ca.busy, ca.steal, ca.n = ca.busy+v, ca.steal+s.CoreStealPercent[c], ca.n+1
+	}
+	// math.Max returns NaN if either argument is NaN: skip those.
+	if !math.IsNaN(s.CPUPercent) {
+		a.st.MaxCPU = math.Max(a.st.MaxCPU, s.CPUPercent)
+	}
+	if !math.IsNaN(s.MemoryBytes) {
+		a.st.MaxMemory = math.Max(a.st.MaxMemory, s.MemoryBytes)
+	}
+}
+
+// stats are the host's figures from the samples added.
+func (a *hostAcc) stats() Stats {
+	mean := func(i int) float64 {
+		if a.counts[i] == 0 {
+			return math.NaN()
+		}
+		return a.sums[i] / float64(a.counts[i])
+	}
+	st := a.st
+	st.MeanCPU, st.MeanDiskReadBps, st.MeanDiskWriteBps = mean(0), mean(1), mean(2)
+	st.MeanNetRxBps, st.MeanNetTxBps = mean(3), mean(4)
+	st.MeanDiskReadIOPS, st.MeanDiskWriteIOPS, st.MeanDiskBusyPercent = mean(5), mean(6), mean(7)
+	st.MeanLeadThreadPercent = mean(8)
+	st.MaxCPU, st.MaxMemory = finite(st.MaxCPU), finite(st.MaxMemory)
+	st.NetLink, st.MeanNetLinkBps, st.NetLinkCapacityBps = busiestOf(a.links)
+	for c, ca := range a.cores {
+		if st.MeanCoreBusy == nil {
+			st.MeanCoreBusy, st.MeanCoreSteal = map[int]float64{}, map[int]float64{}
+		}
+		st.MeanCoreBusy[c], st.MeanCoreSteal[c] = ca.busy/float64(ca.n), ca.steal/float64(ca.n)
+	}
+	return st
 }
 
 // finite turns the -Inf a maximum starts from into NaN: nothing measured.

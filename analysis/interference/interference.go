@@ -187,20 +187,26 @@ func Groups(u Usage, parts []Part) []Group {
 	out := make([]Group, 0, len(order))
 	for _, r := range order {
 		g := byRoot[r]
-		used := 0.0
-		for _, p := range g.Parts {
-			if p.Kind == Idle {
-				g.Idle += p.CPU
-			}
-			used += p.CPU // NaN when a part was not measured
-		}
-		g.Others = math.Max(g.Busy-used, 0)
-		if math.IsNaN(used) {
-			g.Others = math.NaN()
-		}
+		g.share()
 		out = append(out, *g)
 	}
 	return out
+}
+
+// share splits the group's busy time: what its idle targets took, and
+// what was left to others (NaN when a part was not measured).
+func (g *Group) share() {
+	used := 0.0
+	for _, p := range g.Parts {
+		if p.Kind == Idle {
+			g.Idle += p.CPU
+		}
+		used += p.CPU // NaN when a part was not measured
+	}
+	g.Others = math.Max(g.Busy-used, 0)
+	if math.IsNaN(used) {
+		g.Others = math.NaN()
+	}
 }
 
 // Describe says what took a group's cores: "other processes took 42% of

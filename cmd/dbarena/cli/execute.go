@@ -93,7 +93,12 @@ func execute(ctx context.Context, st *State, f *ycsbFlags, t *trial.Trial) error
 		fmt.Fprintln(st.Stderr, "dbarena:", f)
 	}
 	errs = append(errs, writeOutputs(st, f.text, t, f.refs, out, f.ls, usage))
-	err = errors.Join(errs...)
+	return exitOf(st, res, rep, audit, errors.Join(errs...))
+}
+
+// exitOf is how a trial whose results were written ends: interrupted
+// (130) whatever else went wrong, failed with what failed, or done.
+func exitOf(st *State, res *runner.Result, rep *results.VerifyReport, audit results.Audit, err error) error {
 	if res.Interrupted {
 		// Interrupted, during the run or the checks after it (which
 		// then say they did not end): 130, whatever else went wrong.
