@@ -71,15 +71,21 @@ func TestData(t *testing.T) {
 
 // TestInputs: New-Order has 5-15 lines and rolls back about 1%, its last
 // item then unused; Payment is remote about 15% with several warehouses
-// and never with one; names about 60%. (The mix is the workload's draw,
+// and never with one; names about 60%, each within 4 standard
+// deviations of about 10,000 draws. (The mix is the workload's draw,
 // tested there.)
 func TestInputs(t *testing.T) {
 	term := NewTerminal(2, 3, 4, 9, RunConstants(9))
 	kinds := map[Kind]int{}
 	var rollbacks, remote, byName, payments int
 	const n = 50_000
+	// The kinds' order is drawn from a seed too: with the global source
+	// the terminal's draws fell differently every run, and 3 standard
+	// deviations of tolerance failed about one run in 300 (CI: names
+	// 61.6% of 10,000 payments).
+	pick := rand.New(rand.NewPCG(5, 7))
 	for range n {
-		k := Kind(rand.N(NumKinds))
+		k := Kind(pick.IntN(int(NumKinds)))
 		kinds[k]++
 		in := term.Input(k)
 		switch k {
@@ -105,8 +111,8 @@ func TestInputs(t *testing.T) {
 		}
 	}
 	require.InDelta(t, 0.01, float64(rollbacks)/float64(kinds[NewOrder]), 0.003)
-	require.InDelta(t, 0.15, float64(remote)/float64(payments), 0.015)
-	require.InDelta(t, 0.60, float64(byName)/float64(payments), 0.015)
+	require.InDelta(t, 0.15, float64(remote)/float64(payments), 0.015, "4 sd: 0.0143")
+	require.InDelta(t, 0.60, float64(byName)/float64(payments), 0.02, "4 sd: 0.0196")
 
 	alone := NewTerminal(1, 1, 1, 9, Constants{})
 	for range 1000 {
