@@ -28,14 +28,53 @@ type ledgerSampler struct {
 	rec    results.LedgerSnapshots
 }
 
+// ledgerPart is the ledger's part in a trial: the balances sampled
+// while transfers run, the audit of every account after, and the
+// transfers declined.
+type ledgerPart struct{ corePart }
+
+func (ledgerPart) transactional() bool { return true }
+
+// watch samples the balances while the run phase runs; the sums taken
+// join the audit's report.
+func (ledgerPart) watch(ctx context.Context, t *Trial) func() func(*Outcome) {
+	l := t.startLedgerSampler(ctx)
+	return func() func(*Outcome) {
+		during := l.stop()
+		return func(o *Outcome) {
+			if r, ok := o.Audit.(*results.LedgerReport); ok {
+				r.During = during
+			}
+		}
+	}
+}
+
+// audit reads every account back: the sum, those below the floor.
+func (ledgerPart) audit(ctx context.Context, t *Trial, threads int) (results.Audit, error) {
+	var r *results.LedgerReport
+	err := t.bounded(ctx, "ledger audit", func(ctx context.Context) (err error) {
+		r, err = runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
+		return err
+	})
+	if r == nil {
+		return nil, err
+	}
+	return r, err
+}
+
+func (ledgerPart) resultCounters(res *runner.Result) []results.Counter {
+	return []results.Counter{{Name: results.CounterLedgerDeclined, Value: float64(res.Declined),
+		Help: "transfers declined: the payer would go below the floor, counted done"}}
+}
+
 // startLedgerSampler starts the sampler of a ledger's run phase; nil
-// when there is none to take: not a ledger's run, no interval, a driver
+// when there is none to take: not a run phase, no interval, a driver
 // that takes no snapshot, or a trial shared by loaders (each would
 // sample, and the parent audits).
 func (t *Trial) startLedgerSampler(ctx context.Context) *ledgerSampler {
 	c := t.WorkloadConfig
 	summer, ok := t.DB.(driver.LedgerSummer)
-	if !ok || !c.IsLedger() || c.Ledger.AuditEvery <= 0 || t.Settings.Run.Phase != runner.Transactions || t.Settings.Shared {
+	if !ok || c.Ledger.AuditEvery <= 0 || t.Settings.Run.Phase != runner.Transactions || t.Settings.Shared {
 		return nil
 	}
 	n := c.EffectiveInsertCount()

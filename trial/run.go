@@ -9,7 +9,6 @@ import (
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
-	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // Outcome is what running a trial in this process gave.
@@ -41,41 +40,31 @@ type Outcome struct {
 func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome, error) {
 	cfg := t.Settings.Run
 	cfg.FirstWorker = t.FirstWorker
-	sampler := t.startLedgerSampler(ctx)
+	part := partOf(t.WorkloadConfig.Kind)
+	stop := part.watch(ctx, t)
 	res, err := runner.Run(ctx, cfg, t.Workload, t.DB, observers...)
-	during := sampler.stop()
+	attach := stop()
 	if err != nil {
 		return nil, err
 	}
 	o := &Outcome{Result: res}
+	loaded := res.Phase == runner.Load && !res.Interrupted && res.Failure() == ""
 	switch {
 	case res.Phase == runner.Verify:
 		o.Verify = runner.NewVerifyReport(res, t.WorkloadConfig.DataIntegrity)
-	case res.Phase == runner.Load && t.WorkloadConfig.IsTPCC() && !res.Interrupted && res.Failure() == "":
-		// The optimizer's statistics of what was loaded: without them
-		// the consistency checks' joins were planned for empty tables.
-		o.VerifyErr = t.bounded(ctx, "tpcc: the load's statistics (ANALYZE)", func(ctx context.Context) error {
-			return t.withSQL(ctx, func(sx driver.SQLTransactor) error { return tpcc.Analyze(ctx, sx) })
-		})
-		if o.VerifyErr == nil && t.Settings.Verify {
-			// A TPC-C load's read-back: every consistency condition,
-			// the loaded-only one too.
-			o.Audit, o.AuditErr = t.auditTPCC(ctx, true)
-		}
-	case res.Phase == runner.Load && t.Settings.Verify && !res.Interrupted && res.Failure() == "":
+	case loaded && part.afterLoad(ctx, t, o):
+	case loaded && t.Settings.Verify:
 		o.Verify, o.VerifyErr = runner.VerifyLoad(ctx, t.Settings.Run, t.WorkloadConfig, t.DB)
 	case res.Phase == runner.Transactions && !t.Settings.Shared && ctx.Err() == nil:
 		// The invariants must hold however the run ended, once no
 		// transaction is in flight: not while a worker is still in one.
-		if res.LeftBehind > 0 && (t.WorkloadConfig.IsLedger() || t.WorkloadConfig.IsTPCC()) {
+		if res.LeftBehind > 0 && part.transactional() {
 			if o.AuditErr = t.settle(ctx, res); o.AuditErr != nil {
 				break
 			}
 		}
-		o.Audit, o.AuditErr = t.Audit(ctx, t.Settings.Run.Threads)
-		if r, ok := o.Audit.(*results.LedgerReport); ok {
-			r.During = during
-		}
+		o.Audit, o.AuditErr = part.audit(ctx, t, t.Settings.Run.Threads)
+		attach(o)
 	}
 	if ctx.Err() != nil {
 		// Stopped during what followed the run (a read-back, an
@@ -84,14 +73,7 @@ func (t *Trial) Run(ctx context.Context, observers ...runner.Observer) (*Outcome
 	}
 	o.Counters = t.Counters()
 	if res.Phase == runner.Transactions {
-		switch {
-		case t.WorkloadConfig.IsTPCC():
-			o.Counters = append(o.Counters, results.Counter{Name: results.CounterTPCCRolledBack, Value: float64(res.RolledBack),
-				Help: "New-Orders rolled back by their unused item (clause 2.4.1.4), counted done"})
-		case t.WorkloadConfig.IsLedger():
-			o.Counters = append(o.Counters, results.Counter{Name: results.CounterLedgerDeclined, Value: float64(res.Declined),
-				Help: "transfers declined: the payer would go below the floor, counted done"})
-		}
+		o.Counters = append(o.Counters, part.resultCounters(res)...)
 	}
 	return o, nil
 }
@@ -144,25 +126,10 @@ func (t *Trial) settle(ctx context.Context, res *runner.Result) error {
 
 // Audit checks the workload's invariants after its run phase, with
 // threads readers where it reads record by record: a ledger's accounts,
-// TPC-C's consistency conditions.
-// It returns nil for a workload without. The check is bounded by
-// audit.timeout.
+// TPC-C's consistency conditions. It returns nil for a workload
+// without. The check is bounded by audit.timeout.
 func (t *Trial) Audit(ctx context.Context, threads int) (results.Audit, error) {
-	switch {
-	case t.WorkloadConfig.IsLedger():
-		var r *results.LedgerReport
-		err := t.bounded(ctx, "ledger audit", func(ctx context.Context) (err error) {
-			r, err = runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
-			return err
-		})
-		if r == nil {
-			return nil, err
-		}
-		return r, err
-	case t.WorkloadConfig.IsTPCC():
-		return t.auditTPCC(ctx, false)
-	}
-	return nil, nil
+	return partOf(t.WorkloadConfig.Kind).audit(ctx, t, threads)
 }
 
 // auditTPCC checks TPC-C's consistency conditions within audit.timeout:
@@ -180,24 +147,11 @@ func (t *Trial) auditTPCC(ctx context.Context, initial bool) (results.Audit, err
 	return r, err
 }
 
-// Counters are the driver's own counts so far (driver.CounterSource;
-// nil for a driver without).
-// A TPC-C run adds its scale and pacing, which name its figures
-// (results.TPCCFiguresOf).
+// Counters are the workload kind's own figures of the trial's phase
+// (TPC-C's scale and pacing, which name its figures) and the driver's
+// own counts so far (driver.CounterSource).
 func (t *Trial) Counters() []results.Counter {
-	var out []results.Counter
-	if c := t.WorkloadConfig.TPCC; t.WorkloadConfig.IsTPCC() && t.Settings.Run.Phase == runner.Load {
-		out = append(out, results.Counter{Name: results.CounterTPCCLoaded, Value: float64(c.Warehouses), Help: "TPC-C warehouses loaded (with the items)"})
-	}
-	if c := t.WorkloadConfig.TPCC; t.WorkloadConfig.IsTPCC() && t.Settings.Run.Phase == runner.Transactions {
-		spec := 0.0
-		if c.Mode == tpcc.Spec {
-			spec = 1
-		}
-		out = append(out, results.Counter{Name: results.CounterTPCCWarehouses, Value: float64(c.Warehouses), Help: "TPC-C warehouses"},
-			results.Counter{Name: results.CounterTPCCSpecPaced, Value: spec, Help: "1: TPC-C spec pacing (keying and think times), 0: unpaced"},
-			results.Counter{Name: results.CounterTPCCTimeScale, Value: c.TimeScale, Help: "the scale of spec pacing's keying and think times"})
-	}
+	out := partOf(t.WorkloadConfig.Kind).counters(t)
 	cs, ok := t.DB.(driver.CounterSource)
 	if !ok {
 		return out

@@ -24,7 +24,6 @@ import (
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
-	"github.com/dbarena/dbarena/workload/tpcc"
 )
 
 // ResolveSecrets replaces every ${env:NAME} and ${file:PATH} reference in
@@ -83,11 +82,6 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase, lay func(*S
 	if pl.Settings, err = ParseSettings(p, phase, pl.WorkloadConfig); err != nil {
 		return nil, err
 	}
-	if c := pl.WorkloadConfig; phase == runner.Verify && c.IsTPCC() {
-		return nil, fmt.Errorf("%s %d: the verify phase reads YCSB's records back, and a TPC-C database holds none; "+
-			"TPC-C checks its consistency conditions instead: all 12 after a load with %s=true (--verify), 11 after every run",
-			core.TPCCWarehouses, c.TPCC.Warehouses, core.Verify)
-	}
 	if lay != nil {
 		if err := lay(&pl.Settings); err != nil {
 			return nil, err
@@ -96,9 +90,8 @@ func Parse(driverName string, p *properties.Set, phase runner.Phase, lay func(*S
 	if err := pl.Settings.Validate(); err != nil {
 		return nil, err
 	}
-	if c := pl.WorkloadConfig; c.IsTPCC() && c.TPCC.Mode == tpcc.Spec && (pl.Settings.Run.Target > 0 || len(pl.Settings.Run.Stages) > 0) {
-		return nil, fmt.Errorf("%s=%s paces each terminal by keying and think times; a target rate or stages would pace it twice: drop target (and stages), or set %s=%s",
-			core.TPCCMode, tpcc.Spec, core.TPCCMode, tpcc.Unpaced)
+	if err := partOf(pl.WorkloadConfig.Kind).check(pl, phase); err != nil {
+		return nil, err
 	}
 	if err := pl.WorkloadConfig.ValidateKeys(); err != nil {
 		return nil, err
@@ -137,8 +130,8 @@ func (t *Trial) Schema() driver.Schema {
 // checks it), and warns when batching was asked of a driver that cannot
 // batch; before any other phase it checks that the table is there.
 func (t *Trial) Ready(ctx context.Context, load bool, log *slog.Logger) error {
-	if t.WorkloadConfig.IsTPCC() {
-		return t.readyTPCC(ctx, load)
+	if done, err := partOf(t.WorkloadConfig.Kind).ready(ctx, t, load); done {
+		return err
 	}
 	sm, _ := t.DB.(driver.SchemaManager)
 	if !load {

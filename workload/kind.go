@@ -35,6 +35,10 @@ type KindInfo struct {
 	Kind Kind
 	// Summary says in a line what the kind runs, for errors and docs.
 	Summary string
+	// RunChanges says every run of the kind leaves other data than it
+	// found (a ledger's balances, TPC-C's orders), whatever its
+	// proportions: the next step loads afresh.
+	RunChanges bool
 	// prefixes and keys are the settings the kind owns: set on a
 	// workload of another kind they are refused, and set for the whole
 	// experiment, a target or a matrix point they reach this kind's
@@ -46,9 +50,9 @@ type KindInfo struct {
 // a new kind touches.
 var kinds = []KindInfo{
 	{Kind: KindCore, Summary: "YCSB's CoreWorkload: reads, updates, inserts, scans and deletes of records"},
-	{Kind: KindLedger, Summary: "transfers between accounts whose balances must keep their sum",
+	{Kind: KindLedger, Summary: "transfers between accounts whose balances must keep their sum", RunChanges: true,
 		prefixes: []string{"ledger."}, keys: []string{core.TransferProportion}},
-	{Kind: KindTPCC, Summary: "TPC-C's five transactions over warehouses",
+	{Kind: KindTPCC, Summary: "TPC-C's five transactions over warehouses", RunChanges: true,
 		prefixes: []string{"tpcc."}},
 }
 

@@ -75,6 +75,9 @@ func TestKindSettingsReach(t *testing.T) {
 		require.Equal(t, tc.ledger, workload.KindLedger.Reaches(tc.key), tc.key)
 		require.Equal(t, tc.tpccOK, workload.KindTPCC.Reaches(tc.key), tc.key)
 	}
+	require.False(t, workload.KindCore.Info().RunChanges, "a core run changes data by its inserts and deletes only")
+	require.True(t, workload.KindLedger.Info().RunChanges)
+	require.True(t, workload.KindTPCC.Info().RunChanges)
 	kinds := workload.Kinds()
 	require.Len(t, kinds, 3)
 	kinds[0].Summary = "changed"
