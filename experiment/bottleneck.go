@@ -30,11 +30,11 @@ func (tr *targetRun) evidence(row *results.Trial, viaLoaders bool, machines []ma
 	e.TargetRate, e.Throughput = row.TargetRate, row.Throughput
 	if row.LoaderCPUs > 0 {
 		e.ClientCPU, e.ClientCores = row.LoaderCPU, row.LoaderCPUs
-		if !viaLoaders {
-			e.ClientCoresBusy, e.ClientCoresSteal = clientCores(tr.s.measuredStats(row))
-		}
 	}
 	u := tr.usage(row, viaLoaders, machines)
+	if row.LoaderCPUs > 0 && !viaLoaders {
+		e.ClientCoresBusy, e.ClientCoresSteal = clientCores(u.machine)
+	}
 	hosts := tr.dep.Hosts()
 	local, limited := tr.local(), tr.t.Deploy.CPUs > 0
 	if u.dbMeasured > 0 && u.dbMeasured == len(hosts) {
@@ -144,24 +144,21 @@ func (u usage) others() float64 {
 
 // clientCores is how busy the cores this process (the load generator)
 // may run on were, and the hypervisor's steal on them, from this
-// machine's samples: NaN when not measured, or when those cores are all
+// machine's stats m: NaN when not measured, or when those cores are all
 // of the machine's (the machine's CPU then says the same).
-func clientCores(stats []sysmetrics.Stats) (busy, steal float64) {
+func clientCores(m *sysmetrics.Stats) (busy, steal float64) {
 	cores := sysmetrics.Affinity()
-	for _, st := range stats {
-		if st.Role != sysmetrics.RoleMachine || len(st.MeanCoreBusy) == 0 || len(cores) >= len(st.MeanCoreBusy) {
-			continue
-		}
-		for _, c := range cores {
-			b, ok := st.MeanCoreBusy[c]
-			if !ok {
-				return math.NaN(), math.NaN()
-			}
-			busy, steal = busy+b, steal+st.MeanCoreSteal[c]
-		}
-		return busy, steal
+	if m == nil || len(m.MeanCoreBusy) == 0 || len(cores) >= len(m.MeanCoreBusy) {
+		return math.NaN(), math.NaN()
 	}
-	return math.NaN(), math.NaN()
+	for _, c := range cores {
+		b, ok := m.MeanCoreBusy[c]
+		if !ok {
+			return math.NaN(), math.NaN()
+		}
+		busy, steal = busy+b, steal+m.MeanCoreSteal[c]
+	}
+	return busy, steal
 }
 
 // cacheRatio is the lowest of a database's cache hit ratios (its block,

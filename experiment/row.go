@@ -113,6 +113,7 @@ func stallFlag(row *results.Trial, rs measure.Results) {
 // loaders reported themselves: this process only waited for them.
 func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.Result, viaLoaders bool, machines []machineCPU) {
 	who := "the load generator"
+	e := bottleneck.Unknown()
 	if viaLoaders {
 		// The loaders report their mean only: no peak (LoaderCPUMax 0).
 		row.LoaderCPUs = 0
@@ -128,16 +129,15 @@ func (s *runState) validity(row *results.Trial, cfg runner.Config, res *runner.R
 	} else {
 		row.LoaderCPUs = sysmetrics.CPUCount()
 		for _, st := range s.statsDuring(row.Start, row.End) {
-			if st.Role == "loader" {
+			switch st.Role {
+			case sysmetrics.RoleLoader:
 				row.LoaderCPU, row.LoaderCPUMax = st.MeanCPU, st.MaxCPU
+			case sysmetrics.RoleMachine:
+				e.ClientCoresBusy, e.ClientCoresSteal = clientCores(&st)
 			}
 		}
 	}
-	e := bottleneck.Unknown()
 	e.ClientCPU, e.ClientCores = row.LoaderCPU, row.LoaderCPUs
-	if !viaLoaders {
-		e.ClientCoresBusy, e.ClientCoresSteal = clientCores(s.statsDuring(row.Start, row.End))
-	}
 	switch why, ok := bottleneck.ClientAtLimit(e); {
 	case bottleneck.Saturated(row.LoaderCPU, float64(row.LoaderCPUs)):
 		row.Flags = append(row.Flags, results.Flagf(results.FlagClientBound, "%s used %.0f%% CPU of %d%% available; the database may be faster than measured (use more or bigger load machines)", who, row.LoaderCPU, row.LoaderCPUs*100))

@@ -42,8 +42,9 @@ func Percentiles() []string { return []string{"p50", "p90", "p95", "p99", "p999"
 // Value is the percentile of l that b bounds, in milliseconds (NaN for
 // a percentile not among Percentiles).
 func Value(b results.SLOBound, l results.Latency) float64 {
+	names := Percentiles()
 	for i, us := range []float64{l.P50, l.P90, l.P95, l.P99, l.P999} {
-		if Percentiles()[i] == b.Percentile {
+		if names[i] == b.Percentile {
 			return us / 1e3
 		}
 	}

@@ -180,8 +180,8 @@ func (o Confirmation) String() string {
 
 // Confirm judges a run at rate, made to confirm an answer, by slo: it
 // confirms when it did not fail and met the objective (package
-// objective: the share of the rate it names, and every bound), and no flag says the client or the machine made its
-// figures. A run that met the objective although other processes took
+// objective: the share of the rate it names, and every bound), and no
+// flag says the client or the machine made its figures. A run that met the objective although other processes took
 // a share of its cores (interfered) confirms it: the database did so
 // with less than it had. One that missed while interfered is unjudged,
 // as one whose figures a flag gives to the client or the machine. why
