@@ -59,13 +59,13 @@ var kinds = []KindInfo{
 // Kinds returns the kind table, in a copy.
 func Kinds() []KindInfo { return slices.Clone(kinds) }
 
-// workloadKindNames lists the kinds' names, for errors.
-func workloadKindNames() []string {
+// KindChoices lists the kinds' names, "core, ledger, tpcc", for errors.
+func KindChoices() string {
 	out := make([]string, len(kinds))
 	for i, k := range kinds {
 		out[i] = string(k.Kind)
 	}
-	return out
+	return strings.Join(out, ", ")
 }
 
 // LookupKind returns the kind named name.
@@ -75,7 +75,7 @@ func LookupKind(name string) (KindInfo, error) {
 			return k, nil
 		}
 	}
-	return KindInfo{}, fmt.Errorf("%q: want a workload kind, one of %s", name, strings.Join(workloadKindNames(), ", "))
+	return KindInfo{}, fmt.Errorf("%q: want a workload kind, one of %s", name, KindChoices())
 }
 
 // Info returns the kind's entry in the table (the zero KindInfo for a

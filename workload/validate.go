@@ -32,8 +32,8 @@ func names(valid ...Distribution) string {
 // Validate checks the configuration. Errors name the property, where it was
 // set and what was expected.
 func (c Config) Validate() error {
-	if c.Kind.Info().Kind == "" {
-		return c.errorf(core.WorkloadKind, "%q: want a workload kind, one of %s", c.Kind, strings.Join(workloadKindNames(), ", "))
+	if _, err := LookupKind(string(c.Kind)); err != nil {
+		return c.errorf(core.WorkloadKind, "%v", err)
 	}
 	if err := c.checkOwnSettings(); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/internal/bounds"
 	"github.com/dbarena/dbarena/properties"
 	"github.com/dbarena/dbarena/properties/core"
+	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workloads"
 )
 
@@ -433,7 +434,7 @@ func (d *decoder) matrix(n *yaml.Node) ([]Axis, []Size) {
 			continue
 		}
 		if key == core.WorkloadKind {
-			d.errorf(p.key, path, "a workload's kind is its own, not an axis: list one workload of each kind in workloads (one of %s)", strings.Join(workloadKinds(), ", "))
+			d.errorf(p.key, path, "a workload's kind is its own, not an axis: list one workload of each kind in workloads (one of %s)", workload.KindChoices())
 			continue
 		}
 		if instead, owned := ownedProperties()[key]; owned && key != axisTarget {

@@ -154,7 +154,7 @@ func (d *decoder) properties(n *yaml.Node, path string, own bool) []KV {
 	out := kvs[:0]
 	for _, kv := range kvs {
 		if kv.Key == core.WorkloadKind && !own {
-			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "a workload's kind is its own: set it in the workload's properties or its property file (one of %s)", strings.Join(workloadKinds(), ", "))
+			d.errorf(d.keyNode(n, kv.Key), join(path, kv.Key), "a workload's kind is its own: set it in the workload's properties or its property file (one of %s)", workload.KindChoices())
 			continue
 		}
 		if instead, owned := ownedProperties()[kv.Key]; owned {

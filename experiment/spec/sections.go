@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/properties/core"
-	"github.com/dbarena/dbarena/workload"
 )
 
 // sections lists the keys the decoder accepts in each fixed-key mapping,
@@ -92,15 +91,6 @@ func ownedProperties() map[string]string {
 		core.HdrFileOutput: "the results directory (hdr/TRIAL.hlog)",
 		core.HdrOutputPath: "the results directory (hdr/TRIAL.hlog)",
 	}
-}
-
-// workloadKinds names the workload kinds, for errors.
-func workloadKinds() []string {
-	var out []string
-	for _, k := range workload.Kinds() {
-		out = append(out, string(k.Kind))
-	}
-	return out
 }
 
 // axisThreads and axisTarget are the matrix axes that set run settings
