@@ -70,9 +70,11 @@ matrix:
 	require.Equal(t, string(bottleneck.RateLimited), paced.Bottleneck, paced.BottleneckWhy)
 }
 
-// TestBottleneckClientCPU pins the load generator to one core with 1,000
-// workers against a Redis that runs elsewhere: "client CPU".
-func TestBottleneckClientCPU(t *testing.T) {
+// runOnCoreZero runs workload C with 1,000 workers against the suite's
+// Redis (which runs elsewhere), the load generator pinned to core 0,
+// and returns its output and row.
+func runOnCoreZero(t *testing.T) (string, results.Trial) {
+	t.Helper()
 	redisAddr := testenv.Addr(t, "DBARENA_TEST_REDIS")
 	taskset := testenv.Program(t, "taskset")
 	bin := buildDbarena(t)
@@ -89,10 +91,16 @@ run: {duration: 6s, threads: 1000}
 	res := filepath.Join(t.TempDir(), "r")
 	out, err := exec.Command(taskset, "-c", "0", bin, "run", file, "--results", res).CombinedOutput()
 	require.NoError(t, err, string(out))
-	require.Contains(t, string(out), "bound by: rd: client CPU")
 	d, err := results.Read(res)
 	require.NoError(t, err)
-	row := rowsByID(d)["rd.c"]
+	return string(out), rowsByID(d)["rd.c"]
+}
+
+// TestBottleneckClientCPU pins the load generator to one core with 1,000
+// workers against a Redis that runs elsewhere: "client CPU".
+func TestBottleneckClientCPU(t *testing.T) {
+	out, row := runOnCoreZero(t)
+	require.Contains(t, out, "bound by: rd: client CPU")
 	require.Equal(t, string(bottleneck.ClientCPU), row.Bottleneck, row.BottleneckWhy)
 	require.Contains(t, row.BottleneckWhy, "of 100%", "one core: its affinity")
 }
@@ -105,19 +113,7 @@ run: {duration: 6s, threads: 1000}
 // "client CPU", saying what took the rest, and the trial is flagged
 // client-bound by the same rule.
 func TestBottleneckClientCPUWithItsCoreTaken(t *testing.T) {
-	redisAddr := testenv.Addr(t, "DBARENA_TEST_REDIS")
 	taskset := testenv.Program(t, "taskset")
-	bin := buildDbarena(t)
-	file := writeExperiment(t, fmt.Sprintf(`name: taken
-properties: {recordcount: 5000}
-targets:
-  - name: rd
-    database: redis
-    deploy: {provider: existing}
-    properties: {redis.addr: "%s", redis.db: "13"}
-workloads: [c]
-run: {duration: 6s, threads: 1000}
-`, redisAddr))
 	loop := exec.Command(taskset, "-c", "0", "sh", "-c", "while :; do :; done")
 	loop.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, loop.Start())
@@ -125,12 +121,7 @@ run: {duration: 6s, threads: 1000}
 		_ = syscall.Kill(-loop.Process.Pid, syscall.SIGKILL)
 		_ = loop.Wait()
 	}()
-	res := filepath.Join(t.TempDir(), "r")
-	out, err := exec.Command(taskset, "-c", "0", bin, "run", file, "--results", res).CombinedOutput()
-	require.NoError(t, err, string(out))
-	d, err := results.Read(res)
-	require.NoError(t, err)
-	row := rowsByID(d)["rd.c"]
+	_, row := runOnCoreZero(t)
 	t.Logf("%s: %.0f ops/s, bound by %s (%s)", row.ID, row.Throughput, row.Bottleneck, row.BottleneckWhy)
 	require.Equal(t, string(bottleneck.ClientCPU), row.Bottleneck, row.BottleneckWhy)
 	require.Less(t, row.LoaderCPU, 90.0, "the busy loop took a share of the core: the rule that held is the core's, not the CPU's")
