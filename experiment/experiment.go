@@ -548,10 +548,17 @@ func stepOf(st *spec.Step) results.Step {
 	if st.Workload != nil {
 		rs.Workload = st.Workload.Name
 	}
-	for _, p := range st.Params {
-		rs.Params = append(rs.Params, results.Param{Key: p.Key, Value: p.Value})
-	}
+	rs.Params = paramsOf(st.Params)
 	return rs
+}
+
+// paramsOf is a matrix point as results record it.
+func paramsOf(pt []spec.KV) []results.Param {
+	var out []results.Param
+	for _, kv := range pt {
+		out = append(out, results.Param{Key: kv.Key, Value: kv.Value})
+	}
+	return out
 }
 
 // sloOf is the objective as the results record it.

@@ -40,6 +40,15 @@ type Finding struct {
 	// Leader is the target ahead: the established leader of a lead,
 	// else the one whose mean is better ("" when none).
 	Leader string
+	// Workload and Params identify the row as its trials do, so that a
+	// run can add repetitions of this row alone.
+	Workload string
+	Params   []results.Param
+	// Repetitions is the fewest any target has of the row; Needed, for
+	// "cannot tell", the repetitions a side that would likely decide it
+	// at the spread seen (decide.Judgement.Needed: above
+	// decide.MaxNeeded when repeating cannot).
+	Repetitions, Needed int
 }
 
 // Decided reports whether the finding is a lead or equivalence.
@@ -61,7 +70,8 @@ func Findings(d *results.Data) []Finding {
 			if f.j.lead == leadNone {
 				continue
 			}
-			fd := Finding{Row: r.label, Figure: f.figure, Outcome: outcomeOf(f.j.lead)}
+			fd := Finding{Row: r.label, Figure: f.figure, Outcome: outcomeOf(f.j.lead),
+				Workload: r.workload, Params: r.params, Repetitions: r.fewest(), Needed: f.j.j.Needed}
 			if f.j.best >= 0 && f.j.lead != leadEquivalent && f.j.lead != leadUnlike {
 				fd.Leader = s.targets[f.j.best]
 			}
@@ -89,15 +99,28 @@ func outcomeOf(l lead) string {
 // Undecided lists the rows (workloads at their matrix points) whose
 // throughput comparison is not decided: the repetitions cannot tell, or
 // a side has too few of them for an interval. It is the verdict's
-// judgement: run.repetitions: auto adds rounds until it is empty.
-func Undecided(d *results.Data) []string {
-	var out []string
+// judgement: run.repetitions: auto adds rounds of these rows until it is
+// empty.
+func Undecided(d *results.Data) []Finding {
+	var out []Finding
 	for _, f := range Findings(d) {
 		if f.Figure == "throughput" && !f.Decided() {
-			out = append(out, f.Row)
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// fewest is the fewest repetitions with a throughput any target has of
+// the row.
+func (r *row) fewest() int {
+	n := -1
+	for _, c := range r.cells {
+		if n < 0 || c.n < n {
+			n = c.n
+		}
+	}
+	return max(n, 0)
 }
 
 // limits are the verdict's lines on what limits its confidence: targets

@@ -200,11 +200,15 @@ func ruleOf(d *results.Data) decide.Rule {
 	return r
 }
 
-// rowKey identifies a row: the workload and the matrix point.
-func rowKey(t *results.Trial) string {
+// rowKey identifies a trial's row.
+func rowKey(t *results.Trial) string { return RowKey(t.Workload, t.Params) }
+
+// RowKey identifies a row of the comparison: a workload at its matrix
+// point (a Finding's Workload and Params).
+func RowKey(workload string, params []results.Param) string {
 	var b strings.Builder
-	b.WriteString(t.Workload)
-	for _, p := range t.Params {
+	b.WriteString(workload)
+	for _, p := range params {
 		b.WriteString("\x00" + p.Key + "=" + p.Value)
 	}
 	return b.String()

@@ -34,6 +34,10 @@ type roundsPlan struct {
 	blocks [][]cellPlan
 	state  map[*Target]*loadState
 	rounds int
+	// runs counts each cell's repetitions so far, by its run ID without
+	// one: a round that leaves a decided row out does not number the
+	// row's next repetition after the round.
+	runs map[string]int
 }
 
 // rounds plans the experiment in rounds. Each target's first load comes
@@ -48,7 +52,7 @@ type roundsPlan struct {
 // file's order. A run that needs other data than its target holds, or
 // follows one that changed keys, is preceded by a load.
 func (b *builder) rounds(points [][]KV) {
-	rp := &roundsPlan{state: map[*Target]*loadState{}}
+	rp := &roundsPlan{state: map[*Target]*loadState{}, runs: map[string]int{}}
 	for wi := range b.s.Workloads {
 		w := &b.s.Workloads[wi]
 		for _, pt := range points {
@@ -77,7 +81,7 @@ func (b *builder) rounds(points [][]KV) {
 		}
 	}
 	for range max(b.s.Run.Repetitions, 1) {
-		b.addRound()
+		b.addRound(nil)
 	}
 }
 
@@ -110,27 +114,34 @@ func changesKeys(cfg workload.Config) bool {
 	return cfg.InsertProportion > 0 || cfg.DeleteProportion > 0 || cfg.Kind.Info().RunChanges
 }
 
-// addRound appends the next round's steps.
-func (b *builder) addRound() {
+// addRound appends the next round's steps: every block, or those visit
+// keeps.
+func (b *builder) addRound(visit func(workload string, params []KV) bool) {
 	rp := b.roundsPlan
 	rp.rounds++
-	rep := rp.rounds
-	order := b.roundOrder(rep)
+	round := rp.rounds
+	order := b.roundOrder(round)
 	reps := b.s.Run.Repetitions
 	if b.s.Run.RepetitionsAuto {
-		reps = MaxRounds // every ID carries its round
+		reps = MaxRounds // every ID carries its repetition
 	}
 	for _, block := range order {
+		if visit != nil && !visit(block[0].w.Name, block[0].pt) {
+			continue
+		}
 		for _, c := range block {
 			st := rp.state[c.t]
 			if b.s.Load.Enabled && (c.sig != st.loaded || st.dirty) {
 				st.loaded, st.loads, st.dirty = c.sig, st.loads+1, false
 				ld := b.loadStep(c.t, c.w, c.pt, c.props, c.cfg, st.loads)
-				ld.Round = rep
+				ld.Round = round
 				b.add(ld)
 			}
+			cell := runID(c.t, c.w, c.pt, 0, 1)
+			rp.runs[cell]++
+			rep := rp.runs[cell]
 			run := b.runStep(c.t, c.w, c.pt, c.props, rep)
-			run.Round = rep
+			run.Round = round
 			run.ID = runID(c.t, c.w, c.pt, rep, reps)
 			run.ChangesKeys = changesKeys(c.cfg)
 			run.Data = c.sig
@@ -195,13 +206,17 @@ func (b *builder) roundOrder(rep int) [][]cellPlan {
 
 // AddRound appends one more round to a plan in rounds and returns its
 // steps (a slice of Steps). It is how repetitions: auto goes on until
-// decided; a plan in sequential order has no rounds to add.
-func (p *Plan) AddRound() []Step {
+// decided: the round visits the blocks (a workload at a matrix point,
+// every target's trial of it) that visit keeps, all of them when visit
+// is nil, in the order drawn for the round; each trial's repetition
+// counts that cell's own. A plan in sequential order has no rounds to
+// add.
+func (p *Plan) AddRound(visit func(workload string, params []KV) bool) []Step {
 	if p.builder == nil || p.builder.roundsPlan == nil {
 		return nil
 	}
 	from := len(p.Steps)
-	p.builder.addRound()
+	p.builder.addRound(visit)
 	p.Steps = p.builder.plan.Steps
 	return p.Steps[from:]
 }

@@ -120,7 +120,7 @@ func TestAddRound(t *testing.T) {
 	require.True(t, p.Spec.Run.RepetitionsAuto)
 	require.Equal(t, spec.MinRounds, p.Rounds())
 	n := len(p.Steps)
-	added := p.AddRound()
+	added := p.AddRound(nil)
 	require.Equal(t, 4, p.Rounds())
 	require.Len(t, p.Steps, n+len(added))
 	runs := 0
@@ -134,10 +134,44 @@ func TestAddRound(t *testing.T) {
 	}
 	require.Equal(t, 12, runs)
 	requireDataReady(t, p)
+
+	// A round of the undecided rows alone: the others are left out, and
+	// each trial's repetition counts its own cell's, not the round.
+	n = len(p.Steps)
+	added = p.AddRound(func(w string, params []spec.KV) bool { return w == "b" || w == "e" })
+	require.Equal(t, 5, p.Rounds())
+	var ids []string
+	for _, st := range added {
+		require.Equal(t, 5, st.Round)
+		if st.Kind == spec.Run {
+			ids = append(ids, st.ID)
+		}
+	}
+	require.ElementsMatch(t, []string{"pg.b.rep5", "cas.b.rep5", "pg.e.rep5", "cas.e.rep5"}, ids)
+	added = p.AddRound(func(w string, params []spec.KV) bool { return w == "e" })
+	ids = nil
+	for _, st := range added {
+		require.Equal(t, 6, st.Round)
+		if st.Kind == spec.Run {
+			ids = append(ids, st.ID)
+			require.Equal(t, 6, st.Repetition)
+		}
+	}
+	require.ElementsMatch(t, []string{"pg.e.rep6", "cas.e.rep6"}, ids)
+	added = p.AddRound(func(w string, params []spec.KV) bool { return w == "a" })
+	for _, st := range added {
+		if st.Kind == spec.Run {
+			require.Equal(t, 5, st.Repetition, "a's fifth: it sat out rounds 5 and 6")
+			require.True(t, strings.HasSuffix(st.ID, ".rep5"), st.ID)
+		}
+	}
+	requireDataReady(t, p)
+	require.Greater(t, len(p.Steps), n)
+
 	// A sequential plan has no rounds to add.
 	seq := roundsPlan(t, 3, "run: {repetitions: 2, order: sequential}")
 	require.Zero(t, seq.Rounds())
-	require.Nil(t, seq.AddRound())
+	require.Nil(t, seq.AddRound(nil))
 }
 
 // TestRepetitionsSettings: auto takes a budget, a fixed count does not;
