@@ -61,26 +61,28 @@ func CheckDrivers(plan *spec.Plan) error {
 	return errors.Join(errs...)
 }
 
-// transactions refuses a TPC-C step on a driver whose sessions run no
-// SQL transactions (it failed at the target's load, after the targets
-// before it had run), and a ledger step on one whose sessions move no
-// money.
+// kindNeeds is, for each workload kind whose operations need more of
+// a driver than core YCSB's, the driver table's flag for it.
+var kindNeeds = map[workload.Kind]func(drivers.Info) bool{
+	workload.KindLedger: func(d drivers.Info) bool { return d.Transfers },
+	workload.KindTPCC:   func(d drivers.Info) bool { return d.SQLTransactions },
+}
+
+// transactions refuses a step whose workload kind needs what its
+// driver's sessions do not offer (a TPC-C step failed at the target's
+// load, after the targets before it had run), naming the drivers that
+// do.
 func transactions(st *spec.Step, info drivers.Info) error {
 	cfg, _, err := workload.ParseConfig(st.Properties, nil)
 	if err != nil {
 		return nil // the plan has parsed it already
 	}
-	if cfg.IsLedger() && !info.Transfers {
-		can := driversWhere(func(d drivers.Info) bool { return d.Transfers })
-		return driver.BadConfig(fmt.Errorf("workload %s is a ledger (transferproportion %g), whose transfers driver %s cannot make: the ledger runs on the %s drivers",
-			st.Workload.Name, cfg.TransferProportion, info.Name, strings.Join(can, ", ")))
-	}
-	if !cfg.IsTPCC() || info.SQLTransactions {
+	has, ok := kindNeeds[cfg.Kind]
+	if !ok || has(info) {
 		return nil
 	}
-	sql := driversWhere(func(d drivers.Info) bool { return d.SQLTransactions })
-	return driver.BadConfig(fmt.Errorf("workload %s is TPC-C (tpcc.warehouses %d), written against SQL transactions, which driver %s does not run: TPC-C runs on the %s drivers",
-		st.Workload.Name, cfg.TPCC.Warehouses, info.Name, strings.Join(sql, " and ")))
+	return driver.BadConfig(fmt.Errorf("workload %s: %s: it runs on the %s drivers",
+		st.Workload.Name, cfg.Kind.Info().Lacking("driver "+info.Name+"'s"), strings.Join(driversWhere(has), ", ")))
 }
 
 // driversWhere names the drivers of the table that have a capability.

@@ -97,6 +97,6 @@ func TestLedgerNeedsATransferer(t *testing.T) {
 	wl := newWorkload(t, ledgerProps...)
 	db := &stallDB{}
 	_, err := runner.Run(context.Background(), runner.Config{Phase: runner.Transactions, Threads: 2, MaxExecutionTime: time.Second, Seed: 1}, wl, db)
-	require.ErrorContains(t, err, "cannot transfer between accounts")
+	require.ErrorContains(t, err, "workload.kind ledger needs transfers between accounts (driver.Transferer), which this driver's sessions do not offer")
 	require.Equal(t, driver.ClassUnsupported, driver.Classify(err))
 }

@@ -177,9 +177,9 @@ type run struct {
 	series    []string
 	planned   []bool
 	sessions  []driver.Session
-	// tpcc holds each worker's TPC-C terminal (nil entries when the
-	// workload is not TPC-C).
-	tpcc    []*tpccWorker
+	// kinds holds each worker's part of its workload's kind (nil
+	// entries for core YCSB's).
+	kinds   []kindWorker
 	workers []*workload.Worker
 	timers  []clock.Timer
 	// exited marks the workers that returned; the others were left
@@ -267,21 +267,12 @@ func newRun(ctx context.Context, cfg Config, wl *workload.Workload, db driver.DB
 		}
 		s.workers = append(s.workers, wk)
 		s.sessions = append(s.sessions, sess)
-		if _, ok := sess.(driver.Transferer); !ok && cfg.Phase == Transactions && wl.Config().IsLedger() {
+		kw, err := kindWorkerOf(sess, wl.Config(), cfg.Phase, cfg.FirstWorker+i, cfg.Seed)
+		if err != nil {
 			s.release()
-			return nil, &driver.Error{Class: driver.ClassUnsupported,
-				Err: fmt.Errorf("transferproportion %g: this driver's sessions cannot transfer between accounts (driver.Transferer): no ledger on it", wl.Config().TransferProportion)}
+			return nil, err
 		}
-		if c := wl.Config(); c.IsTPCC() && cfg.Phase != Verify {
-			tw, err := newTPCCWorker(sess, c, cfg.FirstWorker+i, cfg.Seed)
-			if err != nil {
-				s.release()
-				return nil, err
-			}
-			s.tpcc = append(s.tpcc, tw)
-		} else {
-			s.tpcc = append(s.tpcc, nil)
-		}
+		s.kinds = append(s.kinds, kw)
 	}
 	return s, nil
 }

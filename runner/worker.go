@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"math/rand/v2"
 
 	"github.com/dbarena/dbarena/driver"
@@ -25,10 +24,9 @@ type workerState struct {
 	scanBuf []record.Record
 	// batch collects load inserts when the driver batches them.
 	batch *batch
-	// ledger is a transfer's field and floor (a ledger workload's).
-	ledger driver.Transfer
-	// tpcc is a TPC-C worker's terminal and transactions.
-	tpcc *tpccWorker
+	// kind is the workload kind's part of the worker (nil for core
+	// YCSB's): a ledger's transfers, a TPC-C terminal.
+	kind kindWorker
 	// retryRand jitters insert retry waits, as YCSB does, so retrying
 	// workers do not hit the database in lockstep.
 	retryRand *rand.Rand
@@ -134,10 +132,7 @@ func (s *run) newWorker(id int) *workerState {
 	if s.warmRec != nil {
 		w.warm = s.warmRec.Handle(id)
 	}
-	if c := s.wl.Config(); c.IsLedger() {
-		w.ledger = driver.Transfer{Field: c.BalanceField(), Floor: c.Ledger.Floor}
-	}
-	w.tpcc = s.tpcc[id]
+	w.kind = s.kinds[id]
 	if bi, ok := w.sess.(driver.BatchInserter); ok && s.cfg.Phase == Load && s.cfg.BatchSize > 1 {
 		w.batch = newBatch(bi, s.cfg.BatchSize)
 		s.batched.Store(true)
@@ -302,8 +297,7 @@ func (w *workerState) exec(op *workload.Operation, h measure.Handle, intended, s
 	case w.s.cfg.Phase == Verify:
 		w.verifyRecord(op, h, intended, start)
 		return
-	case w.tpcc != nil && op.Kind == workload.Insert:
-		w.tpccLoad(op, h, intended, start)
+	case w.kind != nil && w.kind.exec(w, op, h, intended, start):
 		return
 	case w.batch != nil:
 		w.addToBatch(op, h)
@@ -339,30 +333,7 @@ func (w *workerState) exec(op *workload.Operation, h measure.Handle, intended, s
 		w.record(h, series, err, intended, start, clk.Now(), 0)
 	case workload.ReadModifyWrite:
 		w.readModifyWrite(op, h, intended, start)
-	case workload.Transfer:
-		w.transfer(op, h, intended, start)
-	case workload.NewOrder, workload.Payment, workload.OrderStatus, workload.Delivery, workload.StockLevel:
-		w.tpccTransaction(op, h, intended, start)
 	}
-}
-
-// transfer moves op's amount between its two accounts. A declined
-// transfer (its payer would go below the floor) is a transaction that
-// ran and decided: it counts as done, not as an error.
-func (w *workerState) transfer(op *workload.Operation, h measure.Handle, intended, start int64) {
-	series := int(workload.Transfer)
-	t := w.ledger
-	t.From, t.To, t.Amount = op.Key, op.ToKey, op.Amount
-	w.begin(series)
-	err := w.sess.(driver.Transferer).Transfer(w.s.opsCtx, op.Table, t)
-	w.end()
-	if errors.Is(err, driver.ErrDeclined) {
-		err = nil
-		if !w.warming {
-			w.s.declined.Add(1)
-		}
-	}
-	w.record(h, series, err, intended, start, w.s.cfg.Clock.Now(), 0)
 }
 
 // readModifyWrite reads then updates one record. As in YCSB the READ and

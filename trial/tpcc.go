@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -92,8 +93,7 @@ func (t *Trial) withSQL(ctx context.Context, fn func(s driver.SQLTransactor) err
 	defer sess.Close()
 	sx, ok := sess.(driver.SQLTransactor)
 	if !ok {
-		return t.wrap(&driver.Error{Class: driver.ClassUnsupported,
-			Err: fmt.Errorf("tpcc.warehouses %d: this driver's sessions cannot run SQL transactions (driver.SQLTransactor): no TPC-C on it", t.WorkloadConfig.TPCC.Warehouses)})
+		return t.wrap(&driver.Error{Class: driver.ClassUnsupported, Err: errors.New(t.WorkloadConfig.Kind.Info().Lacking("this driver's"))})
 	}
 	return t.wrap(fn(sx))
 }

@@ -39,6 +39,10 @@ type KindInfo struct {
 	// found (a ledger's balances, TPC-C's orders), whatever its
 	// proportions: the next step loads afresh.
 	RunChanges bool
+	// Needs is what the kind's operations need of a driver's sessions
+	// beyond core YCSB's, in words with the interface ("SQL
+	// transactions (driver.SQLTransactor)"); empty for none.
+	Needs string
 	// prefixes and keys are the settings the kind owns: set on a
 	// workload of another kind they are refused, and set for the whole
 	// experiment, a target or a matrix point they reach this kind's
@@ -51,8 +55,10 @@ type KindInfo struct {
 var kinds = []KindInfo{
 	{Kind: KindCore, Summary: "YCSB's CoreWorkload: reads, updates, inserts, scans and deletes of records"},
 	{Kind: KindLedger, Summary: "transfers between accounts whose balances must keep their sum", RunChanges: true,
+		Needs:    "transfers between accounts (driver.Transferer)",
 		prefixes: []string{"ledger."}, keys: []string{core.TransferProportion}},
 	{Kind: KindTPCC, Summary: "TPC-C's five transactions over warehouses", RunChanges: true,
+		Needs:    "SQL transactions (driver.SQLTransactor)",
 		prefixes: []string{"tpcc."}},
 }
 
@@ -83,6 +89,13 @@ func LookupKind(name string) (KindInfo, error) {
 func (k Kind) Info() KindInfo {
 	i, _ := LookupKind(string(k))
 	return i
+}
+
+// Lacking says that a driver's sessions cannot run the kind, whose
+// they are ("this driver's", "driver redis's"): the one sentence for
+// every place that finds out (the plan, the trial, the runner).
+func (i KindInfo) Lacking(whose string) string {
+	return fmt.Sprintf("workload.kind %s needs %s, which %s sessions do not offer", i.Kind, i.Needs, whose)
 }
 
 // Owns reports whether key is one of the kind's own settings.

@@ -104,7 +104,7 @@ func TestLedgerYCSBSummary(t *testing.T) {
 
 	code, _, errs = run(t, context.Background(), "ycsb", "run", "basic", "-P", "../../../workloads/workloadledger", "-p", "operationcount=10", "-q")
 	require.NotEqual(t, ExitOK, code)
-	require.Contains(t, errs, "cannot transfer between accounts")
+	require.Contains(t, errs, "workload.kind ledger needs transfers between accounts (driver.Transferer), which this driver's sessions do not offer")
 }
 
 // TestLedgerSnapshotsDuringTheRun runs the ledger on PostgreSQL with a
