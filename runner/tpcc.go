@@ -1,7 +1,6 @@
 package runner
 
 import (
-
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/measure"
 	"github.com/dbarena/dbarena/workload"
