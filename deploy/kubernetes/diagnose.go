@@ -7,19 +7,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // stuck says why a pod that selector picks will not become ready by
 // waiting ("pod db-0 keeps crashing"), or returns "": a container that
-// has crashed and been restarted crashLoops times, or one the kubelet
+// has crashed and been restarted crashLoops times, one the kubelet
 // cannot start for a reason that waiting does not mend (an image it may
-// not or cannot pull, a configuration that refers to nothing).
+// not or cannot pull, a configuration that refers to nothing), or a pod
+// the scheduler has found no node with the CPU or memory for, for
+// unschedulableFor, where no cluster autoscaler may add one.
 func (d *deployment) stuck(ctx context.Context, selector string) string {
 	pods, err := d.podStates(ctx, selector)
 	if err != nil {
 		return ""
 	}
 	for _, p := range pods.Items {
+		if why := unschedulable(p.Status.Conditions, time.Now()); why != "" &&
+			!autoscaled(ctx, func(ctx context.Context, args ...string) (string, error) { return d.kubectl(ctx, nil, args...) }) {
+			return fmt.Sprintf("pod %s cannot be scheduled, and no cluster autoscaler may add a node: %s", p.Metadata.Name, why)
+		}
 		for _, c := range p.Status.ContainerStatuses {
 			if c.RestartCount >= crashLoops {
 				return "pod " + p.Metadata.Name + " keeps crashing"
@@ -38,9 +45,7 @@ type podList struct {
 		Metadata struct{ Name string }
 		Status   struct {
 			Phase      string
-			Conditions []struct {
-				Type, Status, Reason, Message string
-			}
+			Conditions []condition
 			ContainerStatuses []struct {
 				Name             string
 				Ready            bool
@@ -52,6 +57,33 @@ type podList struct {
 			}
 		}
 	}
+}
+
+// condition is one of a pod's conditions.
+type condition struct {
+	Type, Status, Reason, Message string
+	LastTransitionTime            time.Time
+}
+
+// unschedulableFor is how long the scheduler must have found no node
+// with room for a pod before waiting is given up: a pod of a deployment
+// torn down a moment before may still hold the room.
+const unschedulableFor = 10 * time.Second
+
+// unschedulable returns the scheduler's message when conditions say the
+// pod has waited unschedulableFor or longer for a node with the CPU or
+// memory it requests ("0/1 nodes are available: 1 Insufficient cpu"),
+// else "". Other reasons (a volume claim not yet bound) may mend by
+// waiting.
+func unschedulable(conds []condition, now time.Time) string {
+	for _, c := range conds {
+		if c.Type == "PodScheduled" && c.Status == "False" && c.Reason == "Unschedulable" &&
+			strings.Contains(c.Message, "Insufficient") && !c.LastTransitionTime.IsZero() &&
+			now.Sub(c.LastTransitionTime) >= unschedulableFor {
+			return c.Message
+		}
+	}
+	return ""
 }
 
 // podStates lists the pods selector picks, with their states.

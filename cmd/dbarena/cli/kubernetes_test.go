@@ -157,3 +157,31 @@ func TestKubernetesClusterInterruptedRun(t *testing.T) {
 	require.Less(t, time.Since(start), 3*time.Minute)
 	deploytest.RequireNamespaceGone(t, "dbarena-kint")
 }
+
+// TestKubernetesClusterDefaultLoaderRefused: a new user's target on a
+// node of this machine's size, with the loader's default request (2
+// CPUs) beside a database of half a core, cannot fit: `dbarena run`
+// refuses it at the preflight, before anything deploys, in seconds,
+// naming the requests and the node (it waited 5 minutes for a pod
+// that would never be scheduled).
+func TestKubernetesClusterDefaultLoaderRefused(t *testing.T) {
+	testenv.Kubernetes(t)
+	alloc := deploytest.Kubectl(t, "get", "nodes", "-o", "jsonpath={.items[0].status.allocatable.cpu}")
+	if alloc != "2" && alloc != "2000m" {
+		testenv.Missing(t, "this test's request fits a node of 2 CPUs only; the node has "+alloc)
+	}
+	file := targetsExperiment(t, "kubefit", "{duration: 6s, threads: 4}", `  - name: kfit
+    database: redis
+    deploy:
+      provider: kubernetes
+      cpus: 0.5
+      options: {image: local, loader_pod_image: "dbarena.local/debian:12", storage: 1Gi}
+`)
+	start := time.Now()
+	code, out, errs := run(t, context.Background(), "run", file, "--results", filepath.Join(t.TempDir(), "r"))
+	require.Equal(t, ExitFailure, code, "%s\n%s", out, errs)
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.Contains(t, errs, "dbarena: preflight (nothing was started): kubernetes: kfit: its pods request 2.5 CPUs and 1.0 GiB in all (1 database pod, 1 loader pod), more than the cluster's 1 node allocatable (2 CPUs and ")
+	require.NotContains(t, errs, "deploying")
+	require.Empty(t, deploytest.Kubectl(t, "get", "namespace", "dbarena-kfit", "--ignore-not-found", "-o", "name"), "nothing applied")
+}
