@@ -44,8 +44,8 @@ type podList struct {
 	Items []struct {
 		Metadata struct{ Name string }
 		Status   struct {
-			Phase      string
-			Conditions []condition
+			Phase             string
+			Conditions        []condition
 			ContainerStatuses []struct {
 				Name             string
 				Ready            bool
