@@ -114,6 +114,21 @@ func TestModules(t *testing.T) {
 
 // TestModulesFormatted is `tofu fmt -check` without tofu: its formatter
 // is hclwrite.Format, so a module file it would rewrite fails here.
+// TestDockerModuleAsTheClouds: the docker cloud's module takes the
+// variables the clouds' share and outputs what theirs do, so that the
+// provider reads it as it reads theirs.
+func TestDockerModuleAsTheClouds(t *testing.T) {
+	blocks := module(t, "docker")
+	vars := labels(blocks, "variable")
+	for _, v := range []string{"name", "db_count", "db_image", "db_port", "db_data_dir", "loader_count", "ssh_user", "ssh_public_key"} {
+		require.Contains(t, vars, v, "variable %s", v)
+	}
+	outs := labels(blocks, "output")
+	for _, o := range []string{"db_internal_ips", "db_external_ips", "loader_external_ips", "db_port"} {
+		require.Contains(t, outs, o)
+	}
+}
+
 func TestModulesFormatted(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("modules", "*", "*.tf"))
 	require.NoError(t, err)

@@ -189,7 +189,7 @@ func TestVarsRefuseTheInternet(t *testing.T) {
 	for opt, want := range map[string]string{
 		"operator_cidr=0.0.0.0/0": "opens the VMs to the whole internet",
 		"operator_cidr=me":        "want your address range",
-		"cloud=azure":             "want gcp or aws",
+		"cloud=azure":             "want gcp, aws or docker",
 		"colour=blue":             `unknown option "colour"`,
 		"project=":                "option project",
 	} {
@@ -207,4 +207,44 @@ func TestVarsRefuseTheInternet(t *testing.T) {
 	r.Database = "aerospike"
 	_, _, err := terraform.Vars(r)
 	require.ErrorContains(t, err, "not supported here yet")
+}
+
+// TestDockerCloudVars: the docker cloud's variables come from the
+// catalogue's image (or the local one), and what means nothing for
+// containers (machine types, zones, disks, several nodes) is refused,
+// naming the option.
+func TestDockerCloudVars(t *testing.T) {
+	req := func(db string, nodes int, opts map[string]string) deploy.Request {
+		o := map[string]string{"cloud": "docker", "ssh_public_key": "ssh-ed25519 AAAA me"}
+		for k, v := range opts {
+			o[k] = v
+		}
+		return deploy.Request{Name: "d", Database: db, Nodes: nodes, Options: o}
+	}
+	cloud, vars, err := terraform.Vars(req("redis", 1, map[string]string{"image": deploy.LocalImage, "loaders": "2"}))
+	require.NoError(t, err)
+	require.Equal(t, "docker", cloud)
+	require.Equal(t, "dbarena.local/redis:7.0", vars["db_image"])
+	require.Equal(t, 6379, vars["db_port"])
+	require.Equal(t, 2, vars["loader_count"])
+	require.Contains(t, vars["db_command"], "--protected-mode", "the loaders reach it from other containers")
+	require.NotContains(t, vars["db_command"], "", "the Docker provider refuses an empty argument")
+	require.Contains(t, vars["db_command"], " ", `--save "" as Redis reads it`)
+	_, vars, err = terraform.Vars(req("postgres", 1, nil))
+	require.NoError(t, err)
+	require.Equal(t, "postgres:17", vars["db_image"], "the catalogue's image, for an engine that can pull it")
+	require.Contains(t, vars["db_env"], "POSTGRES_HOST_AUTH_METHOD=trust")
+	for opts, want := range map[string]string{
+		"machine_type=n2d-standard-8": "option machine_type is for the gcp and aws clouds; the docker cloud takes cloud, loaders, ssh_user, ssh_public_key, ssh_identity, image",
+		"ssh_public_key=":             "option ssh_public_key: want the text of your public key",
+		"loaders=many":                `option loaders: want a whole number >= 0, got "many"`,
+	} {
+		k, v, _ := strings.Cut(opts, "=")
+		_, _, err := terraform.Vars(req("postgres", 1, map[string]string{k: v}))
+		require.ErrorContains(t, err, want, opts)
+	}
+	_, _, err = terraform.Vars(req("cassandra", 3, nil))
+	require.ErrorContains(t, err, "nodes: 3: the docker cloud runs one database node")
+	_, _, err = terraform.Vars(deploy.Request{Name: "g", Database: "postgres", Options: map[string]string{"cloud": "gcp", "image": "local"}})
+	require.ErrorContains(t, err, "option image is the docker cloud's")
 }

@@ -145,22 +145,34 @@ func specOf(d deploy.Database, nodes int) dbSpec {
 
 // options are the provider's settings in deploy.options.
 var optionNames = []string{"cloud", "project", "zone", "region", "availability_zone", "ami", "machine_type", "local_ssds",
-	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key", "ssh_identity"}
+	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key", "ssh_identity", "image"}
+
+// dockerOptions are the options the docker cloud takes: containers
+// stand in for VMs, so machine types, zones and disks mean nothing.
+var dockerOptions = []string{"cloud", "loaders", "ssh_user", "ssh_public_key", "ssh_identity", "image"}
 
 // Vars are the module's input variables for a request.
 func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
-	db, err := database(req.Name, req.Database, max(req.Nodes, 1))
-	if err != nil {
-		return "", nil, err
-	}
 	for k := range req.Options {
 		if !slices.Contains(optionNames, k) {
 			return "", nil, fmt.Errorf("terraform: %s: unknown option %q; valid: %s", req.Name, k, strings.Join(optionNames, ", "))
 		}
 	}
 	cloud = req.Options["cloud"]
-	if cloud != "gcp" && cloud != "aws" {
-		return "", nil, fmt.Errorf("terraform: %s: option cloud: want gcp or aws, got %q", req.Name, cloud)
+	switch cloud {
+	case "gcp", "aws":
+	case "docker":
+		vars, err := dockerVars(req)
+		return cloud, vars, err
+	default:
+		return "", nil, fmt.Errorf("terraform: %s: option cloud: want gcp, aws or docker, got %q", req.Name, cloud)
+	}
+	if _, ok := req.Options["image"]; ok {
+		return "", nil, fmt.Errorf("terraform: %s: option image is the docker cloud's; on %s, deploy.version picks the tag", req.Name, cloud)
+	}
+	db, err := database(req.Name, req.Database, max(req.Nodes, 1))
+	if err != nil {
+		return "", nil, err
 	}
 	cidr := req.Options["operator_cidr"]
 	if _, n, err := net.ParseCIDR(cidr); err != nil {
@@ -217,6 +229,62 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 		set("availability_zone", "availability_zone")
 	}
 	return cloud, vars, nil
+}
+
+// dockerVars are the docker module's variables: one database container
+// and the loaders, on one Docker Engine (DOCKER_HOST), from an image the
+// engine holds (option image: local picks scripts/images/build's).
+func dockerVars(req deploy.Request) (map[string]any, error) {
+	for k := range req.Options {
+		if !slices.Contains(dockerOptions, k) {
+			return nil, fmt.Errorf("terraform: %s: option %s is for the gcp and aws clouds; the docker cloud takes %s", req.Name, k, strings.Join(dockerOptions, ", "))
+		}
+	}
+	if req.Nodes > 1 {
+		return nil, fmt.Errorf("terraform: %s: nodes: %d: the docker cloud runs one database node", req.Name, req.Nodes)
+	}
+	if _, err := database(req.Name, req.Database, 1); err != nil {
+		return nil, err
+	}
+	d, _ := deploy.LookupDatabase(req.Database) // found by database
+	im := d.Image
+	image, err := im.Choose(req.Options["image"], req.Version)
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %s: %w", req.Name, err)
+	}
+	key := req.Options["ssh_public_key"]
+	if key == "" {
+		return nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	}
+	env := []string{}
+	for _, v := range append(append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...), im.VM.Env...) {
+		env = append(env, v.Name+"="+v.Value)
+	}
+	// The Docker provider refuses an empty argument; the catalogue's
+	// one, Redis's `--save ""` (no snapshots), reads a single space as
+	// the same empty list.
+	command := []string{}
+	for _, a := range append(append([]string{}, im.Args...), im.VM.Args...) {
+		if a == "" {
+			a = " "
+		}
+		command = append(command, a)
+	}
+	vars := map[string]any{
+		"name": req.Name, "db_count": 1, "db_image": image, "db_port": im.Port, "db_data_dir": im.DataDir,
+		"db_command": command, "db_env": env, "ssh_public_key": key,
+	}
+	if u := req.Options["ssh_user"]; u != "" {
+		vars["ssh_user"] = u
+	}
+	if x := req.Options["loaders"]; x != "" {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("terraform: %s: option loaders: want a whole number >= 0, got %q", req.Name, x)
+		}
+		vars["loader_count"] = n
+	}
+	return vars, nil
 }
 
 // tool returns the tofu or terraform program.
@@ -372,7 +440,7 @@ func (p Provider) sshCommand(req deploy.Request, cloud, dir string) []string {
 	user := req.Options["ssh_user"]
 	if user == "" {
 		// The modules' defaults.
-		user = map[string]string{"gcp": "dbarena", "aws": "admin"}[cloud]
+		user = map[string]string{"gcp": "dbarena", "aws": "admin", "docker": "dbarena"}[cloud]
 	}
 	return append(cmd, "-l", user)
 }
@@ -592,8 +660,19 @@ func (p Provider) Destroy(ctx context.Context, dir, tool string) error {
 	return Destroy(ctx, prog, dir)
 }
 
+// run runs the tool in dir. Cancelled (Ctrl-C), the tool is
+// interrupted, not killed: an apply killed outright may have made a
+// resource it never wrote into the state, which no destroy would find;
+// interrupted, it stops starting more and records what it made.
+// Past interruptGrace it is killed.
 func run(ctx context.Context, tool, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = interruptGrace
 	return deploy.Run(cmd)
 }
+
+// interruptGrace is how long an interrupted tool may take to record
+// what it made and exit.
+const interruptGrace = 2 * time.Minute
