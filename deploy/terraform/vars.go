@@ -1,0 +1,158 @@
+package terraform
+
+// The module's input variables: the clouds' (GCP, AWS) and the docker
+// cloud's, from a target's request and options.
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/deploy"
+)
+
+// options are the provider's settings in deploy.options.
+var optionNames = []string{"cloud", "project", "zone", "region", "availability_zone", "ami", "machine_type", "local_ssds",
+	"loaders", "loader_machine_type", "operator_cidr", "ssh_user", "ssh_public_key", "ssh_identity", "image"}
+
+// dockerOptions are the options the docker cloud takes: containers
+// stand in for VMs, so machine types, zones and disks mean nothing.
+var dockerOptions = []string{"cloud", "loaders", "ssh_user", "ssh_public_key", "ssh_identity", "image"}
+
+// Vars are the module's input variables for a request.
+func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
+	for k := range req.Options {
+		if !slices.Contains(optionNames, k) {
+			return "", nil, fmt.Errorf("terraform: %s: unknown option %q; valid: %s", req.Name, k, strings.Join(optionNames, ", "))
+		}
+	}
+	cloud = req.Options["cloud"]
+	switch cloud {
+	case "gcp", "aws":
+	case "docker":
+		vars, err := dockerVars(req)
+		return cloud, vars, err
+	default:
+		return "", nil, fmt.Errorf("terraform: %s: option cloud: want gcp, aws or docker, got %q", req.Name, cloud)
+	}
+	if _, ok := req.Options["image"]; ok {
+		return "", nil, fmt.Errorf("terraform: %s: option image is the docker cloud's; on %s, deploy.version picks the tag", req.Name, cloud)
+	}
+	db, err := database(req.Name, req.Database, max(req.Nodes, 1))
+	if err != nil {
+		return "", nil, err
+	}
+	cidr := req.Options["operator_cidr"]
+	if _, n, err := net.ParseCIDR(cidr); err != nil {
+		return "", nil, fmt.Errorf("terraform: %s: option operator_cidr: want your address range such as 203.0.113.7/32, got %q", req.Name, cidr)
+	} else if ones, _ := n.Mask.Size(); ones == 0 {
+		return "", nil, fmt.Errorf("terraform: %s: option operator_cidr %s opens the VMs to the whole internet: give your own address range", req.Name, cidr)
+	}
+	key := req.Options["ssh_public_key"]
+	if key == "" {
+		return "", nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	}
+	vars = map[string]any{
+		"name": req.Name, "db_count": max(req.Nodes, 1), "db_image": db.image, "db_port": db.port,
+		"db_data_dir": db.dataDir, "db_docker_flags": db.flags, "db_args": db.args, "db_init": db.init,
+		"operator_cidr": cidr, "ssh_public_key": key,
+	}
+	if req.Version != "" {
+		vars["db_image"] = strings.SplitN(db.image, ":", 2)[0] + ":" + req.Version
+	}
+	set := func(opt, v string) { // string options passed through
+		if x := req.Options[opt]; x != "" {
+			vars[v] = x
+		}
+	}
+	set("machine_type", "db_machine_type")
+	set("loader_machine_type", "loader_machine_type")
+	set("ssh_user", "ssh_user")
+	for _, o := range []string{"loaders", "local_ssds"} {
+		if x := req.Options[o]; x != "" {
+			n, err := strconv.Atoi(x)
+			if err != nil || n < 0 {
+				return "", nil, fmt.Errorf("terraform: %s: option %s: want a whole number >= 0, got %q", req.Name, o, x)
+			}
+			name := map[string]string{"loaders": "loader_count", "local_ssds": "local_ssds"}[o]
+			if cloud == "aws" && o == "local_ssds" {
+				return "", nil, fmt.Errorf("terraform: %s: option local_ssds is GCP's; on AWS pick an instance type with instance storage (i3, i4i)", req.Name)
+			}
+			vars[name] = n
+		}
+	}
+	switch cloud {
+	case "gcp":
+		if req.Options["project"] == "" {
+			return "", nil, fmt.Errorf("terraform: %s: option project: want the GCP project to create the VMs in", req.Name)
+		}
+		set("project", "project")
+		set("zone", "zone")
+	case "aws":
+		if req.Options["ami"] == "" {
+			return "", nil, fmt.Errorf("terraform: %s: option ami: want a Debian 12 or Ubuntu AMI of the region (for Ubuntu, also ssh_user: ubuntu; Debian's user is admin)", req.Name)
+		}
+		set("ami", "ami")
+		set("region", "region")
+		set("availability_zone", "availability_zone")
+	}
+	return cloud, vars, nil
+}
+
+// dockerVars are the docker module's variables: one database container
+// and the loaders, on one Docker Engine (DOCKER_HOST), from an image the
+// engine holds (option image: local picks scripts/images/build's).
+func dockerVars(req deploy.Request) (map[string]any, error) {
+	for k := range req.Options {
+		if !slices.Contains(dockerOptions, k) {
+			return nil, fmt.Errorf("terraform: %s: option %s is for the gcp and aws clouds; the docker cloud takes %s", req.Name, k, strings.Join(dockerOptions, ", "))
+		}
+	}
+	if req.Nodes > 1 {
+		return nil, fmt.Errorf("terraform: %s: nodes: %d: the docker cloud runs one database node", req.Name, req.Nodes)
+	}
+	if _, err := database(req.Name, req.Database, 1); err != nil {
+		return nil, err
+	}
+	d, _ := deploy.LookupDatabase(req.Database) // found by database
+	im := d.Image
+	image, err := im.Choose(req.Options["image"], req.Version)
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %s: %w", req.Name, err)
+	}
+	key := req.Options["ssh_public_key"]
+	if key == "" {
+		return nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	}
+	env := []string{}
+	for _, v := range append(append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...), im.VM.Env...) {
+		env = append(env, v.Name+"="+v.Value)
+	}
+	// The Docker provider refuses an empty argument; the catalogue's
+	// one, Redis's `--save ""` (no snapshots), reads a single space as
+	// the same empty list.
+	command := []string{}
+	for _, a := range append(append([]string{}, im.Args...), im.VM.Args...) {
+		if a == "" {
+			a = " "
+		}
+		command = append(command, a)
+	}
+	vars := map[string]any{
+		"name": req.Name, "db_count": 1, "db_image": image, "db_port": im.Port, "db_data_dir": im.DataDir,
+		"db_command": command, "db_env": env, "ssh_public_key": key,
+	}
+	if u := req.Options["ssh_user"]; u != "" {
+		vars["ssh_user"] = u
+	}
+	if x := req.Options["loaders"]; x != "" {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("terraform: %s: option loaders: want a whole number >= 0, got %q", req.Name, x)
+		}
+		vars["loader_count"] = n
+	}
+	return vars, nil
+}
