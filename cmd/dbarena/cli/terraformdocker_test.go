@@ -17,10 +17,10 @@ import (
 // TestDockerEngineTerraformRun runs a whole experiment on the Terraform
 // provider's docker cloud, applied for real on the test command's
 // private engine: PostgreSQL in a container standing in for a VM, two
-// loader containers that load and run over a real ssh (the records split
-// between them, their histograms merged), node_exporter scraped on all
-// three hosts into sysmetrics.csv, the report written, and nothing of it
-// left on the engine after the teardown's destroy.
+// loader containers the load and the run are driven on over a real ssh
+// (every record inserted, the run without errors), node_exporter scraped
+// on all three hosts into sysmetrics.csv, the report written, and
+// nothing of it left on the engine after the teardown's destroy.
 func TestDockerEngineTerraformRun(t *testing.T) {
 	testenv.Docker(t)
 	config := os.Getenv("DBARENA_TEST_TF_CLI_CONFIG")
