@@ -114,15 +114,34 @@ func TestDockerEngineTerraformUpAndDown(t *testing.T) {
 }
 
 // TestDockerEngineTerraformFailedApplyDestroys: an apply that fails
-// half-way (the database's image is not on the engine, while the network,
-// its volume and the loaders are created) is destroyed: the engine holds
-// nothing of it after.
+// half-way (the database's image is not on the engine, after the
+// deployment's network was created, seen on the engine while apply ran)
+// is destroyed: the engine holds nothing of it after.
 func TestDockerEngineTerraformFailedApplyDestroys(t *testing.T) {
 	opts := dockerCloud(t, map[string]string{"image": "dbarena.local/no-such-image:1", "loaders": "1"})
+	seen := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			out, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label=dbarena.terraform=tffail").Output()
+			if len(strings.TrimSpace(string(out))) > 0 {
+				seen <- true
+				return
+			}
+			select {
+			case <-done:
+				seen <- false
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
 	_, err := terraform.Provider{ReadyTimeout: time.Minute}.Up(context.Background(), deploy.Request{Name: "tffail", Database: "postgres", Options: opts, WorkDir: t.TempDir()})
+	close(done)
 	require.Error(t, err)
 	require.ErrorContains(t, err, "terraform: tffail: apply:")
 	t.Logf("%v", err)
+	require.True(t, <-seen, "the network existed before the apply failed: it failed half-way")
 	requireNothingLeft(t, "tffail")
 }
 
