@@ -23,8 +23,7 @@ func (d *deployment) stuck(ctx context.Context, selector string) string {
 		return ""
 	}
 	for _, p := range pods.Items {
-		if why := unschedulable(p.Status.Conditions, time.Now()); why != "" &&
-			!autoscaled(ctx, func(ctx context.Context, args ...string) (string, error) { return d.kubectl(ctx, nil, args...) }) {
+		if why := unschedulable(p.Status.Conditions, time.Now()); why != "" && !d.autoscaled(ctx) {
 			return fmt.Sprintf("pod %s cannot be scheduled, and no cluster autoscaler may add a node: %s", p.Metadata.Name, why)
 		}
 		for _, c := range p.Status.ContainerStatuses {

@@ -107,20 +107,20 @@ func fit(name string, pods []podAsk, nodes []node) error {
 		}
 		if !held {
 			return fmt.Errorf("kubernetes: %s: each %s requests %s, which no node can hold: the largest, %s, has %s allocatable; lower %s, or deploy on bigger nodes",
-				name, p.what, resources2(p.cpu, p.memory), largest.name, resources2(largest.cpu, largest.memory), p.how)
+				name, p.what, cpuMemory(p.cpu, p.memory), largest.name, cpuMemory(largest.cpu, largest.memory), p.how)
 		}
 		all.cpu += float64(p.count) * p.cpu
 		all.memory += float64(p.count) * p.memory
 	}
 	if all.cpu > total.cpu || all.memory > total.memory {
 		return fmt.Errorf("kubernetes: %s: its pods request %s in all (%s), more than the cluster's %s allocatable (%s): lower the requests or the counts, or add nodes",
-			name, resources2(all.cpu, all.memory), podCounts(pods), plural(len(nodes), "node"), resources2(total.cpu, total.memory))
+			name, cpuMemory(all.cpu, all.memory), podCounts(pods), plural(len(nodes), "node"), cpuMemory(total.cpu, total.memory))
 	}
 	return nil
 }
 
-// resources2 says "2 CPUs and 1.0 GiB" (a part not asked is left out).
-func resources2(cpu, memory float64) string {
+// cpuMemory says "2 CPUs and 1.0 GiB" (a part not asked is left out).
+func cpuMemory(cpu, memory float64) string {
 	var parts []string
 	if cpu > 0 {
 		parts = append(parts, strconv.FormatFloat(cpu, 'f', -1, 64)+" CPUs")
@@ -179,7 +179,7 @@ func parseQuantity(s string) (float64, error) {
 
 // autoscaled says whether a cluster autoscaler runs (it publishes its
 // status in kube-system): it may add nodes for pods that fit none.
-func autoscaled(ctx context.Context, kubectl func(ctx context.Context, args ...string) (string, error)) bool {
-	out, err := kubectl(ctx, "-n", "kube-system", "get", "configmap", "cluster-autoscaler-status", "--ignore-not-found", "-o", "name")
+func (d *deployment) autoscaled(ctx context.Context) bool {
+	out, err := d.kubectl(ctx, nil, "-n", "kube-system", "get", "configmap", "cluster-autoscaler-status", "--ignore-not-found", "-o", "name")
 	return err == nil && strings.TrimSpace(out) != ""
 }

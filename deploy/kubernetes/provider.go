@@ -82,23 +82,17 @@ func (p Provider) Check(req deploy.Request) error {
 		}
 		return fmt.Errorf("kubernetes: no cluster answers kubectl in %s (kubectl get --raw=/readyz: %s); point the target's context option, KUBECONFIG or kubectl's current context at the cluster to deploy on", which, lastLine(msg))
 	}
-	return fits(ctx, func(ctx context.Context, args ...string) (string, error) {
-		if c := m.Options.Context; c != "" {
-			args = append([]string{"--context", c}, args...)
-		}
-		out, err := exec.CommandContext(ctx, kc, args...).Output()
-		return string(out), err
-	}, req, m.Options)
+	return (&deployment{kc: kc, ctx: m.Options.Context}).fits(ctx, req, m.Options)
 }
 
 // fits refuses a target whose pods the cluster's nodes can never hold
 // (fit), unless a cluster autoscaler may add nodes. What kubectl cannot
 // say (the nodes, where listing them is not allowed) is not judged.
-func fits(ctx context.Context, kubectl func(ctx context.Context, args ...string) (string, error), req deploy.Request, o Options) error {
-	if autoscaled(ctx, kubectl) {
+func (d *deployment) fits(ctx context.Context, req deploy.Request, o Options) error {
+	if d.autoscaled(ctx) {
 		return nil
 	}
-	out, err := kubectl(ctx, "get", "nodes", "-o", "json")
+	out, err := d.kubectl(ctx, nil, "get", "nodes", "-o", "json")
 	if err != nil {
 		return nil
 	}
