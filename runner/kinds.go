@@ -43,8 +43,9 @@ func kindWorkerOf(sess driver.Session, c workload.Config, phase Phase, id int, s
 	return mk(sess, c, phase, id, seed)
 }
 
-// lacking is the error for a session that cannot run c's kind.
-func lacking(c workload.Config) error {
+// KindUnsupported is the error for a driver whose sessions cannot run
+// c's kind (driver.ClassUnsupported, saying what they lack).
+func KindUnsupported(c workload.Config) error {
 	return &driver.Error{Class: driver.ClassUnsupported, Err: errors.New(c.Kind.Info().Lacking("this driver's"))}
 }
 
@@ -65,7 +66,7 @@ func newLedgerWorker(sess driver.Session, c workload.Config, phase Phase, _ int,
 		if phase != Transactions {
 			return nil, nil
 		}
-		return nil, lacking(c)
+		return nil, KindUnsupported(c)
 	}
 	return &ledgerWorker{tx: tx, t: driver.Transfer{Field: c.BalanceField(), Floor: c.Ledger.Floor}}, nil
 }

@@ -30,7 +30,7 @@ func newTPCCKindWorker(sess driver.Session, c workload.Config, phase Phase, id i
 func newTPCCWorker(sess driver.Session, c workload.Config, id int, seed uint64) (*tpccWorker, error) {
 	sx, ok := sess.(driver.SQLTransactor)
 	if !ok {
-		return nil, lacking(c)
+		return nil, KindUnsupported(c)
 	}
 	warehouses := int(c.TPCC.Warehouses)
 	w, d := terminalHome(id, warehouses)

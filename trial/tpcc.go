@@ -2,7 +2,6 @@ package trial
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -93,7 +92,7 @@ func (t *Trial) withSQL(ctx context.Context, fn func(s driver.SQLTransactor) err
 	defer sess.Close()
 	sx, ok := sess.(driver.SQLTransactor)
 	if !ok {
-		return t.wrap(&driver.Error{Class: driver.ClassUnsupported, Err: errors.New(t.WorkloadConfig.Kind.Info().Lacking("this driver's"))})
+		return t.wrap(runner.KindUnsupported(t.WorkloadConfig))
 	}
 	return t.wrap(fn(sx))
 }
