@@ -50,9 +50,9 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 	} else if ones, _ := n.Mask.Size(); ones == 0 {
 		return "", nil, fmt.Errorf("terraform: %s: option operator_cidr %s opens the VMs to the whole internet: give your own address range", req.Name, cidr)
 	}
-	key := req.Options["ssh_public_key"]
-	if key == "" {
-		return "", nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	key, err := publicKey(req)
+	if err != nil {
+		return "", nil, err
 	}
 	vars = map[string]any{
 		"name": req.Name, "db_count": max(req.Nodes, 1), "db_image": db.image, "db_port": db.port,
@@ -71,11 +71,11 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 	set("loader_machine_type", "loader_machine_type")
 	set("ssh_user", "ssh_user")
 	for _, o := range []string{"loaders", "local_ssds"} {
-		if x := req.Options[o]; x != "" {
-			n, err := strconv.Atoi(x)
-			if err != nil || n < 0 {
-				return "", nil, fmt.Errorf("terraform: %s: option %s: want a whole number >= 0, got %q", req.Name, o, x)
-			}
+		n, ok, err := wholeNumber(req, o)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
 			name := map[string]string{"loaders": "loader_count", "local_ssds": "local_ssds"}[o]
 			if cloud == "aws" && o == "local_ssds" {
 				return "", nil, fmt.Errorf("terraform: %s: option local_ssds is GCP's; on AWS pick an instance type with instance storage (i3, i4i)", req.Name)
@@ -122,9 +122,9 @@ func dockerVars(req deploy.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("terraform: %s: %w", req.Name, err)
 	}
-	key := req.Options["ssh_public_key"]
-	if key == "" {
-		return nil, fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	key, err := publicKey(req)
+	if err != nil {
+		return nil, err
 	}
 	env := []string{}
 	for _, v := range append(append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...), im.VM.Env...) {
@@ -147,12 +147,35 @@ func dockerVars(req deploy.Request) (map[string]any, error) {
 	if u := req.Options["ssh_user"]; u != "" {
 		vars["ssh_user"] = u
 	}
-	if x := req.Options["loaders"]; x != "" {
-		n, err := strconv.Atoi(x)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("terraform: %s: option loaders: want a whole number >= 0, got %q", req.Name, x)
-		}
+	n, ok, err := wholeNumber(req, "loaders")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		vars["loader_count"] = n
 	}
 	return vars, nil
+}
+
+// publicKey is the option ssh_public_key, which every cloud needs.
+func publicKey(req deploy.Request) (string, error) {
+	key := req.Options["ssh_public_key"]
+	if key == "" {
+		return "", fmt.Errorf("terraform: %s: option ssh_public_key: want the text of your public key, e.g. ${file:/home/me/.ssh/id_ed25519.pub}", req.Name)
+	}
+	return key, nil
+}
+
+// wholeNumber reads option o as a whole number >= 0; ok is false when
+// it is not set.
+func wholeNumber(req deploy.Request, o string) (n int, ok bool, err error) {
+	x := req.Options[o]
+	if x == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(x)
+	if err != nil || n < 0 {
+		return 0, false, fmt.Errorf("terraform: %s: option %s: want a whole number >= 0, got %q", req.Name, o, x)
+	}
+	return n, true, nil
 }
