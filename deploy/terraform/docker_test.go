@@ -17,7 +17,6 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/deploytest"
 	"github.com/dbarena/dbarena/deploy/terraform"
-	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // These tests apply the docker cloud's module for real: Terraform (the
@@ -26,24 +25,13 @@ import (
 // scripts/docker, whose images stand in for the VMs. Every name starts
 // with TestDockerEngine, which the test command runs in its Docker step.
 
-// dockerCloud points the test at the engine and the provider mirror,
-// and returns the options of a docker-cloud target with a fresh ssh key.
+// dockerCloud points the test at the engine and the provider mirror
+// (deploytest.TerraformDocker), and returns the options of a
+// docker-cloud target with a fresh ssh key.
 func dockerCloud(t *testing.T, more map[string]string) map[string]string {
 	t.Helper()
-	testenv.Docker(t)
-	config := os.Getenv("DBARENA_TEST_TF_CLI_CONFIG")
-	if config == "" {
-		testenv.Missing(t, "DBARENA_TEST_TF_CLI_CONFIG is not set: scripts/docker start prints it (scripts/terraform-provider-docker)")
-		return nil
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", config)
-	testenv.Program(t, "ssh")
-	key := filepath.Join(t.TempDir(), "id_ed25519")
-	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput()
-	require.NoError(t, err, string(out))
-	pub, err := os.ReadFile(key + ".pub")
-	require.NoError(t, err)
-	o := map[string]string{"cloud": "docker", "image": deploy.LocalImage, "ssh_public_key": strings.TrimSpace(string(pub)), "ssh_identity": key}
+	pub, key := deploytest.TerraformDocker(t)
+	o := map[string]string{"cloud": "docker", "image": deploy.LocalImage, "ssh_public_key": pub, "ssh_identity": key}
 	for k, v := range more {
 		o[k] = v
 	}

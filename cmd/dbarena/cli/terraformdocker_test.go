@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dbarena/dbarena/deploy/deploytest"
-	"github.com/dbarena/dbarena/internal/testenv"
 )
 
 // TestDockerEngineTerraformRun runs a whole experiment on the Terraform
@@ -22,17 +20,8 @@ import (
 // on all three hosts into sysmetrics.csv, the report written, and
 // nothing of it left on the engine after the teardown's destroy.
 func TestDockerEngineTerraformRun(t *testing.T) {
-	testenv.Docker(t)
-	config := os.Getenv("DBARENA_TEST_TF_CLI_CONFIG")
-	if config == "" {
-		testenv.Missing(t, "DBARENA_TEST_TF_CLI_CONFIG is not set: scripts/docker start prints it (scripts/terraform-provider-docker)")
-		return
-	}
-	t.Setenv("TF_CLI_CONFIG_FILE", config)
+	_, key := deploytest.TerraformDocker(t)
 	dir := t.TempDir()
-	key := filepath.Join(dir, "id_ed25519")
-	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput()
-	require.NoError(t, err, string(out))
 	bin := buildDbarena(t)
 	file := filepath.Join(dir, "tf.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(`name: tfdocker
@@ -65,7 +54,7 @@ run:
 		}
 		require.GreaterOrEqual(t, n, 2, "node_exporter rows of %s during tfrun.c", host)
 	}
-	_, err = os.Stat(filepath.Join(d.Dir, "report.html"))
+	_, err := os.Stat(filepath.Join(d.Dir, "report.html"))
 	require.NoError(t, err)
 	filter := "label=dbarena.terraform=tfrun"
 	for _, what := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}, {"volume", "ls", "-q"}} {
