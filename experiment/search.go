@@ -203,8 +203,10 @@ func (tr *targetRun) probeStep(st *spec.Step, rate float64, threads, try int) *s
 // its errors stayed within the policy; missed otherwise; borderline when
 // a latency lay within 10% of its bound. A probe is unfair, proving
 // nothing, when a loader was lost or the throughput was not steady; and
-// a miss is unfair when the client may have made it: its machine was
-// saturated, the harness's own lateness (pacing p99) would close the
+// a miss is unfair when the client or the machine may have made it: its
+// machine was saturated, other processes (or the hypervisor's steal)
+// took a share of the cores the loader and the database ran on, the
+// harness's own lateness (pacing p99) would close the
 // gap to a bound, or its workers were nearly all busy and the rate has
 // not yet been tried with twice as many (after that the database, not
 // the workers, held them: a saturated database keeps any number busy).
@@ -235,7 +237,7 @@ func judgeProbe(row results.Trial, rate float64, threads int, slo *results.SLO, 
 	p.Outcome, p.Why = capacity.Missed, j.Why()
 	for _, f := range row.Flags {
 		switch f.Kind() {
-		case results.FlagHostSaturated:
+		case results.FlagHostSaturated, results.FlagInterfered:
 			p.Outcome, p.Why = capacity.Unfair, string(f)
 			return p
 		case results.FlagPacing:

@@ -145,7 +145,7 @@ targets:
     deploy: {provider: local}
 workloads: [c]
 slo: {p99: 25ms}
-run: {until: slo, duration: 2s, threads: 4, max_probes: 5}
+run: {until: slo, duration: 2s, threads: 4, max_probes: 8}
 matrix:
   size: [{cpus: 0.25}, {cpus: 0.5}]
 goal: {throughput: 1000}
@@ -153,6 +153,14 @@ goal: {throughput: 1000}
 	res := filepath.Join(dir, "r")
 	code, out, errs := run(t, context.Background(), "run", file, "--results", res)
 	t.Log(out)
+	if code != ExitOK && machineMadeSearch(t, res) {
+		// CI has measured 58% steal for minutes: every probe a rate
+		// was retried at proved nothing, and the run says so rather
+		// than name a rate.
+		require.Equal(t, ExitFailure, code, errs)
+		require.Contains(t, errs, "no rate could be judged at p99 <= 25 ms")
+		return
+	}
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "size: redis needs 250m (0.25 cores) for 1,000 ops/s of workload c at p99 <= 25 ms", "the verdict answers the goal")
 	d, err := results.Read(res)
@@ -414,4 +422,25 @@ func TestSizeWithoutAnAnswer(t *testing.T) {
 		require.Equal(t, "could not judge", groups[0]["outcome"])
 		require.Contains(t, groups[0]["answer"], "every size measured was refused (1cpu: probe pg-1cpu.c.p1, whose rate is the answer, was host-saturated")
 	}
+}
+
+// machineMadeSearch says whether a search of the run in dir ended on
+// probes that the client or the machine made (interfered, host
+// saturated, late pacing, not steady), each named in the log.
+func machineMadeSearch(t *testing.T, dir string) bool {
+	t.Helper()
+	d, err := results.Read(dir)
+	require.NoError(t, err)
+	unfair := regexp.MustCompile(`^(interfered|host-saturated|not-steady):|without the harness's lateness`)
+	for _, s := range d.Manifest.Searches {
+		if s.Rate > 0 || len(s.Probes) == 0 {
+			continue
+		}
+		last := s.Probes[len(s.Probes)-1]
+		if last.Outcome == "unfair" && unfair.MatchString(last.Why) {
+			t.Logf("%s: the machine made the figures: %s", s.Target, last.Why)
+			return true
+		}
+	}
+	return false
 }
