@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/ledger"
 )
 
 // ledgerProps is a small ledger on hot accounts: 50 accounts of 100, a
@@ -35,13 +36,15 @@ func TestLedgerKeepsItsInvariants(t *testing.T) {
 	require.InDelta(t, 18000, tr.OK, 600)
 	require.InDelta(t, 2000, opSummary(t, res.Measured, "READ").OK, 600)
 
-	rep, err := runner.AuditLedger(context.Background(), 4, wl.Config(), db)
+	rep, err := ledger.Audit(context.Background(), 4, wl.Config(), db)
 	require.NoError(t, err)
 	require.False(t, rep.Failed(), rep.String())
 	require.Equal(t, int64(50), rep.Read)
 	require.Equal(t, int64(5000), rep.Total)
 	require.Equal(t, int64(5000), rep.Expected)
 	require.Contains(t, rep.String(), "invariants hold")
+	_, err = ledger.Audit(context.Background(), 4, newWorkload(t, "recordcount", "50").Config(), db)
+	require.ErrorContains(t, err, "ledger audit: the workload's kind is core, not ledger")
 
 	// Some account moved, and some sits within one transfer of the
 	// floor: the declines were exercised.
@@ -71,7 +74,7 @@ func TestLedgerAuditFindsABrokenInvariant(t *testing.T) {
 	require.NoError(t, sess.Update(context.Background(), "usertable", k3, recordOf("field0", "49")))
 	require.NoError(t, sess.Update(context.Background(), "usertable", k7, recordOf("field0", "ten")))
 
-	rep, err := runner.AuditLedger(context.Background(), 4, wl.Config(), db)
+	rep, err := ledger.Audit(context.Background(), 4, wl.Config(), db)
 	require.NoError(t, err)
 	require.True(t, rep.Failed())
 	require.Equal(t, int64(49), rep.Read)
@@ -85,7 +88,7 @@ func TestLedgerAuditFindsABrokenInvariant(t *testing.T) {
 	require.NoError(t, sess.Update(context.Background(), "usertable", k3, recordOf("field0", "100")))
 	require.NoError(t, sess.Update(context.Background(), "usertable", k7, recordOf("field0", "100")))
 	require.NoError(t, sess.Delete(context.Background(), "usertable", workload.KeyName(9, true, 1)))
-	rep, err = runner.AuditLedger(context.Background(), 2, wl.Config(), db)
+	rep, err = ledger.Audit(context.Background(), 2, wl.Config(), db)
 	require.NoError(t, err)
 	require.True(t, rep.Failed())
 	require.Equal(t, int64(1), rep.Missing)

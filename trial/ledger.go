@@ -9,6 +9,7 @@ import (
 	"github.com/dbarena/dbarena/driver"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/runner"
+	"github.com/dbarena/dbarena/workload/ledger"
 )
 
 // ledgerSampler sums a ledger's balances in one snapshot every
@@ -53,7 +54,7 @@ func (ledgerPart) watch(ctx context.Context, t *Trial) func() func(*Outcome) {
 func (ledgerPart) audit(ctx context.Context, t *Trial, threads int) (results.Audit, error) {
 	var r *results.LedgerReport
 	err := t.bounded(ctx, "ledger audit", func(ctx context.Context) (err error) {
-		r, err = runner.AuditLedger(ctx, threads, t.WorkloadConfig, t.DB)
+		r, err = ledger.Audit(ctx, threads, t.WorkloadConfig, t.DB)
 		return err
 	})
 	if r == nil {

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dbarena/dbarena/properties"
@@ -43,6 +44,9 @@ type KindInfo struct {
 	// beyond core YCSB's, in words with the interface ("SQL
 	// transactions (driver.SQLTransactor)"); empty for none.
 	Needs string
+	// shape lists the kind's own settings that shape the data its load
+	// writes (nil: none beyond core YCSB's).
+	shape func(c Config) []Setting
 	// prefixes and keys are the settings the kind owns: set on a
 	// workload of another kind they are refused, and set for the whole
 	// experiment, a target or a matrix point they reach this kind's
@@ -55,10 +59,16 @@ type KindInfo struct {
 var kinds = []KindInfo{
 	{Kind: KindCore, Summary: "YCSB's CoreWorkload: reads, updates, inserts, scans and deletes of records"},
 	{Kind: KindLedger, Summary: "transfers between accounts whose balances must keep their sum", RunChanges: true,
-		Needs:    "transfers between accounts (driver.Transferer)",
+		Needs: "transfers between accounts (driver.Transferer)",
+		// Accounts hold balances where YCSB's records hold filler.
+		shape: func(c Config) []Setting {
+			return []Setting{{core.LedgerBalance, itoa(c.Ledger.Balance)}, {core.LedgerFloor, itoa(c.Ledger.Floor)}}
+		},
 		prefixes: []string{"ledger."}, keys: []string{core.TransferProportion}},
 	{Kind: KindTPCC, Summary: "TPC-C's five transactions over warehouses", RunChanges: true,
-		Needs:    "SQL transactions (driver.SQLTransactor)",
+		Needs: "SQL transactions (driver.SQLTransactor)",
+		// TPC-C loads its own nine tables, sized by its warehouses.
+		shape:    func(c Config) []Setting { return []Setting{{core.TPCCWarehouses, itoa(c.TPCC.Warehouses)}} },
 		prefixes: []string{"tpcc."}},
 }
 
@@ -161,3 +171,28 @@ func (c Config) checkOwnSettings() error {
 	}
 	return nil
 }
+
+// Setting is one property and its value.
+type Setting struct{ Key, Value string }
+
+// DataShape lists the settings that shape the data a load of c writes,
+// its kind's first: two workloads whose shapes are equal run on the
+// same load. minfieldlength and fieldlengthdistribution are in it
+// because they change the values written, not only their reads.
+func (c Config) DataShape() []Setting {
+	out := []Setting{{core.WorkloadKind, string(c.Kind)}}
+	if shape := c.Kind.Info().shape; shape != nil {
+		out = append(out, shape(c)...)
+	}
+	return append(out,
+		Setting{core.Table, c.Table}, Setting{core.RecordCount, itoa(c.RecordCount)},
+		Setting{core.InsertStart, itoa(c.InsertStart)}, Setting{core.InsertCount, itoa(c.EffectiveInsertCount())},
+		Setting{core.FieldCount, itoa(int64(c.FieldCount))}, Setting{core.FieldLength, itoa(c.FieldLength)},
+		Setting{core.MinFieldLength, itoa(c.MinFieldLength)},
+		Setting{core.FieldLengthDistribution, string(c.FieldLengthDistribution)},
+		Setting{core.FieldNamePrefix, c.FieldNamePrefix}, Setting{core.InsertOrder, string(c.InsertOrder)},
+		Setting{core.ZeroPadding, itoa(int64(c.ZeroPadding))}, Setting{core.DataIntegrity, strconv.FormatBool(c.DataIntegrity)},
+	)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

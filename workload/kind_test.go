@@ -83,3 +83,30 @@ func TestKindSettingsReach(t *testing.T) {
 	kinds[0].Summary = "changed"
 	require.NotEqual(t, "changed", workload.Kinds()[0].Summary, "the table is the package's: a caller changes its copy")
 }
+
+// TestDataShape: two workloads run on one load exactly when their data
+// shapes are equal. A read proportion does not change the data; a
+// ledger's opening balance, TPC-C's warehouses, the record count and
+// the kind itself do.
+func TestDataShape(t *testing.T) {
+	shape := func(kv ...string) string {
+		t.Helper()
+		c, err := parseKV(kv...)
+		require.NoError(t, err)
+		var s string
+		for _, kv := range c.DataShape() {
+			s += kv.Key + "=" + kv.Value + ";"
+		}
+		return s
+	}
+	ledger := []string{"workload.kind", "ledger", "recordcount", "10", "readproportion", "0", "updateproportion", "0", "transferproportion", "1"}
+	core10 := shape("recordcount", "10")
+	require.Equal(t, core10, shape("recordcount", "10", "readproportion", "0.2", "updateproportion", "0.8"), "the mix reads the same data")
+	require.NotEqual(t, core10, shape("recordcount", "11"))
+	require.NotEqual(t, core10, shape(ledger...), "a ledger's accounts are not YCSB's records")
+	require.Equal(t, shape(ledger...), shape(append(ledger, "ledger.audit.interval", "1s")...), "when it audits is not its data")
+	require.NotEqual(t, shape(ledger...), shape(append(ledger, "ledger.balance", "7")...))
+	require.Contains(t, shape(ledger...), core.LedgerBalance+"=")
+	require.NotContains(t, core10, core.LedgerBalance, "a core workload has no balance")
+	require.NotEqual(t, shape("workload.kind", "tpcc"), shape("workload.kind", "tpcc", "tpcc.warehouses", "2"))
+}

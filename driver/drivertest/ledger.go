@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/record"
 	"github.com/dbarena/dbarena/runner"
 	"github.com/dbarena/dbarena/workload"
+	"github.com/dbarena/dbarena/workload/ledger"
 )
 
 // ledgerAccounts is how many accounts the ledger step loads: few, so
@@ -126,7 +127,7 @@ func (s *Suite) checkConcurrentTransfers(t *testing.T, wcfg workload.Config, wl 
 	require.EqualValues(t, wcfg.OperationCount, res.MeasuredResults.TotalCounted(), "every transfer and read ran (%s)", res.StopReason)
 	tr0 := series(res, "TRANSFER")
 	require.Positive(t, tr0.OK())
-	rep, err := runner.AuditLedger(ctx, 4, wcfg, s.db)
+	rep, err := ledger.Audit(ctx, 4, wcfg, s.db)
 	require.NoError(t, err)
 	failed := tr0.ErrorCount()
 	if s.o.LossyTransfers && failed > 0 {
@@ -149,7 +150,7 @@ func (s *Suite) checkConcurrentTransfers(t *testing.T, wcfg workload.Config, wl 
 	a := workload.KeyName(0, wcfg.InsertOrder == workload.InsertHashed, wcfg.ZeroPadding)
 	sess := s.session(t, 0)
 	require.NoError(t, sess.Update(ctx, table, a, record.Record{{Name: wcfg.BalanceField(), Value: []byte("5")}}))
-	rep, err = runner.AuditLedger(ctx, 4, wcfg, s.db)
+	rep, err = ledger.Audit(ctx, 4, wcfg, s.db)
 	require.NoError(t, err)
 	require.True(t, rep.Failed())
 	require.EqualValues(t, 1, rep.BelowFloor)

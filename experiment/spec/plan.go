@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/properties"
-	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
 	"github.com/dbarena/dbarena/workloads"
 )
@@ -141,36 +140,12 @@ func (p *Plan) count(k StepKind) int {
 	return n
 }
 
-// loadRelevant lists the properties that shape the loaded data, beyond
-// driver properties. minfieldlength and fieldlengthdistribution are
-// included because they change the values written, not only their reads.
-func loadRelevant(c workload.Config) []KV {
-	// A ledger's accounts hold balances where YCSB's records hold
-	// filler: neither runs on the other's load.
-	balance, floor := "", ""
-	if c.IsLedger() {
-		balance, floor = itoa(c.Ledger.Balance), itoa(c.Ledger.Floor)
-	}
-	// TPC-C loads its own nine tables, sized by its warehouses.
-	return []KV{
-		{Key: core.TPCCWarehouses, Value: itoa(c.TPCC.Warehouses)},
-		{Key: core.LedgerBalance, Value: balance}, {Key: core.LedgerFloor, Value: floor},
-		{Key: core.Table, Value: c.Table}, {Key: core.RecordCount, Value: itoa(c.RecordCount)},
-		{Key: core.InsertStart, Value: itoa(c.InsertStart)}, {Key: core.InsertCount, Value: itoa(c.EffectiveInsertCount())},
-		{Key: core.FieldCount, Value: itoa(int64(c.FieldCount))}, {Key: core.FieldLength, Value: itoa(c.FieldLength)},
-		{Key: core.MinFieldLength, Value: itoa(c.MinFieldLength)},
-		{Key: core.FieldLengthDistribution, Value: string(c.FieldLengthDistribution)},
-		{Key: core.FieldNamePrefix, Value: c.FieldNamePrefix}, {Key: core.InsertOrder, Value: string(c.InsertOrder)},
-		{Key: core.ZeroPadding, Value: itoa(int64(c.ZeroPadding))}, {Key: core.DataIntegrity, Value: strconv.FormatBool(c.DataIntegrity)},
-	}
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // NewPlan expands a spec into steps. For each target in file order, for
 // each workload in file order, for each matrix point: a load when the
 // data the trial needs differs from what the target last loaded (compared
-// on the properties of loadRelevant and every driver property, so an axis
+// on the workload's data shape (workload.Config.DataShape) and every driver property, so an axis
 // such as recordcount reloads per point), then one run per repetition.
 // Workloads are never reordered: listing a to f runs them in that order.
 // A run that follows one that inserted or deleted records (D, E, or a
@@ -398,7 +373,7 @@ func (b *builder) settingSrc(key string) properties.Source {
 // signature identifies the data a trial needs loaded.
 func (b *builder) signature(cfg workload.Config, p *properties.Set) string {
 	var sb strings.Builder
-	for _, kv := range loadRelevant(cfg) {
+	for _, kv := range cfg.DataShape() {
 		sb.WriteString(kv.Key + "=" + kv.Value + "\n")
 	}
 	for _, k := range p.Keys() {

@@ -1,4 +1,9 @@
-package runner
+// Package ledger is the ledger workload kind's audit: after transfers
+// between accounts, every balance is read back and the ledger's
+// invariants checked (the sum the load put in, no balance below the
+// floor). The kind's settings are workload.Config's; its transfers run
+// in the runner through a driver.Transferer.
+package ledger
 
 import (
 	"context"
@@ -19,7 +24,7 @@ import (
 // per account, after the measured phase, and needs no more.
 const maxAuditors = 16
 
-// AuditLedger reads back every account of a ledger workload
+// Audit reads back every account of a ledger workload
 // ([insertstart, insertstart+insertcount)) with up to threads sessions
 // and checks its invariants: the balances sum to what the load put in
 // and none is below the floor. A driver whose ordinary reads may be
@@ -28,9 +33,9 @@ const maxAuditors = 16
 // move money the sum counts twice or not at all. The error is why it
 // could not read at all (no session); accounts it could not read are
 // counted in the report, which then fails.
-func AuditLedger(ctx context.Context, threads int, wcfg workload.Config, db driver.DB) (*results.LedgerReport, error) {
-	if !wcfg.IsLedger() {
-		return nil, errors.New("ledger audit: the workload has no transfers (transferproportion is 0)")
+func Audit(ctx context.Context, threads int, wcfg workload.Config, db driver.DB) (*results.LedgerReport, error) {
+	if wcfg.Kind != workload.KindLedger {
+		return nil, fmt.Errorf("ledger audit: the workload's kind is %s, not %s", wcfg.Kind, workload.KindLedger)
 	}
 	first, n := wcfg.InsertStart, wcfg.EffectiveInsertCount()
 	rep := &results.LedgerReport{Accounts: n, Expected: n * wcfg.Ledger.Balance, Floor: wcfg.Ledger.Floor}
