@@ -24,6 +24,7 @@ import (
 	"github.com/dbarena/dbarena/deploy/providers"
 	"github.com/dbarena/dbarena/driver/drivers"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/internal/procid"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/internal/secret"
@@ -398,9 +399,9 @@ func failedError(failures []error) error {
 		others = append(others, err)
 	}
 	if len(ids) == 0 {
-		return fmt.Errorf("%s: %w", plural(len(others), "failure"), errors.Join(others...))
+		return fmt.Errorf("%s: %w", plural.Count(len(others), "failure"), errors.Join(others...))
 	}
-	msg := fmt.Sprintf("%s failed: %s (why: above, and in %s)", plural(len(ids), "trial"), strings.Join(ids, ", "), results.TrialsFile)
+	msg := fmt.Sprintf("%s failed: %s (why: above, and in %s)", plural.Count(len(ids), "trial"), strings.Join(ids, ", "), results.TrialsFile)
 	if len(others) == 0 {
 		return &joined{msg: msg, errs: failures}
 	}
@@ -416,14 +417,6 @@ type joined struct {
 
 func (e *joined) Error() string   { return e.msg }
 func (e *joined) Unwrap() []error { return e.errs }
-
-// plural is "1 failure", "2 failures".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
 
 // deployFailure is a deployment that did not come up: its steps are
 // skipped and the experiment goes on with the next target.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/decide"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/report"
 	"github.com/dbarena/dbarena/results"
 )
@@ -61,21 +62,21 @@ func (g *group) another() (visit func(string, []spec.KV) bool, why string) {
 	r := s.plan.Spec.Run
 	rounds := s.plan.Rounds()
 	if len(s.plan.Spec.Targets) < 2 {
-		return nil, fmt.Sprintf("%s: one target, nothing to decide", plural(rounds, "round"))
+		return nil, fmt.Sprintf("%s: one target, nothing to decide", plural.Count(rounds, "round"))
 	}
 	if len(g.runs) < len(s.plan.Spec.Targets) {
-		return nil, fmt.Sprintf("%s: the targets did not run side by side, so rounds cannot be added until decided", plural(rounds, "round"))
+		return nil, fmt.Sprintf("%s: the targets did not run side by side, so rounds cannot be added until decided", plural.Count(rounds, "round"))
 	}
 	if rounds >= spec.MaxRounds {
 		return nil, fmt.Sprintf("%d rounds, the most repetitions: auto runs", rounds)
 	}
 	d, err := results.Read(s.w.Dir())
 	if err != nil {
-		return nil, fmt.Sprintf("%s: the results could not be read to decide (%v)", plural(rounds, "round"), err)
+		return nil, fmt.Sprintf("%s: the results could not be read to decide (%v)", plural.Count(rounds, "round"), err)
 	}
 	open := report.Undecided(d)
 	if len(open) == 0 {
-		return nil, fmt.Sprintf("every workload decided after %s", plural(rounds, "round"))
+		return nil, fmt.Sprintf("every workload decided after %s", plural.Count(rounds, "round"))
 	}
 	spent := time.Since(s.started)
 	perRow := g.lastRound(d) / time.Duration(max(g.rowsIn(rounds), 1))
@@ -83,10 +84,10 @@ func (g *group) another() (visit func(string, []spec.KV) bool, why string) {
 	if len(plan.visit) == 0 {
 		if len(plan.futile) == 0 {
 			return nil, fmt.Sprintf("%s: another (about %s) would pass the budget of %s (%s spent); undecided: %s",
-				plural(rounds, "round"), (perRow * time.Duration(len(open))).Round(time.Second), r.Budget, spent.Round(time.Second), rowNames(open))
+				plural.Count(rounds, "round"), (perRow * time.Duration(len(open))).Round(time.Second), r.Budget, spent.Round(time.Second), rowNames(open))
 		}
 		return nil, fmt.Sprintf("%s: no undecided workload can be decided within the budget of %s (%s spent): %s",
-			plural(rounds, "round"), r.Budget, spent.Round(time.Second), plan.futileText())
+			plural.Count(rounds, "round"), r.Budget, spent.Round(time.Second), plan.futileText())
 	}
 	keep := map[string]bool{}
 	for _, f := range plan.visit {
@@ -94,7 +95,7 @@ func (g *group) another() (visit func(string, []spec.KV) bool, why string) {
 	}
 	visit = func(w string, pt []spec.KV) bool { return keep[report.RowKey(w, paramsOf(pt))] }
 	why = fmt.Sprintf("undecided after %s: %s; another round of %s (about %s, %s of the %s budget left)",
-		plural(rounds, "round"), rowNames(open), rowNames(plan.visit), (perRow * time.Duration(len(plan.visit))).Round(time.Second),
+		plural.Count(rounds, "round"), rowNames(open), rowNames(plan.visit), (perRow * time.Duration(len(plan.visit))).Round(time.Second),
 		(r.Budget - spent).Round(time.Second), r.Budget)
 	if len(plan.futile) > 0 {
 		why += "; left out: " + plan.futileText()

@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/deploy"
 	"github.com/dbarena/dbarena/deploy/providers"
 	"github.com/dbarena/dbarena/experiment/spec"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/internal/redact"
 	"github.com/dbarena/dbarena/results"
 	"github.com/dbarena/dbarena/sysmetrics"
@@ -123,7 +124,7 @@ func (s *runState) skipAll(steps []*spec.Step, why string) {
 	if len(steps) == 0 {
 		return
 	}
-	msg := fmt.Sprintf("%s skipped: %s", plural(len(steps), "step"), why)
+	msg := fmt.Sprintf("%s skipped: %s", plural.Count(len(steps), "step"), why)
 	fmt.Fprintf(s.opts.Stderr, "dbarena: %s\n", msg)
 	s.mu.Lock()
 	s.manifest.SkippedSteps += len(steps)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/analysis/decide"
 	"github.com/dbarena/dbarena/analysis/steady"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -178,7 +179,7 @@ func advice(s *summary, d *results.Data) []string {
 		var why []string
 		for _, i := range []int{j.best, j.other} {
 			c := &r.cells[i]
-			why = append(why, fmt.Sprintf("%s ±%.0f%% over %s", s.targets[i], 100*c.std/c.mean, plural(c.n, "repetition")))
+			why = append(why, fmt.Sprintf("%s ±%.0f%% over %s", s.targets[i], 100*c.std/c.mean, plural.Count(c.n, "repetition")))
 			if tr := steady.Fit(c.roundRates()); tr.Trending() {
 				why = append(why, fmt.Sprintf("%s drifted %+.0f%% across the rounds", s.targets[i], 100*tr.Drift))
 			}

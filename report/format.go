@@ -199,11 +199,3 @@ func fmtCPU(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64) + "%"
 }
-
-// plural writes "1 trial" or "3 trials".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/decide"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -56,7 +57,7 @@ func headline(s *summary, d *results.Data) string {
 	switch {
 	case len(measured) == 1:
 		for i := range measured {
-			return fmt.Sprintf("one target measured, %s: nothing to compare it with (%s)", s.targets[i], plural(s.reps, "repetition")+" at most")
+			return fmt.Sprintf("one target measured, %s: nothing to compare it with (%s)", s.targets[i], plural.Count(s.reps, "repetition")+" at most")
 		}
 	case t.compared == 0:
 		return "no workload was measured on two targets yet: nothing to compare; " + s.repsSentence(d)
@@ -123,7 +124,7 @@ func sizesHeadline(s *summary, d *results.Data, base string) string {
 		}
 	}
 	slices.SortStableFunc(sizes, func(a, b size) int { return cmp.Compare(a.cores, b.cores) })
-	out := fmt.Sprintf("%s at %s (a size axis: one database, not rivals)", base, plural(len(sizes), "size"))
+	out := fmt.Sprintf("%s at %s (a size axis: one database, not rivals)", base, plural.Count(len(sizes), "size"))
 	for _, r := range s.rows {
 		var parts []string
 		for _, z := range sizes {
@@ -149,7 +150,7 @@ func loadText(threads int, rate float64) string {
 	if rate > 0 {
 		return fmtRate(rate) + " ops/s"
 	}
-	return plural(threads, "worker")
+	return plural.Count(threads, "worker")
 }
 
 // leadSentence says who is better ("faster", "lower") where the lead is
@@ -181,9 +182,9 @@ func leadSentence(s *summary, t *tally, better, best string) string {
 		case n == 1 && t.compared == 1:
 			return "the one workload measured on more than one target"
 		case n == t.compared:
-			return "all " + plural(n, "workload")
+			return "all " + plural.Count(n, "workload")
 		}
-		return fmt.Sprintf("%d of %s", n, plural(t.compared, "workload"))
+		return fmt.Sprintf("%d of %s", n, plural.Count(t.compared, "workload"))
 	}
 	if won > 0 {
 		parts = append(parts, leaders(s, t.won, faster, t.compared, true))

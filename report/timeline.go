@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -200,7 +201,7 @@ func partialNote(left int) string {
 		return ""
 	}
 	return fmt.Sprintf(" Left out: %s at a boundary (the part where a warm-up or stage ended, or the run did, shorter than a quarter of an interval; warm-up operations that completed after the warm-up ended).",
-		plural(left, "partial interval"))
+		plural.Count(left, "partial interval"))
 }
 
 // stageMarks returns where each stage of a schedule after the first

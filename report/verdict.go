@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/analysis/decide"
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/results"
 )
 
@@ -63,7 +64,7 @@ func verdict(d *results.Data, afterRun bool) string {
 	marked := map[results.FlagKind][]string{}
 	for i, r := range s.rows {
 		if i == maxVerdictRows {
-			fmt.Fprintf(&b, "  ... %s more in the report\n", plural(len(s.rows)-i, "row"))
+			fmt.Fprintf(&b, "  ... %s more in the report\n", plural.Count(len(s.rows)-i, "row"))
 			break
 		}
 		b.WriteString("  " + r.label + ": " + rowSentence(s, r) + "\n")
@@ -104,7 +105,7 @@ func verdict(d *results.Data, afterRun bool) string {
 	ws := groupWarnings(warningsOf(d, afterRun))
 	for i, w := range ws {
 		if i == maxVerdictWarnings {
-			fmt.Fprintf(&b, "warning: ... %s more in the report\n", plural(len(ws)-i, "warning"))
+			fmt.Fprintf(&b, "warning: ... %s more in the report\n", plural.Count(len(ws)-i, "warning"))
 			break
 		}
 		fmt.Fprintf(&b, "warning: %s: %s\n", w.Subject, w.Text)
@@ -128,9 +129,9 @@ func leaders(s *summary, counts []int, verb string, compared int, of bool) strin
 	case compared == 1:
 		n = "the one workload measured on more than one target"
 	case counts[first] == compared:
-		n = "all " + plural(compared, "workload")
+		n = "all " + plural.Count(compared, "workload")
 	default:
-		n += " of " + plural(compared, "workload")
+		n += " of " + plural.Count(compared, "workload")
 	}
 	out := fmt.Sprintf("%s %s on %s", s.targets[first], verb, n)
 	for _, i := range order[1:] {
@@ -424,5 +425,5 @@ func remeasured(ids []string, ws []warning) warning {
 		parts[i] = id + " (" + why[id] + ")"
 	}
 	return warning{Subject: "measured again",
-		Text: fmt.Sprintf("%s: %s; the first tries are on record and left out of every comparison", plural(len(ids), "trial"), strings.Join(parts, ", "))}
+		Text: fmt.Sprintf("%s: %s; the first tries are on record and left out of every comparison", plural.Count(len(ids), "trial"), strings.Join(parts, ", "))}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/deploy"
+	"github.com/dbarena/dbarena/internal/plural"
 )
 
 // podAsk is what each of count pods asks of a node: CPU in cores,
@@ -114,7 +115,7 @@ func fit(name string, pods []podAsk, nodes []node) error {
 	}
 	if all.cpu > total.cpu || all.memory > total.memory {
 		return fmt.Errorf("kubernetes: %s: its pods request %s in all (%s), more than the cluster's %s allocatable (%s): lower the requests or the counts, or add nodes",
-			name, cpuMemory(all.cpu, all.memory), podCounts(pods), plural(len(nodes), "node"), cpuMemory(total.cpu, total.memory))
+			name, cpuMemory(all.cpu, all.memory), podCounts(pods), plural.Count(len(nodes), "node"), cpuMemory(total.cpu, total.memory))
 	}
 	return nil
 }
@@ -139,17 +140,10 @@ func podCounts(pods []podAsk) string {
 	var parts []string
 	for _, p := range pods {
 		if p.count > 0 {
-			parts = append(parts, plural(p.count, p.what))
+			parts = append(parts, plural.Count(p.count, p.what))
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // parseQuantity reads a Kubernetes resource quantity as a number: "2",

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbarena/dbarena/internal/plural"
 	"github.com/dbarena/dbarena/internal/suggest"
 	"github.com/dbarena/dbarena/properties/core"
 	"github.com/dbarena/dbarena/workload"
@@ -357,8 +358,8 @@ func (d *decoder) checkSize(s *Spec, at *yaml.Node) {
 	if total <= maxTrials {
 		return
 	}
-	what := fmt.Sprintf("%s x %s x %s x %s", plural(len(s.Targets), "target"), plural(len(s.Workloads), "workload"),
-		plural(points, "matrix point"), plural(reps, "repetition"))
+	what := fmt.Sprintf("%s x %s x %s x %s", plural.Count(len(s.Targets), "target"), plural.Count(len(s.Workloads), "workload"),
+		plural.Count(points, "matrix point"), plural.Count(reps, "repetition"))
 	if points > maxTrials {
 		what = fmt.Sprintf("a matrix of more than %d points", maxTrials)
 	}

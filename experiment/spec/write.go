@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/plural"
 )
 
 // Write prints the plan for --dry-run: a line about the experiment, a
@@ -51,10 +53,10 @@ func (p *Plan) summary() string {
 	timed, opRuns := p.estimate()
 	var unknown []string
 	if n := p.LoadCount(); n > 0 {
-		unknown = append(unknown, plural(n, "load"))
+		unknown = append(unknown, plural.Count(n, "load"))
 	}
 	if opRuns > 0 {
-		unknown = append(unknown, plural(opRuns, "operation-count run"))
+		unknown = append(unknown, plural.Count(opRuns, "operation-count run"))
 	}
 	estimate := "unknown"
 	switch {
@@ -67,15 +69,8 @@ func (p *Plan) summary() string {
 		estimate += " (plus " + strings.Join(unknown, " and ") + " of unknown length)"
 	}
 	return fmt.Sprintf("%s (%s, %s) on %s and %s; estimated time: %s",
-		plural(len(p.Steps), "step"), plural(p.LoadCount(), "load"), plural(p.RunCount(), "run"),
-		plural(len(p.Spec.Targets), "target"), plural(len(p.Spec.Workloads), "workload"), estimate)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+		plural.Count(len(p.Steps), "step"), plural.Count(p.LoadCount(), "load"), plural.Count(p.RunCount(), "run"),
+		plural.Count(len(p.Spec.Targets), "target"), plural.Count(len(p.Spec.Workloads), "workload"), estimate)
 }
 
 func params(kvs []KV) string {
@@ -107,7 +102,7 @@ func rateText(r float64) string {
 func lengthText(st *Step) string {
 	switch {
 	case st.Kind == Load:
-		return plural(int(st.Operations), "record")
+		return plural.Count(int(st.Operations), "record")
 	case st.Operations > 0:
 		return fmt.Sprintf("%d ops", st.Operations)
 	case st.Search:
