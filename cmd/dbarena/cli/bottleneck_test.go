@@ -41,6 +41,28 @@ func boundBy(t *testing.T, file string, args ...string) map[string]results.Trial
 	return rows
 }
 
+// induced is the row of trial id that counts (measuredRow: the design
+// measures a trial again when other processes took its cores) and
+// checks that it names the bottleneck the test induced, want. Should the
+// machine stay busy through every attempt (CI has measured 58-96%
+// steal), the last attempt keeps its interfered flag, and "machine CPU"
+// first is then the truth; the induced bottleneck must still be named
+// beside it ("also cache misses / disk: ..."). Any other diagnosis fails.
+func induced(t *testing.T, rows map[string]results.Trial, id string, want bottleneck.Kind) results.Trial {
+	t.Helper()
+	row := measuredRow(t, rows, id)
+	if row.Bottleneck == string(want) {
+		return row
+	}
+	if row.Bottleneck == string(bottleneck.MachineCPU) && results.HasFlag(row.Flags, results.FlagInterfered) &&
+		strings.Contains(row.BottleneckWhy, "also "+string(want)+": ") {
+		t.Logf("%s: the machine stayed busy through every attempt; %s is named beside it: %s", row.ID, want, row.BottleneckWhy)
+		return row
+	}
+	require.Equal(t, string(want), row.Bottleneck, "%s: %s (flags %q)", row.ID, row.BottleneckWhy, row.Flags)
+	return row
+}
+
 func writeExperiment(t *testing.T, text string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "x.yaml")
@@ -148,8 +170,7 @@ targets:
 workloads: [c]
 run: {duration: 6s, threads: 4}
 `))
-	row := rows["pg.c"]
-	require.Equal(t, string(bottleneck.CacheMisses), row.Bottleneck, row.BottleneckWhy)
+	row := induced(t, rows, "pg.c", bottleneck.CacheMisses)
 	require.Less(t, row.DBFigures["pg_cache_hit_ratio"], 0.9)
 	require.Contains(t, row.BottleneckWhy, "disk reads/s")
 }
@@ -175,8 +196,7 @@ workloads:
     properties: {readproportion: 0, updateproportion: 1, requestdistribution: uniform}
 run: {duration: 6s, threads: 8}
 `))
-	row := rows["pg.updates"]
-	require.Equal(t, string(bottleneck.CommitFlush), row.Bottleneck, row.BottleneckWhy)
+	row := induced(t, rows, "pg.updates", bottleneck.CommitFlush)
 	require.Contains(t, row.BottleneckWhy, "waited on the WAL flush at commit (LWLock:WALWrite")
 	require.Greater(t, row.DBFigures["pg_wal_flush_wait_share"], 0.5)
 	require.Less(t, row.DBFigures["pg_row_lock_wait_share"], 0.05, "no hot rows: uniform over 10,000")
@@ -203,9 +223,8 @@ workloads:
       hotspotdatafraction: 0.1, hotspotopnfraction: 0.9}
 run: {duration: 6s, threads: 8}
 `))
-	row := rows["pg.hot"]
-	require.Equal(t, string(bottleneck.RowLocks), row.Bottleneck, row.BottleneckWhy)
-	require.Regexp(t, `^\d+% of the database's sessions waited on row locks \(Lock:(transactionid|tuple)`, row.BottleneckWhy)
+	row := induced(t, rows, "pg.hot", bottleneck.RowLocks)
+	require.Regexp(t, `(^|also row locks: )\d+% of the database's sessions waited on row locks \(Lock:(transactionid|tuple)`, row.BottleneckWhy)
 	require.Greater(t, row.DBFigures["pg_row_lock_wait_share"], row.DBFigures["pg_wal_flush_wait_share"])
 }
 
@@ -230,8 +249,7 @@ workloads:
     properties: {readproportion: 0, updateproportion: 1, writeallfields: true}
 run: {duration: 6s, threads: 16}
 `))
-	row := rows["rd.big"]
-	require.Equal(t, string(bottleneck.DatabaseCPU), row.Bottleneck, row.BottleneckWhy)
+	row := induced(t, rows, "rd.big", bottleneck.DatabaseCPU)
 	require.Contains(t, row.BottleneckWhy, "one core, the limit of a server that serves requests on one thread")
 }
 
