@@ -211,8 +211,8 @@ func TestVarsRefuseTheInternet(t *testing.T) {
 
 // TestDockerCloudVars: the docker cloud's variables come from the
 // catalogue's image (or the local one), and what means nothing for
-// containers (machine types, zones, disks, several nodes) is refused,
-// naming the option.
+// containers (machine types, zones, disks) is refused, naming the
+// option; a cluster is formed where one environment can seed it.
 func TestDockerCloudVars(t *testing.T) {
 	req := func(db string, nodes int, opts map[string]string) deploy.Request {
 		o := map[string]string{"cloud": "docker", "ssh_public_key": "ssh-ed25519 AAAA me"}
@@ -243,8 +243,27 @@ func TestDockerCloudVars(t *testing.T) {
 		_, _, err := terraform.Vars(req("postgres", 1, map[string]string{k: v}))
 		require.ErrorContains(t, err, want, opts)
 	}
-	_, _, err = terraform.Vars(req("cassandra", 3, nil))
-	require.ErrorContains(t, err, "nodes: 3: the docker cloud runs one database node")
+
+	// A cluster seeded by its first node's name on the network; each
+	// node finds its own address, which no shared environment could
+	// give: a database told its own is refused, naming what runs.
+	_, vars, err = terraform.Vars(req("cassandra", 3, map[string]string{"image": "dbarena.local/cassandra:5.0"}))
+	require.NoError(t, err)
+	require.Equal(t, 3, vars["db_count"])
+	require.Equal(t, "dbarena.local/cassandra:5.0", vars["db_image"])
+	require.Subset(t, vars["db_env"], []string{"CASSANDRA_SEEDS=db-1", "MAX_HEAP_SIZE=1G", "JVM_EXTRA_OPTS=-Dcassandra.consistent.rangemovement=false"},
+		"seeded by the first, heaps for a shared engine, bootstrapping together")
+	require.NotContains(t, strings.Join(vars["db_env"].([]string), " "), "CASSANDRA_BROADCAST_ADDRESS", "each node's own address is the container's")
+	_, vars, err = terraform.Vars(req("cassandra", 1, nil))
+	require.NoError(t, err)
+	require.NotContains(t, strings.Join(vars["db_env"].([]string), " "), "CASSANDRA_SEEDS", "one node seeds itself")
+	_, vars, err = terraform.Vars(req("scylladb", 3, nil))
+	require.NoError(t, err)
+	require.Equal(t, []string{"--seeds", "db-1"}, vars["db_command"].([]string)[:2])
+	_, _, err = terraform.Vars(req("cockroachdb", 3, nil))
+	require.ErrorContains(t, err, "nodes: 3: the docker cloud forms clusters of databases told only their seed (cassandra, scylladb); cockroachdb needs each node told its own address")
+	_, _, err = terraform.Vars(req("postgres", 3, nil))
+	require.ErrorContains(t, err, "nodes: 3: postgres runs on one VM here")
 	_, _, err = terraform.Vars(deploy.Request{Name: "g", Database: "postgres", Options: map[string]string{"cloud": "gcp", "image": "local"}})
 	require.ErrorContains(t, err, "option image is the docker cloud's")
 }

@@ -101,22 +101,29 @@ func Vars(req deploy.Request) (cloud string, vars map[string]any, err error) {
 	return cloud, vars, nil
 }
 
-// dockerVars are the docker module's variables: one database container
-// and the loaders, on one Docker Engine (DOCKER_HOST), from an image the
-// engine holds (option image: local picks scripts/images/build's).
+// dockerVars are the docker module's variables: the database's
+// containers (one, or a cluster's nodes seeded by the first) and the
+// loaders, on one Docker Engine (DOCKER_HOST), from an image the engine
+// holds (option image: local picks scripts/images/build's; Cassandra's
+// is named: dbarena.local/cassandra:5.0).
 func dockerVars(req deploy.Request) (map[string]any, error) {
 	for k := range req.Options {
 		if !slices.Contains(dockerOptions, k) {
 			return nil, fmt.Errorf("terraform: %s: option %s is for the gcp and aws clouds; the docker cloud takes %s", req.Name, k, strings.Join(dockerOptions, ", "))
 		}
 	}
-	if req.Nodes > 1 {
-		return nil, fmt.Errorf("terraform: %s: nodes: %d: the docker cloud runs one database node", req.Name, req.Nodes)
-	}
-	if _, err := database(req.Name, req.Database, 1); err != nil {
+	nodes := max(req.Nodes, 1)
+	if _, err := database(req.Name, req.Database, nodes); err != nil {
 		return nil, err
 	}
 	d, _ := deploy.LookupDatabase(req.Database) // found by database
+	c := d.Cluster
+	if nodes > 1 && !seedOnly(d) {
+		// One command and environment serve every container: a node told
+		// its own address or every node's needs a boot script's $SELF.
+		return nil, fmt.Errorf("terraform: %s: nodes: %d: the docker cloud forms clusters of databases told only their seed (%s); %s needs each node told its own address: run it on gcp or aws, or with the compose provider",
+			req.Name, nodes, strings.Join(deploy.Names(seedOnly), ", "), req.Database)
+	}
 	im := d.Image
 	image, err := im.Choose(req.Options["image"], req.Version)
 	if err != nil {
@@ -126,22 +133,36 @@ func dockerVars(req deploy.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The containers share one engine, as Compose's share a machine:
+	// the catalogue's shared-machine settings (Cassandra's heap) apply.
 	env := []string{}
-	for _, v := range append(append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...), im.VM.Env...) {
+	for _, v := range slices.Concat(im.Env, im.OpenEnv, im.SharedEnv, im.VM.Env) {
 		env = append(env, v.Name+"="+v.Value)
+	}
+	var seedArgs []string
+	if nodes > 1 {
+		// The first node's name on the deployment's network (the
+		// module's alias db-1) is every node's seed; each node's own
+		// address is the container's, which the image finds itself.
+		if c.SeedEnv != "" {
+			env = append(env, c.SeedEnv+"="+seedAlias)
+		}
+		if c.SeedFlag != "" {
+			seedArgs = []string{c.SeedFlag, seedAlias}
+		}
 	}
 	// The Docker provider refuses an empty argument; the catalogue's
 	// one, Redis's `--save ""` (no snapshots), reads a single space as
 	// the same empty list.
 	command := []string{}
-	for _, a := range append(append([]string{}, im.Args...), im.VM.Args...) {
+	for _, a := range slices.Concat(seedArgs, im.Args, im.VM.Args) {
 		if a == "" {
 			a = " "
 		}
 		command = append(command, a)
 	}
 	vars := map[string]any{
-		"name": req.Name, "db_count": 1, "db_image": image, "db_port": im.Port, "db_data_dir": im.DataDir,
+		"name": req.Name, "db_count": nodes, "db_image": image, "db_port": im.Port, "db_data_dir": im.DataDir,
 		"db_command": command, "db_env": env, "ssh_public_key": key,
 	}
 	if u := req.Options["ssh_user"]; u != "" {
@@ -178,4 +199,15 @@ func wholeNumber(req deploy.Request, o string) (n int, ok bool, err error) {
 		return 0, false, fmt.Errorf("terraform: %s: option %s: want a whole number >= 0, got %q", req.Name, o, x)
 	}
 	return n, true, nil
+}
+
+// seedAlias is the first database container's name on the docker
+// cloud's network (modules/docker: db-1).
+const seedAlias = "db-1"
+
+// seedOnly reports whether d forms a cluster from a seed's address
+// alone, which one environment for every container can give.
+func seedOnly(d deploy.Database) bool {
+	c := d.Cluster
+	return runsOnVMs(d) && c != nil && (c.SeedEnv != "" || c.SeedFlag != "") && c.JoinFlag == "" && c.AdvertiseFlag == "" && len(c.Init) == 0
 }

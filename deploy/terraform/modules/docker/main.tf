@@ -55,8 +55,11 @@ resource "docker_container" "db" {
   env      = var.db_env
   hostname = "db-${count.index + 1}"
   must_run = true
+  # db-1, db-2...: the names a cluster's nodes seed each other by
+  # (the provider's CASSANDRA_SEEDS=db-1), as a cloud's VMs by address.
   networks_advanced {
-    name = docker_network.net.id
+    name    = docker_network.net.id
+    aliases = ["db-${count.index + 1}"]
   }
   mounts {
     type   = "volume"

@@ -4,12 +4,12 @@ variable "name" {
 }
 
 variable "db_count" {
-  description = "Database containers (\"VMs\"). One: the docker cloud runs no cluster yet."
+  description = "Database containers (\"VMs\"): one, or a cluster's nodes, named db-1, db-2... on the network; db_env or db_command seeds them with db-1."
   type        = number
   default     = 1
   validation {
-    condition     = var.db_count == 1
-    error_message = "db_count must be 1: the docker cloud runs one database node."
+    condition     = var.db_count >= 1
+    error_message = "db_count must be at least 1."
   }
 }
 
