@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,14 +89,40 @@ func runsOnVMs(d deploy.Database) bool {
 // connections: the firewall admits only the loaders and the operator's
 // address.
 func database(name string, db string, nodes int) (dbSpec, error) {
+	d, err := lookup(name, db, nodes)
+	if err != nil {
+		return dbSpec{}, err
+	}
+	return specOf(d, nodes), nil
+}
+
+// lookup is db's catalogue entry, refused when the modules do not run
+// it, or not on nodes machines.
+func lookup(name string, db string, nodes int) (deploy.Database, error) {
 	d, err := deploy.LookupDatabase(db)
 	switch {
 	case err != nil || !runsOnVMs(d):
-		return dbSpec{}, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: %s", name, db, strings.Join(deploy.Names(runsOnVMs), ", "))
+		return deploy.Database{}, fmt.Errorf("terraform: %s: database %q is not supported here yet; supported: %s", name, db, strings.Join(deploy.Names(runsOnVMs), ", "))
 	case nodes > 1 && d.Cluster == nil:
-		return dbSpec{}, fmt.Errorf("terraform: %s: nodes: %d: %s runs on one VM here; clusters: %s", name, nodes, db, strings.Join(deploy.Names(deploy.Clustered), ", "))
+		return deploy.Database{}, fmt.Errorf("terraform: %s: nodes: %d: %s runs on one VM here; clusters: %s", name, nodes, db, strings.Join(deploy.Names(deploy.Clustered), ", "))
 	}
-	return specOf(d, nodes), nil
+	return d, nil
+}
+
+// seeded is what tells a node of c its seed: an environment variable,
+// a flag and its value, or both (none for a database without a
+// cluster).
+func seeded(c *deploy.Cluster, seed string) (env []deploy.EnvVar, args []string) {
+	if c == nil {
+		return nil, nil
+	}
+	if c.SeedEnv != "" {
+		env = []deploy.EnvVar{{Name: c.SeedEnv, Value: seed}}
+	}
+	if c.SeedFlag != "" {
+		args = []string{c.SeedFlag, seed}
+	}
+	return env, args
 }
 
 // specOf writes d's catalogue entry in the boot script's terms. Every
@@ -103,19 +130,13 @@ func database(name string, db string, nodes int) (dbSpec, error) {
 // its own ($SELF) and every node's ($SEEDS).
 func specOf(d deploy.Database, nodes int) dbSpec {
 	im, c := d.Image, d.Cluster
-	env := append(append([]deploy.EnvVar(nil), im.Env...), im.OpenEnv...)
-	var args []string
+	seedEnv, args := seeded(c, "$SEED")
+	env := slices.Concat(im.Env, im.OpenEnv, seedEnv)
 	base := im.Args
 	spec := dbSpec{image: im.Ref(""), dataDir: im.DataDir, port: im.Port}
 	if c != nil {
-		if c.SeedEnv != "" {
-			env = append(env, deploy.EnvVar{Name: c.SeedEnv, Value: "$SEED"})
-		}
 		if c.AdvertiseEnv != "" {
 			env = append(env, deploy.EnvVar{Name: c.AdvertiseEnv, Value: "$SELF"})
-		}
-		if c.SeedFlag != "" {
-			args = append(args, c.SeedFlag, "$SEED")
 		}
 		if nodes > 1 && c.Args != nil {
 			base = c.Args

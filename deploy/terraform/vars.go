@@ -113,11 +113,10 @@ func dockerVars(req deploy.Request) (map[string]any, error) {
 		}
 	}
 	nodes := max(req.Nodes, 1)
-	if _, err := database(req.Name, req.Database, nodes); err != nil {
+	d, err := lookup(req.Name, req.Database, nodes)
+	if err != nil {
 		return nil, err
 	}
-	d, _ := deploy.LookupDatabase(req.Database) // found by database
-	c := d.Cluster
 	if nodes > 1 && !seedOnly(d) {
 		// One command and environment serve every container: a node told
 		// its own address or every node's needs a boot script's $SELF.
@@ -133,23 +132,19 @@ func dockerVars(req deploy.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The containers share one engine, as Compose's share a machine:
-	// the catalogue's shared-machine settings (Cassandra's heap) apply.
-	env := []string{}
-	for _, v := range slices.Concat(im.Env, im.OpenEnv, im.SharedEnv, im.VM.Env) {
-		env = append(env, v.Name+"="+v.Value)
-	}
+	var seedEnv []deploy.EnvVar
 	var seedArgs []string
 	if nodes > 1 {
 		// The first node's name on the deployment's network (the
 		// module's alias db-1) is every node's seed; each node's own
 		// address is the container's, which the image finds itself.
-		if c.SeedEnv != "" {
-			env = append(env, c.SeedEnv+"="+seedAlias)
-		}
-		if c.SeedFlag != "" {
-			seedArgs = []string{c.SeedFlag, seedAlias}
-		}
+		seedEnv, seedArgs = seeded(d.Cluster, seedAlias)
+	}
+	// The containers share one engine, as Compose's share a machine:
+	// the catalogue's shared-machine settings (Cassandra's heap) apply.
+	env := []string{}
+	for _, v := range slices.Concat(im.Env, im.OpenEnv, im.SharedEnv, im.VM.Env, seedEnv) {
+		env = append(env, v.Name+"="+v.Value)
 	}
 	// The Docker provider refuses an empty argument; the catalogue's
 	// one, Redis's `--save ""` (no snapshots), reads a single space as
