@@ -145,8 +145,9 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // NewPlan expands a spec into steps. For each target in file order, for
 // each workload in file order, for each matrix point: a load when the
 // data the trial needs differs from what the target last loaded (compared
-// on the workload's data shape (workload.Config.DataShape) and every driver property, so an axis
-// such as recordcount reloads per point), then one run per repetition.
+// on the workload's data shape, workload.Config.DataShape, and every
+// driver property, so an axis such as recordcount reloads per point),
+// then one run per repetition.
 // Workloads are never reordered: listing a to f runs them in that order.
 // A run that follows one that inserted or deleted records (D, E, or a
 // repetition of either) gets a fresh load first, so every target and
